@@ -1,0 +1,24 @@
+/* The command line: subcommands and what they share. */
+#ifndef CLI_CLI_H
+#define CLI_CLI_H
+
+#include "conf/conf.h"
+
+#define EXIT_RUNTIME	1
+#define EXIT_USAGE	2
+
+/* Print "harn-egressd: MESSAGE" on stderr. */
+void	 cli_error(const char *fmt, ...)
+	    __attribute__((format(printf, 1, 2)));
+
+/*
+ * The policy from --policy FILE (path non-NULL), else from HARN_EGRESS_*,
+ * else the default empty policy.  Prints the error and returns NULL on a
+ * bad policy or when both a file and a variable are given.
+ */
+struct conf *cli_load_policy(const char *path);
+
+int	 cmd_check(int argc, char **argv);
+int	 cmd_explain(int argc, char **argv);
+
+#endif

@@ -1,0 +1,788 @@
+/*
+ * dns: pinned name resolution with c-ares on the proxy's libevent loop.
+ *
+ * c-ares never blocks and never owns a thread here: it tells us, through
+ * its socket state callback, which descriptors it wants watched, and we
+ * hand readiness back with ares_process_fd().  One timer ("tick") follows
+ * ares_timeout() so c-ares can retransmit; a second timer per query
+ * ("deadline") bounds the lookup as a whole, whatever c-ares would do.
+ *
+ * A lookup is two plain ares_query() calls, one for A and one for AAAA,
+ * rather than ares_getaddrinfo(): that keeps the exact DNS outcome of each
+ * (NXDOMAIN, NODATA, SERVFAIL, timeout) so the two can be combined by a
+ * fixed rule below, and it never appends search domains, since the policy
+ * judged exactly this name.  With the system configuration the hosts file
+ * is consulted first ("fb"), so localhost keeps working; with explicit
+ * servers only DNS is asked ("b").
+ *
+ * Lifetime rules for a struct dns_query:
+ *  - the user callback runs at most once, always from the event loop,
+ *    never from inside dns_resolve();
+ *  - after the callback has returned, or after dns_cancel(), the handle
+ *    must not be used again (cancelling from inside its own callback is
+ *    harmless);
+ *  - the memory lives on until c-ares has finished with both halves, so a
+ *    late answer to a timed-out or cancelled query lands on a live, inert
+ *    object and is then released.
+ *
+ * dns_resolver_free() never calls user callbacks.  It may be called from
+ * inside one of them: the teardown is then deferred until control leaves
+ * c-ares, before it returns to libevent.
+ */
+#define CARES_NO_DEPRECATED	/* newer c-ares flags ares_query(); 1.18 is fine */
+
+#include <sys/queue.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+
+#include <netinet/in.h>
+#include <arpa/inet.h>
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ares.h>
+#include <event2/event.h>
+
+#include "dns/dns.h"
+#include "egress/egress.h"
+
+#define DNS_DEFAULT_TIMEOUT_MS	5000
+#define DNS_DEFAULT_PORT	53
+#define DNS_TRIES		2	/* c-ares attempts per server */
+#define DNS_T_A			1	/* RFC 1035 */
+#define DNS_T_AAAA		28	/* RFC 3596 */
+#define DNS_C_IN		1
+
+enum { HALF_A = 0, HALF_AAAA, NHALVES };
+
+/* A descriptor c-ares asked us to watch. */
+struct dns_sock {
+	LIST_ENTRY(dns_sock)	 entry;
+	struct dns_resolver	*r;
+	ares_socket_t		 fd;
+	short			 what;	/* EV_READ|EV_WRITE as c-ares wants */
+	struct event		*ev;
+};
+
+/* One of the two record types of a lookup. */
+struct dns_half {
+	struct dns_query	*q;
+	bool			 pending;	/* c-ares still owes a callback */
+	enum dns_status		 status;	/* DNS_TIMEOUT until answered */
+	size_t			 naddrs;
+	struct egress_addr	 addrs[DNS_MAX_ADDRS];
+};
+
+struct dns_query {
+	TAILQ_ENTRY(dns_query)	 entry;
+	struct dns_resolver	*r;
+	dns_cb			 cb;
+	void			*arg;
+	struct event		*deadline;
+	struct dns_half		 half[NHALVES];
+	int			 npending;	/* halves still in c-ares */
+	bool			 starting;	/* inside dns_resolve() */
+	bool			 done;		/* delivered or cancelled */
+	bool			 in_cb;		/* user callback running */
+};
+
+struct dns_resolver {
+	struct event_base	*base;
+	ares_channel		 channel;
+	bool			 channel_ok;
+	bool			 lib_init;
+	bool			 hosts;		/* consult the hosts file first */
+	struct event		*tick;		/* c-ares retransmit timer */
+	struct timeval		 timeout;	/* per lookup */
+	LIST_HEAD(, dns_sock)	 socks;
+	TAILQ_HEAD(, dns_query)	 queries;
+	int			 depth;		/* nested event callbacks */
+	bool			 freeing;	/* free deferred until depth 0 */
+};
+
+static void	 seterr(char *, size_t, const char *, const char *);
+static bool	 addr_is_v4(const struct egress_addr *);
+static int	 set_servers(struct dns_resolver *, const struct dns_server *,
+		    size_t, char *, size_t);
+static int	 init_channel(struct dns_resolver *, uint32_t, bool,
+		    char *, size_t);
+static struct dns_sock *sock_find(struct dns_resolver *, ares_socket_t);
+static void	 sock_drop(struct dns_sock *);
+static void	 sock_state_cb(void *, ares_socket_t, int, int);
+static void	 sock_cb(evutil_socket_t, short, void *);
+static void	 tick_arm(struct dns_resolver *);
+static void	 tick_cb(evutil_socket_t, short, void *);
+static void	 enter(struct dns_resolver *);
+static void	 leave(struct dns_resolver *);
+static void	 resolver_destroy(struct dns_resolver *);
+static bool	 half_add(struct dns_half *, const struct egress_addr *);
+static enum dns_status map_ares(int);
+static void	 parse_a(struct dns_half *, const unsigned char *, int);
+static void	 parse_aaaa(struct dns_half *, const unsigned char *, int);
+static void	 half_cb(void *, int, int, unsigned char *, int);
+static bool	 hosts_lookup(struct dns_query *, const char *);
+static void	 hosts_half(struct dns_query *, const char *, int, int);
+static void	 finish(struct dns_query *);
+static void	 deadline_cb(evutil_socket_t, short, void *);
+static void	 query_maybe_free(struct dns_query *);
+static void	 query_free(struct dns_query *);
+
+static void
+seterr(char *err, size_t errlen, const char *what, const char *why)
+{
+	if (err == NULL || errlen == 0)
+		return;
+	if (why != NULL)
+		(void)snprintf(err, errlen, "%s: %s", what, why);
+	else
+		(void)snprintf(err, errlen, "%s", what);
+}
+
+/* ::ffff:a.b.c.d, the form egress_addr_from_v4() writes. */
+static bool
+addr_is_v4(const struct egress_addr *a)
+{
+	static const uint8_t prefix[12] = {
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff
+	};
+
+	return memcmp(a->b, prefix, sizeof(prefix)) == 0;
+}
+
+/*
+ * Explicit servers replace resolv.conf's.  ares_set_servers_ports() takes
+ * both families and a port for each, which the CSV form would make us
+ * print and c-ares parse back.
+ */
+static int
+set_servers(struct dns_resolver *r, const struct dns_server *servers,
+    size_t nservers, char *err, size_t errlen)
+{
+	struct ares_addr_port_node	*nodes;
+	size_t				 i;
+	int				 rc;
+
+	nodes = calloc(nservers, sizeof(*nodes));
+	if (nodes == NULL) {
+		seterr(err, errlen, "dns servers", "out of memory");
+		return -1;
+	}
+	for (i = 0; i < nservers; i++) {
+		struct ares_addr_port_node	*n = &nodes[i];
+		const struct egress_addr	*a = &servers[i].addr;
+		int				 port;
+
+		port = servers[i].port ? servers[i].port : DNS_DEFAULT_PORT;
+		n->next = i + 1 < nservers ? &nodes[i + 1] : NULL;
+		n->udp_port = port;
+		n->tcp_port = port;
+		if (addr_is_v4(a)) {
+			n->family = AF_INET;
+			memcpy(&n->addr.addr4, &a->b[12], 4);
+		} else {
+			n->family = AF_INET6;
+			memcpy(&n->addr.addr6, a->b, 16);
+		}
+	}
+	rc = ares_set_servers_ports(r->channel, nodes);
+	free(nodes);
+	if (rc != ARES_SUCCESS) {
+		seterr(err, errlen, "dns servers", ares_strerror(rc));
+		return -1;
+	}
+	return 0;
+}
+
+static int
+init_channel(struct dns_resolver *r, uint32_t timeout_ms, bool explicit,
+    char *err, size_t errlen)
+{
+	struct ares_options	opts;
+	int			optmask, rc;
+	char			lookups_dns[] = "b", lookups_sys[] = "fb";
+
+	memset(&opts, 0, sizeof(opts));
+	optmask = ARES_OPT_FLAGS | ARES_OPT_TIMEOUTMS | ARES_OPT_TRIES |
+	    ARES_OPT_SOCK_STATE_CB | ARES_OPT_LOOKUPS;
+	/* The policy judged this exact name: no search list, no aliases. */
+	opts.flags = ARES_FLAG_NOSEARCH | ARES_FLAG_NOALIASES;
+	/*
+	 * Two tries of half the budget each: a lost datagram is retried
+	 * in time, and c-ares gives up not long after our deadline has
+	 * fired, so abandoned queries do not linger.
+	 */
+	opts.timeout = timeout_ms / 2 > 0 ? (int)(timeout_ms / 2) : 1;
+	opts.tries = DNS_TRIES;
+	opts.sock_state_cb = sock_state_cb;
+	opts.sock_state_cb_data = r;
+	/* ares_query() ignores lookups; set them for honesty's sake. */
+	opts.lookups = explicit ? lookups_dns : lookups_sys;
+	rc = ares_init_options(&r->channel, &opts, optmask);
+	if (rc != ARES_SUCCESS) {
+		seterr(err, errlen, "dns init", ares_strerror(rc));
+		return -1;
+	}
+	r->channel_ok = true;
+	return 0;
+}
+
+struct dns_resolver *
+dns_resolver_new(struct event_base *base, const struct dns_server *servers,
+    size_t nservers, uint32_t timeout_ms, char *err, size_t errlen)
+{
+	struct dns_resolver	*r;
+	int			 rc;
+
+	if (base == NULL || (nservers > 0 && servers == NULL)) {
+		seterr(err, errlen, "dns init", "invalid arguments");
+		return NULL;
+	}
+	if (timeout_ms == 0)
+		timeout_ms = DNS_DEFAULT_TIMEOUT_MS;
+	if ((r = calloc(1, sizeof(*r))) == NULL) {
+		seterr(err, errlen, "dns init", "out of memory");
+		return NULL;
+	}
+	r->base = base;
+	r->hosts = nservers == 0;
+	r->timeout.tv_sec = timeout_ms / 1000;
+	r->timeout.tv_usec = (timeout_ms % 1000) * 1000;
+	LIST_INIT(&r->socks);
+	TAILQ_INIT(&r->queries);
+
+	/* Reference counted inside c-ares; balanced in resolver_destroy. */
+	rc = ares_library_init(ARES_LIB_INIT_ALL);
+	if (rc != ARES_SUCCESS) {
+		seterr(err, errlen, "dns library init", ares_strerror(rc));
+		goto fail;
+	}
+	r->lib_init = true;
+	if ((r->tick = evtimer_new(base, tick_cb, r)) == NULL) {
+		seterr(err, errlen, "dns init", "cannot create timer");
+		goto fail;
+	}
+	if (init_channel(r, timeout_ms, nservers > 0, err, errlen) == -1)
+		goto fail;
+	if (nservers > 0 &&
+	    set_servers(r, servers, nservers, err, errlen) == -1)
+		goto fail;
+	return r;
+
+fail:
+	resolver_destroy(r);
+	return NULL;
+}
+
+static struct dns_sock *
+sock_find(struct dns_resolver *r, ares_socket_t fd)
+{
+	struct dns_sock	*s;
+
+	LIST_FOREACH(s, &r->socks, entry)
+		if (s->fd == fd)
+			return s;
+	return NULL;
+}
+
+/*
+ * Safe even from inside s->ev's own callback: libevent copies what it
+ * needs before calling us and does not touch the event afterwards.
+ */
+static void
+sock_drop(struct dns_sock *s)
+{
+	LIST_REMOVE(s, entry);
+	if (s->ev != NULL)
+		event_free(s->ev);
+	free(s);
+}
+
+/*
+ * c-ares tells us what it wants for a descriptor: readable, writable
+ * (a TCP connect or send in progress), both, or neither (closing).  If
+ * we cannot watch it, the lookups using it run into their deadline.
+ */
+static void
+sock_state_cb(void *data, ares_socket_t fd, int readable, int writable)
+{
+	struct dns_resolver	*r = data;
+	struct dns_sock		*s;
+	short			 what;
+
+	what = (readable ? EV_READ : 0) | (writable ? EV_WRITE : 0);
+	s = sock_find(r, fd);
+	if (what == 0) {
+		if (s != NULL)
+			sock_drop(s);
+		return;
+	}
+	if (s != NULL && s->what == what)
+		return;
+	if (s == NULL) {
+		if ((s = calloc(1, sizeof(*s))) == NULL)
+			return;
+		s->r = r;
+		s->fd = fd;
+		LIST_INSERT_HEAD(&r->socks, s, entry);
+	} else if (s->ev != NULL) {
+		event_free(s->ev);
+		s->ev = NULL;
+	}
+	s->what = what;
+	s->ev = event_new(r->base, fd, what | EV_PERSIST, sock_cb, s);
+	if (s->ev == NULL || event_add(s->ev, NULL) == -1) {
+		/* Keep the entry so a later state change can retry. */
+		if (s->ev != NULL)
+			event_free(s->ev);
+		s->ev = NULL;
+		s->what = 0;
+	}
+}
+
+static void
+sock_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct dns_sock		*s = arg;
+	struct dns_resolver	*r = s->r;	/* s may go away below */
+	ares_socket_t		 rfd, wfd;
+
+	rfd = (what & EV_READ) ? (ares_socket_t)fd : ARES_SOCKET_BAD;
+	wfd = (what & EV_WRITE) ? (ares_socket_t)fd : ARES_SOCKET_BAD;
+	enter(r);
+	ares_process_fd(r->channel, rfd, wfd);
+	tick_arm(r);
+	leave(r);
+}
+
+/* Follow c-ares's next retransmit or timeout; none pending, no timer. */
+static void
+tick_arm(struct dns_resolver *r)
+{
+	struct timeval	 tv, *tvp;
+
+	if (r->freeing)
+		return;
+	tvp = ares_timeout(r->channel, NULL, &tv);
+	if (tvp == NULL) {
+		(void)evtimer_del(r->tick);
+		return;
+	}
+	/*
+	 * On failure the pending lookups still end at their deadline; the
+	 * next socket event re-arms us.
+	 */
+	(void)evtimer_add(r->tick, tvp);
+}
+
+static void
+tick_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct dns_resolver	*r = arg;
+
+	(void)fd;
+	(void)what;
+	enter(r);
+	ares_process_fd(r->channel, ARES_SOCKET_BAD, ARES_SOCKET_BAD);
+	tick_arm(r);
+	leave(r);
+}
+
+/*
+ * Every entry from libevent goes through enter/leave, so a user callback
+ * that frees the resolver does not pull c-ares (or a query) out from
+ * under the code that called it.
+ */
+static void
+enter(struct dns_resolver *r)
+{
+	r->depth++;
+}
+
+static void
+leave(struct dns_resolver *r)
+{
+	if (--r->depth == 0 && r->freeing)
+		resolver_destroy(r);
+}
+
+void
+dns_resolver_free(struct dns_resolver *r)
+{
+	struct dns_query	*q;
+
+	if (r == NULL || r->freeing)
+		return;
+	r->freeing = true;
+	/* Silence every lookup first: teardown never calls back. */
+	TAILQ_FOREACH(q, &r->queries, entry) {
+		q->done = true;
+		q->cb = NULL;
+		(void)evtimer_del(q->deadline);
+	}
+	(void)evtimer_del(r->tick);
+	if (r->depth == 0)
+		resolver_destroy(r);
+}
+
+static void
+resolver_destroy(struct dns_resolver *r)
+{
+	struct dns_query	*q;
+	struct dns_sock		*s;
+
+	TAILQ_FOREACH(q, &r->queries, entry) {
+		q->done = true;
+		q->cb = NULL;
+	}
+	/*
+	 * ares_destroy() completes every outstanding c-ares query with
+	 * ARES_EDESTRUCTION, which releases the inert dns_query objects,
+	 * and reports each socket closed, which drops our events.
+	 */
+	if (r->channel_ok)
+		ares_destroy(r->channel);
+	r->channel_ok = false;
+	/* What is left had no c-ares work outstanding. */
+	while ((q = TAILQ_FIRST(&r->queries)) != NULL)
+		query_free(q);
+	while ((s = LIST_FIRST(&r->socks)) != NULL)
+		sock_drop(s);
+	if (r->tick != NULL)
+		event_free(r->tick);
+	if (r->lib_init)
+		ares_library_cleanup();
+	free(r);
+}
+
+/* Add unless already there or full; false when full. */
+static bool
+half_add(struct dns_half *h, const struct egress_addr *a)
+{
+	size_t	i;
+
+	for (i = 0; i < h->naddrs; i++)
+		if (memcmp(&h->addrs[i], a, sizeof(*a)) == 0)
+			return true;
+	if (h->naddrs == DNS_MAX_ADDRS)
+		return false;
+	h->addrs[h->naddrs++] = *a;
+	return true;
+}
+
+static enum dns_status
+map_ares(int status)
+{
+	switch (status) {
+	case ARES_SUCCESS:
+		return DNS_OK;
+	case ARES_ENODATA:
+		return DNS_NODATA;
+	case ARES_ENOTFOUND:
+		return DNS_NXDOMAIN;
+	case ARES_ESERVFAIL:
+	case ARES_EREFUSED:
+		return DNS_SERVFAIL;
+	case ARES_ETIMEOUT:
+		return DNS_TIMEOUT;
+	default:
+		return DNS_ERROR;
+	}
+}
+
+/* A NOERROR answer: addresses, or NODATA if only CNAMEs or nothing. */
+static void
+parse_a(struct dns_half *h, const unsigned char *abuf, int alen)
+{
+	struct ares_addrttl	ttls[DNS_MAX_ADDRS];
+	struct egress_addr	a;
+	int			i, n = DNS_MAX_ADDRS, rc;
+
+	rc = ares_parse_a_reply(abuf, alen, NULL, ttls, &n);
+	if (rc != ARES_SUCCESS) {
+		h->status = rc == ARES_ENODATA ? DNS_NODATA : DNS_ERROR;
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		egress_addr_from_v4(&a, ntohl(ttls[i].ipaddr.s_addr));
+		if (!half_add(h, &a))
+			break;
+	}
+	h->status = h->naddrs > 0 ? DNS_OK : DNS_NODATA;
+}
+
+static void
+parse_aaaa(struct dns_half *h, const unsigned char *abuf, int alen)
+{
+	struct ares_addr6ttl	ttls[DNS_MAX_ADDRS];
+	struct egress_addr	a;
+	uint8_t			b[16];
+	int			i, n = DNS_MAX_ADDRS, rc;
+
+	rc = ares_parse_aaaa_reply(abuf, alen, NULL, ttls, &n);
+	if (rc != ARES_SUCCESS) {
+		h->status = rc == ARES_ENODATA ? DNS_NODATA : DNS_ERROR;
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		memcpy(b, &ttls[i].ip6addr, sizeof(b));
+		egress_addr_from_v6(&a, b);
+		if (!half_add(h, &a))
+			break;
+	}
+	h->status = h->naddrs > 0 ? DNS_OK : DNS_NODATA;
+}
+
+/* c-ares is done with one half: from the loop, or from ares_destroy. */
+static void
+half_cb(void *arg, int status, int timeouts, unsigned char *abuf, int alen)
+{
+	struct dns_half		*h = arg;
+	struct dns_query	*q = h->q;
+
+	(void)timeouts;
+	h->pending = false;
+	q->npending--;
+	if (q->done) {
+		/* Timed out or cancelled earlier: only release it. */
+		query_maybe_free(q);
+		return;
+	}
+	if (status != ARES_SUCCESS)
+		h->status = map_ares(status);
+	else if (h == &q->half[HALF_A])
+		parse_a(h, abuf, alen);
+	else
+		parse_aaaa(h, abuf, alen);
+	/*
+	 * c-ares may fail a query synchronously inside ares_query(); the
+	 * callback must still come from the loop, so dns_resolve() leaves
+	 * that case to the deadline timer.
+	 */
+	if (q->npending == 0 && !q->starting)
+		finish(q);
+}
+
+/*
+ * The hosts file, as getaddrinfo's "files" step: a name found there is
+ * answered from it alone.  This reads a small local file, as c-ares's own
+ * 'f' lookup does.
+ */
+static void
+hosts_half(struct dns_query *q, const char *name, int family, int which)
+{
+	struct dns_half		*h = &q->half[which];
+	struct hostent		*he = NULL;
+	struct egress_addr	 a;
+	uint32_t		 v4;
+	uint8_t			 b[16];
+	char			**p;
+
+	h->status = DNS_NODATA;
+	if (ares_gethostbyname_file(q->r->channel, name, family, &he) !=
+	    ARES_SUCCESS || he == NULL)
+		return;
+	for (p = he->h_addr_list; p != NULL && *p != NULL; p++) {
+		if (he->h_addrtype == AF_INET && he->h_length == 4) {
+			memcpy(&v4, *p, 4);
+			egress_addr_from_v4(&a, ntohl(v4));
+		} else if (he->h_addrtype == AF_INET6 && he->h_length == 16) {
+			memcpy(b, *p, 16);
+			egress_addr_from_v6(&a, b);
+		} else
+			continue;
+		if (!half_add(h, &a))
+			break;
+	}
+	ares_free_hostent(he);
+	if (h->naddrs > 0)
+		h->status = DNS_OK;
+}
+
+static bool
+hosts_lookup(struct dns_query *q, const char *name)
+{
+	hosts_half(q, name, AF_INET, HALF_A);
+	hosts_half(q, name, AF_INET6, HALF_AAAA);
+	if (q->half[HALF_A].naddrs > 0 || q->half[HALF_AAAA].naddrs > 0)
+		return true;
+	q->half[HALF_A].status = DNS_TIMEOUT;
+	q->half[HALF_AAAA].status = DNS_TIMEOUT;
+	return false;
+}
+
+struct dns_query *
+dns_resolve(struct dns_resolver *r, const char *name, dns_cb cb, void *arg)
+{
+	static const struct timeval	 now = { 0, 0 };
+	struct dns_query		*q;
+	size_t				 len;
+	int				 i;
+
+	if (r == NULL || r->freeing || name == NULL || cb == NULL)
+		return NULL;
+	len = strlen(name);
+	if (len == 0 || len > EGRESS_HOST_MAX)
+		return NULL;
+	if ((q = calloc(1, sizeof(*q))) == NULL)
+		return NULL;
+	q->r = r;
+	q->cb = cb;
+	q->arg = arg;
+	for (i = 0; i < NHALVES; i++) {
+		q->half[i].q = q;
+		q->half[i].status = DNS_TIMEOUT;
+	}
+	/* Armed before anything is sent, so a failure here costs nothing. */
+	q->deadline = evtimer_new(r->base, deadline_cb, q);
+	if (q->deadline == NULL)
+		goto fail;
+	if (r->hosts && hosts_lookup(q, name)) {
+		if (evtimer_add(q->deadline, &now) == -1)
+			goto fail;
+		TAILQ_INSERT_TAIL(&r->queries, q, entry);
+		return q;
+	}
+	if (evtimer_add(q->deadline, &r->timeout) == -1)
+		goto fail;
+	TAILQ_INSERT_TAIL(&r->queries, q, entry);
+
+	q->starting = true;
+	for (i = 0; i < NHALVES; i++) {
+		q->half[i].pending = true;
+		q->npending++;
+	}
+	ares_query(r->channel, name, DNS_C_IN, DNS_T_A, half_cb,
+	    &q->half[HALF_A]);
+	ares_query(r->channel, name, DNS_C_IN, DNS_T_AAAA, half_cb,
+	    &q->half[HALF_AAAA]);
+	q->starting = false;
+	/* Both failed at once (bad name, no memory): report from the loop. */
+	if (q->npending == 0) {
+		(void)evtimer_del(q->deadline);
+		if (evtimer_add(q->deadline, &now) == -1) {
+			query_free(q);
+			return NULL;
+		}
+	}
+	tick_arm(r);
+	return q;
+
+fail:
+	if (q->deadline != NULL)
+		event_free(q->deadline);
+	free(q);
+	return NULL;
+}
+
+/*
+ * Combine the halves.  Any address wins: one family answering is enough.
+ * Otherwise the most telling outcome wins: NODATA (the name exists) over
+ * NXDOMAIN, a definite answer over a failure, a failure over silence.
+ * A half still pending counts as DNS_TIMEOUT.
+ */
+static void
+finish(struct dns_query *q)
+{
+	static const int	 rank[] = {
+		[DNS_OK] = 0, [DNS_NODATA] = 1, [DNS_NXDOMAIN] = 2,
+		[DNS_SERVFAIL] = 3, [DNS_TIMEOUT] = 4, [DNS_ERROR] = 5
+	};
+	struct dns_half		 all;
+	enum dns_status		 st;
+	dns_cb			 cb = q->cb;
+	size_t			 i;
+	int			 k;
+
+	memset(&all, 0, sizeof(all));
+	st = DNS_ERROR;
+	/* IPv4 first: the order the caller tries to connect in. */
+	for (k = 0; k < NHALVES; k++) {
+		const struct dns_half	*h = &q->half[k];
+
+		for (i = 0; i < h->naddrs; i++)
+			(void)half_add(&all, &h->addrs[i]);
+		if (rank[h->status] < rank[st])
+			st = h->status;
+	}
+	if (all.naddrs > 0)
+		st = DNS_OK;
+	else if (st == DNS_OK)
+		st = DNS_NODATA;	/* cannot happen; never OK with none */
+
+	q->done = true;
+	q->cb = NULL;
+	(void)evtimer_del(q->deadline);
+	q->in_cb = true;
+	cb(st, st == DNS_OK ? all.addrs : NULL, st == DNS_OK ? all.naddrs : 0,
+	    q->arg);
+	q->in_cb = false;
+	query_maybe_free(q);
+}
+
+/* The lookup's budget is spent, or a result waits to be delivered. */
+static void
+deadline_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct dns_query	*q = arg;
+	struct dns_resolver	*r = q->r;
+
+	(void)fd;
+	(void)what;
+	if (q->done)
+		return;
+	enter(r);
+	finish(q);
+	leave(r);
+}
+
+void
+dns_cancel(struct dns_query *q)
+{
+	if (q == NULL)
+		return;
+	q->done = true;
+	q->cb = NULL;
+	(void)evtimer_del(q->deadline);
+	query_maybe_free(q);
+}
+
+/* Free once nobody can reach it: not c-ares, not the running callback. */
+static void
+query_maybe_free(struct dns_query *q)
+{
+	if (!q->done || q->npending > 0 || q->in_cb)
+		return;
+	query_free(q);
+}
+
+static void
+query_free(struct dns_query *q)
+{
+	TAILQ_REMOVE(&q->r->queries, q, entry);
+	if (q->deadline != NULL)
+		event_free(q->deadline);
+	free(q);
+}
+
+const char *
+dns_status_name(enum dns_status st)
+{
+	switch (st) {
+	case DNS_OK:
+		return "ok";
+	case DNS_NXDOMAIN:
+		return "nxdomain";
+	case DNS_NODATA:
+		return "nodata";
+	case DNS_SERVFAIL:
+		return "servfail";
+	case DNS_TIMEOUT:
+		return "timeout";
+	case DNS_ERROR:
+		break;
+	}
+	return "error";
+}

@@ -1,0 +1,55 @@
+/*
+ * Addresses in one 128-bit space: IPv4 lives at ::ffff:0:0/96, so an
+ * IPv4-mapped IPv6 address and the IPv4 address it carries are the same.
+ */
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "egress/egress.h"
+
+static const uint8_t v4mapped_prefix[12] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff
+};
+
+void
+egress_addr_from_v4(struct egress_addr *a, uint32_t v4)
+{
+	memcpy(a->b, v4mapped_prefix, sizeof(v4mapped_prefix));
+	a->b[12] = v4 >> 24;
+	a->b[13] = v4 >> 16;
+	a->b[14] = v4 >> 8;
+	a->b[15] = v4;
+}
+
+void
+egress_addr_from_v6(struct egress_addr *a, const uint8_t b[16])
+{
+	memcpy(a->b, b, 16);
+}
+
+bool
+egress_addr_is_v4(const struct egress_addr *a)
+{
+	return memcmp(a->b, v4mapped_prefix, sizeof(v4mapped_prefix)) == 0;
+}
+
+uint32_t
+egress_addr_v4(const struct egress_addr *a)
+{
+	return (uint32_t)a->b[12] << 24 | (uint32_t)a->b[13] << 16 |
+	    (uint32_t)a->b[14] << 8 | a->b[15];
+}
+
+void
+egress_addr_format(const struct egress_addr *a, char *buf, size_t len)
+{
+	char tmp[INET6_ADDRSTRLEN];
+
+	if (egress_addr_is_v4(a)) {
+		if (inet_ntop(AF_INET, a->b + 12, tmp, sizeof(tmp)) == NULL)
+			tmp[0] = '\0';
+	} else if (inet_ntop(AF_INET6, a->b, tmp, sizeof(tmp)) == NULL)
+		tmp[0] = '\0';
+	snprintf(buf, len, "%s", tmp);
+}

@@ -1,0 +1,17 @@
+/* The policy's inside, shared by policy.c and judge.c only. */
+#ifndef EGRESS_POLICY_H
+#define EGRESS_POLICY_H
+
+#include "egress/index.h"
+
+struct egress_policy {
+	bool			 default_allow;
+	bool			 block_private;
+	bool			 allow_loopback;
+	struct egress_rule	**rules;	/* owned, in policy order */
+	size_t			 nrules, caprules;
+	struct rule_index	*allow;
+	struct rule_index	*deny;
+};
+
+#endif
