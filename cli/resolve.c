@@ -13,6 +13,7 @@
 struct lookup {
 	const struct conf		*conf;
 	const struct egress_target	*target;
+	struct egress_verdict		 pending; /* before DNS */
 	struct egress_verdict		 verdict;
 	struct egress_addr		 addr;	/* the one connected to, or that denied */
 	bool				 has_addr;
@@ -26,8 +27,8 @@ lookup_done(enum dns_status st, const struct egress_addr *addrs, size_t n,
 
 	if (st != DNS_OK)
 		n = 0;
-	egress_judge_addrs(lk->conf->policy, lk->target, addrs, n, NULL, 0,
-	    &lk->verdict);
+	egress_judge_addrs(lk->conf->policy, lk->target, &lk->pending, addrs,
+	    n, NULL, 0, &lk->verdict);
 	if (n > 0) {
 		lk->addr = addrs[lk->verdict.decision == EGRESS_DENY ?
 		    lk->verdict.addr_index : 0];
@@ -81,8 +82,9 @@ cli_resolve_and_judge(const struct conf *c, const struct egress_target *t,
 	for (k = 0; k < n; k++) {
 		lk[k].conf = c;
 		lk[k].target = &t[k];
-		egress_judge_target(c->policy, &t[k], NULL, 0, &lk[k].verdict);
-		if (lk[k].verdict.decision != EGRESS_RESOLVE)
+		egress_judge_target(c->policy, &t[k], NULL, 0, &lk[k].pending);
+		lk[k].verdict = lk[k].pending;
+		if (lk[k].pending.decision != EGRESS_RESOLVE)
 			continue;
 		if (dns_resolve(res, t[k].host, lookup_done, &lk[k]) == NULL)
 			lookup_done(DNS_ERROR, NULL, 0, &lk[k]);

@@ -77,8 +77,8 @@ word_show(const struct word *w, char *buf, size_t len)
 }
 
 static int
-parse_switch(struct parser *ps, const struct word *w, const char *on,
-    const char *off, bool *out)
+parse_switch(struct parser *ps, const struct directive *d,
+    const struct word *w, const char *on, const char *off, bool *out)
 {
 	char show[64];
 
@@ -88,7 +88,8 @@ parse_switch(struct parser *ps, const struct word *w, const char *on,
 		*out = false;
 	else {
 		word_show(w, show, sizeof(show));
-		return perr(ps, "'%s' is not %s or %s", show, on, off);
+		return perr(ps, "%s: '%s' is not %s or %s", d->name, show,
+		    on, off);
 	}
 	return 0;
 }
@@ -99,7 +100,7 @@ d_default(struct parser *ps, const struct directive *d, const struct word *w,
 {
 	bool allow;
 
-	if (parse_switch(ps, &w[0], "allow", "deny", &allow) == -1)
+	if (parse_switch(ps, d, &w[0], "allow", "deny", &allow) == -1)
 		return -1;
 	egress_policy_set_default_allow(ps->conf->policy, allow);
 	return 0;
@@ -111,7 +112,7 @@ d_block_private(struct parser *ps, const struct directive *d,
 {
 	bool on;
 
-	if (parse_switch(ps, &w[0], "on", "off", &on) == -1)
+	if (parse_switch(ps, d, &w[0], "on", "off", &on) == -1)
 		return -1;
 	egress_policy_set_block_private(ps->conf->policy, on);
 	return 0;
@@ -123,7 +124,7 @@ d_allow_loopback(struct parser *ps, const struct directive *d,
 {
 	bool on;
 
-	if (parse_switch(ps, &w[0], "on", "off", &on) == -1)
+	if (parse_switch(ps, d, &w[0], "on", "off", &on) == -1)
 		return -1;
 	egress_policy_set_allow_loopback(ps->conf->policy, on);
 	return 0;

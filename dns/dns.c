@@ -484,6 +484,13 @@ map_ares(int status)
 		return DNS_NXDOMAIN;
 	case ARES_ESERVFAIL:
 	case ARES_EREFUSED:
+	/*
+	 * c-ares 1.18 tries the next server on SERVFAIL or REFUSED and,
+	 * once every try is spent, reports ECONNREFUSED, as it does for a
+	 * server that cannot be reached: either way the server failed or
+	 * refused.
+	 */
+	case ARES_ECONNREFUSED:
 		return DNS_SERVFAIL;
 	case ARES_ETIMEOUT:
 		return DNS_TIMEOUT;

@@ -143,10 +143,15 @@ const struct egress_rule *egress_policy_rule(const struct egress_policy *,
 void	 egress_judge_target(const struct egress_policy *,
 	    const struct egress_target *, const struct egress_listener *,
 	    size_t nlisteners, struct egress_verdict *);
-/* Step 6 over every resolved address: the first failure denies them all. */
+/*
+ * Step 6 over every resolved address: the first failure denies them all.
+ * pending is the EGRESS_RESOLVE verdict egress_judge_target gave for the
+ * same target and policy; any other verdict is copied through unchanged.
+ */
 void	 egress_judge_addrs(const struct egress_policy *,
-	    const struct egress_target *, const struct egress_addr *,
-	    size_t naddrs, const struct egress_listener *, size_t nlisteners,
+	    const struct egress_target *, const struct egress_verdict *pending,
+	    const struct egress_addr *, size_t naddrs,
+	    const struct egress_listener *, size_t nlisteners,
 	    struct egress_verdict *);
 
 /*

@@ -1,42 +1,110 @@
 /*
  * Rule index.  Names: open-addressing hash tables keyed by the exact name
- * and by the wildcard suffix.  Addresses: a binary trie over the 128-bit
- * space, one bit a level, nodes in one array.
+ * and by the wildcard suffix.  Addresses: one hash table per prefix length
+ * in use, keyed by the masked address; a lookup probes each length in use,
+ * longest first, so its cost depends on how many lengths the policy uses
+ * (at most 129), never on how many rules it has.
+ *
+ * A slot is one cache line holding the key (short names inline) and the
+ * first rule with its port, so a lookup that hits usually touches one line.
+ * Beside the slots, one tag byte a slot (0: empty, else 0x80 | 7 hash bits)
+ * is small enough to stay in cache, so most misses touch no slot at all.
+ * Keys are always compared in full: a hash match alone never admits.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "egress/index.h"
 
+#define KEY_INLINE	36
+
+struct rule_more {
+	uint32_t			 n, cap;
+	const struct egress_rule	*v[];
+};
+
+/* The rules sharing one key, in policy order. */
 struct rule_list {
-	const struct egress_rule	**v;
-	uint32_t			  n, cap;
+	const struct egress_rule	*first;	/* NULL: slot unused */
+	struct rule_more		*more;
+	uint16_t			 first_port;
 };
 
 struct slot {
 	uint64_t		 hash;
-	const char		*key;	/* NULL: empty slot */
 	struct rule_list	 rules;
+	uint16_t		 keylen;
+	char			 key[KEY_INLINE];	/* when it fits */
 };
 
 struct name_table {
 	struct slot	*slots;
+	uint8_t		*tags;
 	size_t		 nslots;	/* a power of two, or 0 */
 	size_t		 used;
+	uint64_t	 nlabels;	/* bit n: some key has n+1 labels */
 };
 
-struct trie_node {
-	uint32_t		 child[2];	/* 0: none (node 0 is the root) */
+struct addr_slot {
+	struct egress_addr	 key;	/* masked to the table's length */
 	struct rule_list	 rules;
+};
+
+struct addr_table {
+	struct addr_slot	*slots;
+	uint8_t			*tags;
+	size_t			 nslots, used;
 };
 
 struct rule_index {
 	struct name_table	 exact;
 	struct name_table	 wild;
-	struct trie_node	*nodes;
-	size_t			 nnodes, capnodes;
+	struct addr_table	 bylen[129];	/* by prefix length */
+	uint8_t			 lens[129];	/* lengths in use, longest first */
+	size_t			 nlens;
 	size_t			 naddr_rules;
 };
+
+static int
+list_add(struct rule_list *l, const struct egress_rule *r)
+{
+	struct rule_more *m = l->more;
+	uint32_t cap;
+
+	if (l->first == NULL) {
+		l->first = r;
+		l->first_port = r->port;
+		return 0;
+	}
+	if (m == NULL || m->n == m->cap) {
+		cap = m ? m->cap * 2 : 2;
+		m = realloc(m, sizeof(*m) + cap * sizeof(m->v[0]));
+		if (m == NULL)
+			return -1;
+		if (l->more == NULL)
+			m->n = 0;
+		m->cap = cap;
+		l->more = m;
+	}
+	m->v[m->n++] = r;
+	return 0;
+}
+
+/* The first rule of the list that applies to port. */
+static const struct egress_rule *
+list_match(const struct rule_list *l, uint16_t port)
+{
+	uint32_t i;
+
+	if (l->first == NULL)
+		return NULL;
+	if (l->first_port == 0 || l->first_port == port)
+		return l->first;
+	for (i = 0; l->more != NULL && i < l->more->n; i++)
+		if (l->more->v[i]->port == 0 || l->more->v[i]->port == port)
+			return l->more->v[i];
+	return NULL;
+}
 
 static uint64_t
 hash_name(const char *s, size_t len)
@@ -48,39 +116,26 @@ hash_name(const char *s, size_t len)
 		h ^= (unsigned char)s[i];
 		h *= 0x100000001b3ULL;
 	}
-	return h;
+	return h ^ (h >> 29);
 }
 
-static int
-list_add(struct rule_list *l, const struct egress_rule *r)
+static uint8_t
+tag_of(uint64_t h)
 {
-	const struct egress_rule **v;
-	uint32_t cap;
-
-	if (l->n == l->cap) {
-		cap = l->cap ? l->cap * 2 : 1;
-		v = reallocarray(l->v, cap, sizeof(*v));
-		if (v == NULL)
-			return -1;
-		l->v = v;
-		l->cap = cap;
-	}
-	l->v[l->n++] = r;
-	return 0;
+	return 0x80 | (uint8_t)(h >> 57);
 }
 
-/* The first rule of the list that applies to port. */
-static const struct egress_rule *
-list_match(const struct rule_list *l, uint16_t port)
+static bool
+slot_key_is(const struct slot *s, const char *key, size_t len)
 {
-	uint32_t i;
-
-	for (i = 0; i < l->n; i++)
-		if (l->v[i]->port == 0 || l->v[i]->port == port)
-			return l->v[i];
-	return NULL;
+	if (s->keylen != len)
+		return false;
+	if (len <= KEY_INLINE)
+		return memcmp(s->key, key, len) == 0;
+	return memcmp(s->rules.first->host, key, len) == 0;
 }
 
+/* The slot holding key, or the empty slot where it would go. */
 static struct slot *
 table_find(const struct name_table *t, const char *key, size_t len,
     uint64_t h)
@@ -90,9 +145,9 @@ table_find(const struct name_table *t, const char *key, size_t len,
 	if (t->nslots == 0)
 		return NULL;
 	mask = t->nslots - 1;
-	for (i = h & mask; t->slots[i].key != NULL; i = (i + 1) & mask)
-		if (t->slots[i].hash == h && strlen(t->slots[i].key) == len &&
-		    memcmp(t->slots[i].key, key, len) == 0)
+	for (i = h & mask; t->tags[i] != 0; i = (i + 1) & mask)
+		if (t->tags[i] == tag_of(h) && t->slots[i].hash == h &&
+		    slot_key_is(&t->slots[i], key, len))
 			return &t->slots[i];
 	return &t->slots[i];
 }
@@ -100,25 +155,42 @@ table_find(const struct name_table *t, const char *key, size_t len,
 static int
 table_grow(struct name_table *t)
 {
-	struct name_table nt;
-	struct slot *s;
-	size_t i;
+	struct slot *slots;
+	uint8_t *tags;
+	size_t i, j, n = t->nslots ? t->nslots * 2 : 16, mask = n - 1;
 
-	nt.nslots = t->nslots ? t->nslots * 2 : 16;
-	nt.used = t->used;
-	nt.slots = calloc(nt.nslots, sizeof(*nt.slots));
-	if (nt.slots == NULL)
+	slots = calloc(n, sizeof(*slots));
+	tags = calloc(n, 1);
+	if (slots == NULL || tags == NULL) {
+		free(slots);
+		free(tags);
 		return -1;
+	}
 	for (i = 0; i < t->nslots; i++) {
-		if (t->slots[i].key == NULL)
+		if (t->tags[i] == 0)
 			continue;
-		s = table_find(&nt, t->slots[i].key, strlen(t->slots[i].key),
-		    t->slots[i].hash);
-		*s = t->slots[i];
+		for (j = t->slots[i].hash & mask; tags[j] != 0; j = (j + 1) & mask)
+			;
+		slots[j] = t->slots[i];
+		tags[j] = t->tags[i];
 	}
 	free(t->slots);
-	*t = nt;
+	free(t->tags);
+	t->slots = slots;
+	t->tags = tags;
+	t->nslots = n;
 	return 0;
+}
+
+/* The bit for a name's label count (names of 64 labels or more share one). */
+static uint64_t
+label_bit(const char *s, size_t len)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < len; i++)
+		n += s[i] == '.';
+	return 1ULL << (n < 63 ? n : 63);
 }
 
 static int
@@ -132,10 +204,14 @@ table_add(struct name_table *t, const struct egress_rule *r)
 	if ((t->used + 1) * 2 > t->nslots && table_grow(t) == -1)
 		return -1;
 	s = table_find(t, r->host, len, h);
-	if (s->key == NULL) {
-		s->key = r->host;
+	if (s->rules.first == NULL) {
+		t->tags[s - t->slots] = tag_of(h);
 		s->hash = h;
+		s->keylen = (uint16_t)len;
+		if (len <= KEY_INLINE)
+			memcpy(s->key, r->host, len);
 		t->used++;
+		t->nlabels |= label_bit(r->host, len);
 	}
 	return list_add(&s->rules, r);
 }
@@ -146,8 +222,11 @@ table_match(const struct name_table *t, const char *key, size_t len,
 {
 	const struct slot *s;
 
-	s = table_find(t, key, len, hash_name(key, len));
-	if (s == NULL || s->key == NULL)
+	uint64_t h = hash_name(key, len);
+
+	/* Not found: the empty slot's tag says so without touching the slot. */
+	s = table_find(t, key, len, h);
+	if (s == NULL || t->tags[s - t->slots] == 0)
 		return NULL;
 	return list_match(&s->rules, port);
 }
@@ -158,56 +237,115 @@ table_free(struct name_table *t)
 	size_t i;
 
 	for (i = 0; i < t->nslots; i++)
-		free(t->slots[i].rules.v);
+		free(t->slots[i].rules.more);
 	free(t->slots);
+	free(t->tags);
+}
+
+static void
+addr_mask(struct egress_addr *out, const struct egress_addr *a, unsigned plen)
+{
+	unsigned i;
+
+	for (i = 0; i < 16; i++) {
+		if (plen >= 8 * (i + 1))
+			out->b[i] = a->b[i];
+		else if (plen > 8 * i)
+			out->b[i] = a->b[i] & (uint8_t)(0xff << (8 * (i + 1) - plen));
+		else
+			out->b[i] = 0;
+	}
+}
+
+static uint64_t
+hash_addr(const struct egress_addr *a)
+{
+	uint64_t h0, h1;
+
+	memcpy(&h0, a->b, 8);
+	memcpy(&h1, a->b + 8, 8);
+	h0 = (h0 ^ (h1 * 0x9e3779b97f4a7c15ULL)) * 0xff51afd7ed558ccdULL;
+	return h0 ^ (h0 >> 33);
+}
+
+static struct addr_slot *
+addr_find(const struct addr_table *t, const struct egress_addr *key)
+{
+	uint64_t h = hash_addr(key);
+	size_t i, mask;
+
+	if (t->nslots == 0)
+		return NULL;
+	mask = t->nslots - 1;
+	for (i = h & mask; t->tags[i] != 0; i = (i + 1) & mask)
+		if (t->tags[i] == tag_of(h) &&
+		    memcmp(&t->slots[i].key, key, sizeof(*key)) == 0)
+			return &t->slots[i];
+	return &t->slots[i];
 }
 
 static int
-trie_node_new(struct rule_index *ix, uint32_t *out)
+addr_grow(struct addr_table *t)
 {
-	struct trie_node *n;
-	size_t cap;
+	struct addr_table nt = { .nslots = t->nslots ? t->nslots * 2 : 8,
+	    .used = t->used };
+	struct addr_slot *s;
+	size_t i;
 
-	if (ix->nnodes == ix->capnodes) {
-		cap = ix->capnodes ? ix->capnodes * 2 : 64;
-		if (cap > UINT32_MAX)
-			return -1;
-		n = reallocarray(ix->nodes, cap, sizeof(*n));
-		if (n == NULL)
-			return -1;
-		ix->nodes = n;
-		ix->capnodes = cap;
+	nt.slots = calloc(nt.nslots, sizeof(*nt.slots));
+	nt.tags = calloc(nt.nslots, 1);
+	if (nt.slots == NULL || nt.tags == NULL) {
+		free(nt.slots);
+		free(nt.tags);
+		return -1;
 	}
-	memset(&ix->nodes[ix->nnodes], 0, sizeof(ix->nodes[0]));
-	*out = (uint32_t)ix->nnodes++;
+	for (i = 0; i < t->nslots; i++) {
+		if (t->tags[i] == 0)
+			continue;
+		s = addr_find(&nt, &t->slots[i].key);
+		*s = t->slots[i];
+		nt.tags[s - nt.slots] = t->tags[i];
+	}
+	free(t->slots);
+	free(t->tags);
+	*t = nt;
 	return 0;
 }
 
-static unsigned
-addr_bit(const struct egress_addr *a, unsigned i)
+static void
+lens_insert(struct rule_index *ix, uint8_t plen)
 {
-	return (a->b[i / 8] >> (7 - i % 8)) & 1;
+	size_t i = ix->nlens;
+
+	while (i > 0 && ix->lens[i - 1] < plen) {
+		ix->lens[i] = ix->lens[i - 1];
+		i--;
+	}
+	ix->lens[i] = plen;
+	ix->nlens++;
 }
 
 static int
-trie_add(struct rule_index *ix, const struct egress_rule *r)
+addr_add(struct rule_index *ix, const struct egress_rule *r)
 {
-	uint32_t cur = 0, next;
-	unsigned i, bit;
+	struct addr_table *t = &ix->bylen[r->plen];
+	struct egress_addr key;
+	struct addr_slot *s;
 
-	if (ix->nnodes == 0 && trie_node_new(ix, &cur) == -1)
+	if ((t->used + 1) * 2 > t->nslots && addr_grow(t) == -1)
 		return -1;
-	for (i = 0; i < r->plen; i++) {
-		bit = addr_bit(&r->addr, i);
-		if (ix->nodes[cur].child[bit] == 0) {
-			if (trie_node_new(ix, &next) == -1)
-				return -1;
-			ix->nodes[cur].child[bit] = next;
-		}
-		cur = ix->nodes[cur].child[bit];
+	addr_mask(&key, &r->addr, r->plen);
+	s = addr_find(t, &key);
+	if (s->rules.first == NULL) {
+		t->tags[s - t->slots] = tag_of(hash_addr(&key));
+		s->key = key;
+		if (t->used++ == 0)
+			lens_insert(ix, r->plen);
 	}
+	if (list_add(&s->rules, r) == -1)
+		return -1;
 	ix->naddr_rules++;
-	return list_add(&ix->nodes[cur].rules, r);
+	return 0;
 }
 
 struct rule_index *
@@ -219,15 +357,18 @@ rule_index_new(void)
 void
 rule_index_free(struct rule_index *ix)
 {
-	size_t i;
+	size_t i, j;
 
 	if (ix == NULL)
 		return;
 	table_free(&ix->exact);
 	table_free(&ix->wild);
-	for (i = 0; i < ix->nnodes; i++)
-		free(ix->nodes[i].rules.v);
-	free(ix->nodes);
+	for (i = 0; i < 129; i++) {
+		for (j = 0; j < ix->bylen[i].nslots; j++)
+			free(ix->bylen[i].slots[j].rules.more);
+		free(ix->bylen[i].slots);
+		free(ix->bylen[i].tags);
+	}
 	free(ix);
 }
 
@@ -240,7 +381,7 @@ rule_index_add(struct rule_index *ix, const struct egress_rule *r)
 	case EGRESS_RULE_WILDCARD:
 		return table_add(&ix->wild, r);
 	case EGRESS_RULE_CIDR:
-		return trie_add(ix, r);
+		return addr_add(ix, r);
 	}
 	return -1;
 }
@@ -256,9 +397,14 @@ rule_index_host(const struct rule_index *ix, const char *host, uint16_t port)
 		return r;
 	if (ix->wild.used == 0)
 		return NULL;
-	/* Every proper suffix starting after a dot, longest first. */
+	/*
+	 * Every proper suffix starting after a dot, longest first, skipping
+	 * label counts no wildcard has.
+	 */
 	for (p = host; (p = memchr(p, '.', host + len - p)) != NULL; ) {
 		p++;
+		if (!(ix->wild.nlabels & label_bit(p, host + len - p)))
+			continue;
 		r = table_match(&ix->wild, p, host + len - p, port);
 		if (r != NULL)
 			return r;
@@ -270,21 +416,21 @@ const struct egress_rule *
 rule_index_addr(const struct rule_index *ix, const struct egress_addr *a,
     uint16_t port)
 {
-	const struct egress_rule *best = NULL, *r;
-	uint32_t cur = 0;
-	unsigned i = 0;
+	const struct egress_rule *r;
+	const struct addr_table *t;
+	const struct addr_slot *s;
+	struct egress_addr key;
+	size_t i;
 
-	if (ix->nnodes == 0)
-		return NULL;
-	for (;;) {
-		if ((r = list_match(&ix->nodes[cur].rules, port)) != NULL)
-			best = r;
-		if (i == 128 || ix->nodes[cur].child[addr_bit(a, i)] == 0)
-			break;
-		cur = ix->nodes[cur].child[addr_bit(a, i)];
-		i++;
+	for (i = 0; i < ix->nlens; i++) {
+		addr_mask(&key, a, ix->lens[i]);
+		t = &ix->bylen[ix->lens[i]];
+		s = addr_find(t, &key);
+		if (s != NULL && t->tags[s - t->slots] != 0 &&
+		    (r = list_match(&s->rules, port)) != NULL)
+			return r;
 	}
-	return best;
+	return NULL;
 }
 
 bool

@@ -187,15 +187,15 @@ egress_judge_target(const struct egress_policy *p,
 
 void
 egress_judge_addrs(const struct egress_policy *p,
-    const struct egress_target *t, const struct egress_addr *addrs,
-    size_t naddrs, const struct egress_listener *l, size_t nl,
-    struct egress_verdict *v)
+    const struct egress_target *t, const struct egress_verdict *pending,
+    const struct egress_addr *addrs, size_t naddrs,
+    const struct egress_listener *l, size_t nl, struct egress_verdict *v)
 {
 	struct egress_verdict first;
 	const struct egress_rule *host_rule;
 	size_t i;
 
-	egress_judge_target(p, t, l, nl, v);
+	*v = *pending;
 	if (v->decision != EGRESS_RESOLVE)
 		return;
 	host_rule = v->reason == EGRESS_R_ALLOW_RULE ? v->rule : NULL;

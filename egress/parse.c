@@ -198,7 +198,7 @@ int
 egress_host_parse(const char *s, size_t len, struct egress_target *t,
     const char **err)
 {
-	char name[EGRESS_HOST_MAX + 2];
+	char *name = t->host;
 	uint32_t v4;
 	size_t i;
 
@@ -208,18 +208,22 @@ egress_host_parse(const char *s, size_t len, struct egress_target *t,
 	if (memchr(s, ':', len) != NULL || memchr(s, '[', len) != NULL ||
 	    memchr(s, ']', len) != NULL)
 		return v6_parse(s, len, t, err);
-	if (len > EGRESS_HOST_MAX + 1) {
+	if (len > 0 && s[len - 1] == '.')
+		len--;
+	if (len > EGRESS_HOST_MAX) {
 		*err = "host name longer than 253 characters";
 		return -1;
 	}
 	for (i = 0; i < len; i++)
 		name[i] = lower((unsigned char)s[i]);
-	if (len > 0 && name[len - 1] == '.')
-		len--;
-	if (name_check(name, len, err) == -1)
+	name[len] = '\0';
+	if (name_check(name, len, err) == -1) {
+		name[0] = '\0';
 		return -1;
+	}
 	if (ends_in_number(name, len)) {
 		if (v4_parse_numeric(name, len, &v4) == -1) {
+			name[0] = '\0';
 			*err = "numeric host is not an IPv4 address";
 			return -1;
 		}
@@ -228,8 +232,6 @@ egress_host_parse(const char *s, size_t len, struct egress_target *t,
 		egress_addr_format(&t->addr, t->host, sizeof(t->host));
 		return 0;
 	}
-	memcpy(t->host, name, len);
-	t->host[len] = '\0';
 	return 0;
 }
 

@@ -3,19 +3,22 @@
  * special-purpose registries, multicast, the IPv6 space outside global
  * unicast, and the cloud metadata addresses.
  */
+#include <endian.h>
 #include <string.h>
 
 #include "egress/egress.h"
 
+/* A prefix as two 64-bit halves of the 128-bit space, most significant first. */
 struct block {
-	uint8_t		 b[16];
-	uint8_t		 plen;		/* in the 128-bit space */
+	uint64_t	 hi, lo;
+	uint8_t		 plen;
 	const char	*name;
 };
 
-#define V4(a, b, c, d, len)	{ { 0,0,0,0, 0,0,0,0, 0,0,0xff,0xff, a,b,c,d }, \
-				  96 + (len), #a "." #b "." #c "." #d "/" #len }
-#define V6(n, len, ...)		{ { __VA_ARGS__ }, len, n }
+#define V4(a, b, c, d, len)	{ 0, 0xffff00000000ULL | (uint64_t)(a) << 24 | \
+				  (b) << 16 | (c) << 8 | (d), 96 + (len), \
+				  #a "." #b "." #c "." #d "/" #len }
+#define V6(name, len, hi, lo)	{ hi, lo, len, name }
 
 /*
  * Most specific first within a family, so that the name a lookup returns
@@ -44,28 +47,28 @@ static const struct block v4_blocks[] = {
 };
 
 static const struct block v6_blocks[] = {
-	V6("::/128", 128),
-	V6("::1/128", 128, [15] = 1),
-	V6("::/96", 96),			/* IPv4-compatible */
-	V6("64:ff9b::/96", 96, 0, 0x64, 0xff, 0x9b),	/* NAT64 */
-	V6("64:ff9b:1::/48", 48, 0, 0x64, 0xff, 0x9b, 0, 1),
-	V6("100::/64", 64, 0x01, 0),		/* discard only */
-	V6("100:0:0:1::/64", 64, 0x01, 0, 0, 0, 0, 0, 0, 1),
-	V6("2001::/32", 32, 0x20, 0x01),	/* Teredo */
-	V6("2001:db8::/32", 32, 0x20, 0x01, 0x0d, 0xb8),
-	V6("2001::/23", 23, 0x20, 0x01),	/* IETF protocol assignments */
-	V6("2002::/16", 16, 0x20, 0x02),	/* 6to4 */
-	V6("2620:4f:8000::/48", 48, 0x26, 0x20, 0, 0x4f, 0x80, 0),
-	V6("3fff::/20", 20, 0x3f, 0xff),	/* documentation */
-	V6("5f00::/16", 16, 0x5f, 0x00),	/* SRv6 SIDs */
-	V6("fc00::/7", 7, 0xfc),		/* unique local */
-	V6("fe80::/10", 10, 0xfe, 0x80),	/* link local */
-	V6("fec0::/10", 10, 0xfe, 0xc0),	/* site local (deprecated) */
-	V6("ff00::/8", 8, 0xff),		/* multicast */
+	V6("::/128", 128, 0, 0),
+	V6("::1/128", 128, 0, 1),
+	V6("::/96", 96, 0, 0),				/* IPv4-compatible */
+	V6("64:ff9b::/96", 96, 0x0064ff9b00000000ULL, 0),	/* NAT64 */
+	V6("64:ff9b:1::/48", 48, 0x0064ff9b00010000ULL, 0),
+	V6("100::/64", 64, 0x0100000000000000ULL, 0),	/* discard only */
+	V6("100:0:0:1::/64", 64, 0x0100000000000001ULL, 0),
+	V6("2001::/32", 32, 0x2001000000000000ULL, 0),	/* Teredo */
+	V6("2001:db8::/32", 32, 0x20010db800000000ULL, 0),
+	V6("2001::/23", 23, 0x2001000000000000ULL, 0),	/* IETF assignments */
+	V6("2002::/16", 16, 0x2002000000000000ULL, 0),	/* 6to4 */
+	V6("2620:4f:8000::/48", 48, 0x2620004f80000000ULL, 0),
+	V6("3fff::/20", 20, 0x3fff000000000000ULL, 0),	/* documentation */
+	V6("5f00::/16", 16, 0x5f00000000000000ULL, 0),	/* SRv6 SIDs */
+	V6("fc00::/7", 7, 0xfc00000000000000ULL, 0),	/* unique local */
+	V6("fe80::/10", 10, 0xfe80000000000000ULL, 0),	/* link local */
+	V6("fec0::/10", 10, 0xfec0000000000000ULL, 0),	/* site local */
+	V6("ff00::/8", 8, 0xff00000000000000ULL, 0),	/* multicast */
 	/* Nothing public lives outside 2000::/3, global unicast. */
-	V6("::/3", 3),
-	V6("4000::/2", 2, 0x40),
-	V6("8000::/1", 1, 0x80),
+	V6("::/3", 3, 0, 0),
+	V6("4000::/2", 2, 0x4000000000000000ULL, 0),
+	V6("8000::/1", 1, 0x8000000000000000ULL, 0),
 };
 
 static const struct block metadata[] = {
@@ -74,26 +77,51 @@ static const struct block metadata[] = {
 	V4(100, 100, 100, 200, 32),	/* Alibaba Cloud */
 	V4(168, 63, 129, 16, 32),	/* Azure wire server */
 	V4(192, 0, 0, 192, 32),		/* Oracle Cloud */
-	V6("fd00:ec2::254/128", 128, 0xfd, 0, 0x0e, 0xc2, [15] = 0x54, [14] = 0x02),
+	V6("fd00:ec2::254/128", 128, 0xfd000ec200000000ULL, 0x254),
 };
 
-static bool
-block_covers(const struct block *blk, const struct egress_addr *a)
-{
-	unsigned full = blk->plen / 8, rest = blk->plen % 8;
-	uint8_t mask;
+static const struct block loopback[] = {
+	V4(127, 0, 0, 0, 8),
+	V6("::1/128", 128, 0, 1),
+};
 
-	if (memcmp(blk->b, a->b, full) != 0)
-		return false;
-	if (rest == 0)
-		return true;
-	mask = (uint8_t)(0xff << (8 - rest));
-	return (blk->b[full] & mask) == (a->b[full] & mask);
+static const struct block compat = V6("::/96", 96, 0, 0);
+static const struct block nat64 = V6("", 96, 0x0064ff9b00000000ULL, 0);
+static const struct block nat64l = V6("", 48, 0x0064ff9b00010000ULL, 0);
+static const struct block teredo = V6("", 32, 0x2001000000000000ULL, 0);
+static const struct block sixtofour = V6("", 16, 0x2002000000000000ULL, 0);
+
+struct halves {
+	uint64_t	 hi, lo;
+};
+
+static struct halves
+halves(const struct egress_addr *a)
+{
+	struct halves h;
+
+	memcpy(&h.hi, a->b, 8);
+	memcpy(&h.lo, a->b + 8, 8);
+	h.hi = be64toh(h.hi);
+	h.lo = be64toh(h.lo);
+	return h;
+}
+
+static bool
+block_covers(const struct block *blk, struct halves a)
+{
+	uint64_t hi = blk->hi ^ a.hi, lo = blk->lo ^ a.lo;
+	unsigned plen = blk->plen;
+
+	if (plen <= 64)
+		return plen == 0 || (hi >> (64 - plen)) == 0;
+	return hi == 0 && (lo >> (128 - plen)) == 0;
 }
 
 static const struct block *
-table_lookup(const struct block *t, size_t n, const struct egress_addr *a)
+table_lookup(const struct block *t, size_t n, const struct egress_addr *addr)
 {
+	struct halves a = halves(addr);
 	size_t i;
 
 	for (i = 0; i < n; i++)
@@ -125,12 +153,7 @@ egress_addr_is_metadata(const struct egress_addr *a)
 bool
 egress_addr_is_loopback(const struct egress_addr *a)
 {
-	static const struct block loop[] = {
-		V4(127, 0, 0, 0, 8),
-		V6("::1/128", 128, [15] = 1),
-	};
-
-	return table_lookup(loop, NELEM(loop), a) != NULL;
+	return table_lookup(loopback, NELEM(loopback), a) != NULL;
 }
 
 static void
@@ -146,32 +169,28 @@ size_t
 egress_addr_embedded_v4(const struct egress_addr *a,
     struct egress_addr out[EGRESS_EMBED_MAX])
 {
-	static const struct block compat = V6("::/96", 96);
-	static const struct block nat64 = V6("64:ff9b::/96", 96, 0, 0x64, 0xff, 0x9b);
-	static const struct block nat64l = V6("64:ff9b:1::/48", 48, 0, 0x64, 0xff, 0x9b, 0, 1);
-	static const struct block teredo = V6("2001::/32", 32, 0x20, 0x01);
-	static const struct block sixtofour = V6("2002::/16", 16, 0x20, 0x02);
+	struct halves h = halves(a);
 
 	if (egress_addr_is_v4(a))
 		return 0;
-	if (block_covers(&compat, a) || block_covers(&nat64, a)) {
+	if (block_covers(&compat, h) || block_covers(&nat64, h)) {
 		embed_at(&out[0], a, 12, 13, 14, 15, 0);
 		return 1;
 	}
-	if (block_covers(&nat64l, a)) {
+	if (block_covers(&nat64l, h)) {
 		/* RFC 6052: a /48 prefix puts the IPv4 around the u octet;
 		 * a /96 one at the end.  The local-use prefix may be either. */
 		embed_at(&out[0], a, 6, 7, 9, 10, 0);
 		embed_at(&out[1], a, 12, 13, 14, 15, 0);
 		return 2;
 	}
-	if (block_covers(&teredo, a)) {
+	if (block_covers(&teredo, h)) {
 		/* Server in clear; client obfuscated by inverting its bits. */
 		embed_at(&out[0], a, 4, 5, 6, 7, 0);
 		embed_at(&out[1], a, 12, 13, 14, 15, 0xff);
 		return 2;
 	}
-	if (block_covers(&sixtofour, a)) {
+	if (block_covers(&sixtofour, h)) {
 		embed_at(&out[0], a, 2, 3, 4, 5, 0);
 		return 1;
 	}
