@@ -97,8 +97,8 @@ struct dns_resolver {
 	bool			 hosts;		/* consult the hosts file first */
 	struct event		*tick;		/* c-ares retransmit timer */
 	struct timeval		 timeout;	/* per lookup */
-	LIST_HEAD(, dns_sock)	 socks;
-	TAILQ_HEAD(, dns_query)	 queries;
+	LIST_HEAD(dns_socks, dns_sock)	 socks;
+	TAILQ_HEAD(dns_queries, dns_query) queries;
 	int			 depth;		/* nested event callbacks */
 	bool			 freeing;	/* free deferred until depth 0 */
 };
@@ -430,8 +430,8 @@ dns_resolver_free(struct dns_resolver *r)
 static void
 resolver_destroy(struct dns_resolver *r)
 {
-	struct dns_query	*q;
-	struct dns_sock		*s;
+	struct dns_query	*q, *qnext;
+	struct dns_sock		*s, *snext;
 
 	TAILQ_FOREACH(q, &r->queries, entry) {
 		q->done = true;
@@ -446,10 +446,14 @@ resolver_destroy(struct dns_resolver *r)
 		ares_destroy(r->channel);
 	r->channel_ok = false;
 	/* What is left had no c-ares work outstanding. */
-	while ((q = TAILQ_FIRST(&r->queries)) != NULL)
+	for (q = TAILQ_FIRST(&r->queries); q != NULL; q = qnext) {
+		qnext = TAILQ_NEXT(q, entry);
 		query_free(q);
-	while ((s = LIST_FIRST(&r->socks)) != NULL)
+	}
+	for (s = LIST_FIRST(&r->socks); s != NULL; s = snext) {
+		snext = LIST_NEXT(s, entry);
 		sock_drop(s);
+	}
 	if (r->tick != NULL)
 		event_free(r->tick);
 	if (r->lib_init)

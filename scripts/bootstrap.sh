@@ -1,0 +1,39 @@
+#!/bin/sh
+# Install what harn-egressd needs on Debian 12 (only what is missing), then
+# configure and build it in ./build.  Safe to run again.
+#   scripts/bootstrap.sh [configure options...]
+set -eu
+
+PACKAGES="gcc make autoconf automake pkg-config libc6-dev
+libevent-dev libc-ares-dev libssl-dev libseccomp-dev libjansson-dev
+libcmocka-dev python3 curl openssl iproute2 procps util-linux"
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+
+missing=""
+for p in $PACKAGES; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+	    grep -q "install ok installed"; then
+		missing="$missing $p"
+	fi
+done
+if [ -n "$missing" ]; then
+	echo "bootstrap: installing:$missing"
+	sudo=""
+	[ "$(id -u)" -eq 0 ] || sudo=sudo
+	$sudo apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq \
+	    --no-install-recommends $missing
+fi
+
+cd "$top"
+if [ ! -x configure ] || [ configure.ac -nt configure ] ||
+    [ Makefile.am -nt Makefile.in ]; then
+	autoreconf -fi
+fi
+mkdir -p build
+cd build
+if [ ! -f Makefile ] || [ ../configure -nt Makefile ]; then
+	../configure --enable-werror "$@"
+fi
+make -j"$(nproc)"

@@ -1,0 +1,108 @@
+#!/bin/sh
+# The policy author's commands: check and explain, their exit codes and
+# messages, and the environment policy.
+set -eu
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
+
+EX="$top_srcdir/conf/egress.conf.example"
+
+expect_rc "--version exits 0" 0 "$EGRESSD" --version
+expect_grep "--version names the program" "$TMP/out" '^harn-egressd [0-9]'
+
+expect_rc "check accepts the example policy" 0 "$EGRESSD" check --policy "$EX"
+expect_grep "check prints the default" "$TMP/out" '^default deny$'
+expect_grep "check prints normalized rules" "$TMP/out" '^allow deb\.debian\.org:443$'
+expect_grep "check shows timeouts" "$TMP/out" '^connect_timeout 15s$'
+
+# check's output is itself a policy that checks to the same text.
+sed -n '2,$p' "$TMP/out" > "$TMP/again.conf"
+cp "$TMP/out" "$TMP/first"
+expect_rc "check output parses again" 0 "$EGRESSD" check --policy "$TMP/again.conf"
+if [ "$(sed -n '2,$p' "$TMP/first")" = "$(sed -n '2,$p' "$TMP/out")" ]; then
+	ok "check output is a fixed point"
+else
+	not_ok "check output is a fixed point"
+fi
+
+# Bad policies: exit 2, FILE:LINE: on stderr, nothing on stdout.
+bad() {
+	printf '%b' "$2" > "$TMP/bad.conf"
+	expect_rc "bad policy: $1" 2 "$EGRESSD" check --policy "$TMP/bad.conf"
+	expect_grep "bad policy names file and line: $1" "$TMP/err" \
+	    "^harn-egressd: $TMP/bad.conf:$3: "
+	if [ -s "$TMP/out" ]; then
+		not_ok "bad policy prints nothing on stdout: $1"
+	else
+		ok "bad policy prints nothing on stdout: $1"
+	fi
+}
+bad "unknown directive" '# comment\n\nallw example.com\n' 3
+bad "bad default" 'default maybe\n' 1
+bad "repeated default" 'default deny\ndefault allow\n' 2
+bad "bad rule" 'allow ok.example\nallow a..b\n' 2
+bad "ftp scheme" 'allow ftp://example.com\n' 1
+bad "port zero" 'allow example.com:0\n' 1
+bad "leading zero port" 'allow example.com:080\n' 1
+bad "bare IPv6" 'deny 2001:db8::1\n' 1
+bad "host bits" 'allow 10.0.0.1/8\n' 1
+bad "duration without unit" 'connect_timeout 15\n' 1
+bad "missing value" 'allow\n' 1
+bad "two values" 'block_private on off\n' 1
+bad "NUL byte" 'allow a.com\n\0\n' 2
+expect_rc "a missing policy file is a usage error" 2 \
+    "$EGRESSD" check --policy "$TMP/does-not-exist"
+expect_grep "a missing policy file is named" "$TMP/err" 'does-not-exist: No such file'
+
+# Environment policy (SPEC 3.4).
+expect_rc "env policy" 0 env HARN_EGRESS_ALLOW='a.example, *.b.example;10.0.0.0/8' \
+    HARN_EGRESS_DEFAULT=deny "$EGRESSD" check
+expect_grep "env policy rules" "$TMP/out" '^allow \*\.b\.example$'
+expect_grep "env policy source" "$TMP/out" 'from env'
+expect_rc "env policy even empty" 0 env HARN_EGRESS_DENY= "$EGRESSD" check
+expect_grep "empty env policy source" "$TMP/out" 'from env'
+expect_rc "env and file conflict" 2 env HARN_EGRESS_ALLOW=x.example \
+    "$EGRESSD" check --policy "$EX"
+expect_grep "conflict message" "$TMP/err" 'policy already configured from'
+expect_rc "env bad default" 2 env HARN_EGRESS_DEFAULT=maybe "$EGRESSD" check
+expect_grep "env bad default names the variable" "$TMP/err" '^harn-egressd: HARN_EGRESS_DEFAULT: '
+expect_rc "env bad rule" 2 env HARN_EGRESS_ALLOW='ok.example,bad..example' "$EGRESSD" check
+expect_grep "env bad rule names the variable" "$TMP/err" '^harn-egressd: HARN_EGRESS_ALLOW: '
+expect_rc "env bad boolean" 2 env HARN_EGRESS_BLOCK_PRIVATE=yes "$EGRESSD" check
+expect_rc "no policy at all is the default" 0 "$EGRESSD" check
+expect_grep "default policy denies" "$TMP/out" '^default deny$'
+
+# explain: one line per target, exit 0 whatever the decisions.
+cat > "$TMP/p.conf" <<'P'
+allow api.example.com:443 *.github.com
+allow 203.0.113.0/24
+deny gist.github.com
+P
+expect_rc "explain exits 0" 0 "$EGRESSD" explain --policy "$TMP/p.conf" \
+    api.example.com:443 https://api.example.com/x api.example.com:80 \
+    a.github.com:22 github.com:443 gist.github.com:443 2130706433:80 \
+    0x7f.1:80 'bad..host:80' 'ftp://x/' 203.0.113.9:80 169.254.169.254:80 \
+    'evil.com' "$(printf 'a\nb:80')"
+n=$(wc -l < "$TMP/out")
+if [ "$n" -eq 14 ]; then ok "explain prints one line per target"; else
+	not_ok "explain prints one line per target" "got $n lines"; fi
+expect_grep "explain host rule" "$TMP/out" '^api\.example\.com:443 resolve allow_rule allow api\.example\.com:443$'
+expect_grep "explain URL target" "$TMP/out" '^https://api\.example\.com/x resolve allow_rule'
+expect_grep "explain port-scoped rule" "$TMP/out" '^api\.example\.com:80 resolve address_rules$'
+expect_grep "explain wildcard" "$TMP/out" '^a\.github\.com:22 resolve allow_rule allow \*\.github\.com$'
+expect_grep "explain apex is not the wildcard" "$TMP/out" '^github\.com:443 resolve address_rules$'
+expect_grep "explain deny beats allow" "$TMP/out" '^gist\.github\.com:443 deny deny_rule deny gist\.github\.com$'
+expect_grep "explain numeric spelling" "$TMP/out" '^2130706433:80 deny private_address$'
+expect_grep "explain hex spelling" "$TMP/out" '^0x7f\.1:80 deny private_address$'
+expect_grep "explain bad host" "$TMP/out" '^bad\.\.host:80 deny invalid_target$'
+expect_grep "explain bad scheme" "$TMP/out" '^ftp://x/ deny invalid_target$'
+expect_grep "explain CIDR allow" "$TMP/out" '^203\.0\.113\.9:80 allow allow_rule allow 203\.0\.113\.0/24$'
+expect_grep "explain metadata" "$TMP/out" '^169\.254\.169\.254:80 deny metadata_address$'
+expect_grep "explain target without port" "$TMP/out" '^evil\.com deny invalid_target$'
+expect_grep "explain masks a newline in a target" "$TMP/out" '^a\?b:80 deny invalid_target$'
+
+printf 'allow a.example\n' > "$TMP/n.conf"
+expect_rc "explain without CIDR rules" 0 "$EGRESSD" explain --policy "$TMP/n.conf" b.example:443
+expect_grep "no allow rule, no resolve" "$TMP/out" '^b\.example:443 deny no_allow_rule$'
+expect_rc "explain without targets is a usage error" 2 "$EGRESSD" explain --policy "$TMP/n.conf"
+
+finish

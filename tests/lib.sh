@@ -1,0 +1,89 @@
+# Shared helpers for the shell tests: TAP-like output, assertions, cleanup.
+# Each test script sources this, calls the checks, and ends with `finish`.
+
+: "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
+EGRESSD="$top_builddir/harn-egressd"
+T_PASS=0
+T_FAIL=0
+T_SKIP=0
+T_N=0
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/harn-test.XXXXXX")
+T_CLEANUP=""
+
+cleanup() {
+	for c in $T_CLEANUP; do
+		eval "$c" 2>/dev/null || true
+	done
+	rm -rf "$TMP"
+}
+trap cleanup EXIT INT TERM
+
+# at_exit CMD: run CMD (one word, e.g. a function name) when the script ends.
+at_exit() {
+	T_CLEANUP="$1 $T_CLEANUP"
+}
+
+ok() {
+	T_N=$((T_N + 1))
+	T_PASS=$((T_PASS + 1))
+	echo "ok $T_N - $1"
+}
+
+not_ok() {
+	T_N=$((T_N + 1))
+	T_FAIL=$((T_FAIL + 1))
+	echo "not ok $T_N - $1"
+	shift
+	for line in "$@"; do
+		echo "#   $line"
+	done
+}
+
+skip() {
+	T_N=$((T_N + 1))
+	T_SKIP=$((T_SKIP + 1))
+	echo "ok $T_N - SKIP $1"
+}
+
+# expect_rc NAME WANT CMD...: run CMD, check its exit status.
+# Leaves stdout in $TMP/out and stderr in $TMP/err.
+expect_rc() {
+	name=$1 want=$2
+	shift 2
+	set +e
+	"$@" >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	set -e
+	if [ "$rc" -eq "$want" ]; then
+		ok "$name"
+	else
+		not_ok "$name" "exit $rc, want $want: $*" \
+		    "stdout: $(head -c 400 "$TMP/out")" \
+		    "stderr: $(head -c 400 "$TMP/err")"
+	fi
+}
+
+# expect_grep NAME FILE PATTERN: FILE has a line matching PATTERN (ERE).
+expect_grep() {
+	if grep -Eq -- "$3" "$2"; then
+		ok "$1"
+	else
+		not_ok "$1" "no line matches /$3/ in:" "$(head -c 600 "$2")"
+	fi
+}
+
+# expect_no_grep NAME FILE PATTERN: no line of FILE matches (fixed string).
+expect_no_grep() {
+	if grep -Fq -- "$3" "$2"; then
+		not_ok "$1" "found '$3' in $2:" "$(grep -F -- "$3" "$2" | head -3)"
+	else
+		ok "$1"
+	fi
+}
+
+finish() {
+	echo "1..$T_N"
+	echo "$T_PASS passed, $T_FAIL failed, $T_SKIP skipped"
+	[ "$T_FAIL" -eq 0 ]
+}
