@@ -4,9 +4,11 @@
 
 #include "config.h"
 #include "cli/cli.h"
+#include "cli/options.h"
+#include "cli/serve.h"
 
 static const char usage_text[] =
-"usage: harn-egressd --policy FILE [options]                  proxy on loopback\n"
+"usage: harn-egressd --policy FILE [--listen ADDR:PORT]... [--port-file F] [--log F]\n"
 "       harn-egressd --policy FILE [options] -- CMD [ARG...]  run CMD confined\n"
 "       harn-egressd check   --policy FILE\n"
 "       harn-egressd explain --policy FILE [--resolve] TARGET...\n"
@@ -19,6 +21,30 @@ static const struct {
 	{ "check", cmd_check },
 	{ "explain", cmd_explain },
 };
+
+/* Service mode, or run mode with a command after --. */
+static int
+service_or_run(int argc, char **argv)
+{
+	struct options opt;
+	struct conf *c;
+
+	if (options_parse(argc, argv, &opt) == -1)
+		return EXIT_USAGE;
+	if (opt.cmd != NULL) {
+		cli_error("run mode (-- CMD) is not built yet: "
+		    "nothing was started");
+		return EXIT_USAGE;
+	}
+	if (opt.attest != NULL || opt.sign_key != NULL) {
+		cli_error("--attest and --sign-key are not built yet: "
+		    "nothing was started");
+		return EXIT_USAGE;
+	}
+	if ((c = cli_load_policy(opt.policy)) == NULL)
+		return EXIT_USAGE;
+	return serve(&opt, c);
+}
 
 int
 main(int argc, char **argv)
@@ -38,8 +64,5 @@ main(int argc, char **argv)
 	    i++)
 		if (strcmp(argv[1], commands[i].name) == 0)
 			return commands[i].fn(argc - 1, argv + 1);
-	cli_error("the proxy (service and run mode) is not built yet; "
-	    "available: check, explain");
-	fputs(usage_text, stderr);
-	return EXIT_USAGE;
+	return service_or_run(argc, argv);
 }

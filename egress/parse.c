@@ -104,26 +104,20 @@ v4_parse_numeric(const char *s, size_t len, uint32_t *out)
 	return 0;
 }
 
-/* WHATWG's "ends in a number": the last label is decimal or 0x-hex. */
+/*
+ * WHATWG's "ends in a number" (the last label is decimal or 0x-hex), made
+ * stricter: a last label that starts with a digit is numeric, so that a
+ * botched address ("1.2.3.0x1g", "1.2.3.4a") is refused, never resolved.
+ * No top-level domain starts with a digit.
+ */
 static bool
 ends_in_number(const char *s, size_t len)
 {
-	size_t start = len, i;
+	size_t start = len;
 
 	while (start > 0 && s[start - 1] != '.')
 		start--;
-	if (start == len)
-		return false;
-	if (len - start >= 2 && s[start] == '0' && s[start + 1] == 'x') {
-		for (i = start + 2; i < len; i++)
-			if (!is_xdigit(s[i]))
-				return false;
-		return true;
-	}
-	for (i = start; i < len; i++)
-		if (!is_digit(s[i]))
-			return false;
-	return true;
+	return start < len && is_digit(s[start]);
 }
 
 static int
@@ -425,7 +419,8 @@ rule_cidr(const char *s, size_t len, const char *slash,
 		*err = "a prefix length needs an address";
 		return -1;
 	}
-	if (!egress_addr_is_v4(&t.addr) && s[0] != '[') {
+	/* "::ffff:10.0.0.0/8" is IPv6 text too, even though it is mapped. */
+	if (s[0] != '[' && memchr(s, ':', slash - s) != NULL) {
 		*err = "IPv6 address must be in brackets";
 		return -1;
 	}

@@ -1,0 +1,160 @@
+/* The command line of service and run mode. */
+#include <getopt.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/options.h"
+
+enum {
+	OPT_POLICY = 256, OPT_LISTEN, OPT_PORT_FILE, OPT_LOG, OPT_ATTEST,
+	OPT_SIGN_KEY, OPT_PROFILE, OPT_WORKSPACE, OPT_RO_ROOT, OPT_RW_ROOT,
+	OPT_DENY_ROOT, OPT_ENV, OPT_NO_SANDBOX
+};
+
+static const struct option longopts[] = {
+	{ "policy", required_argument, NULL, OPT_POLICY },
+	{ "listen", required_argument, NULL, OPT_LISTEN },
+	{ "port-file", required_argument, NULL, OPT_PORT_FILE },
+	{ "log", required_argument, NULL, OPT_LOG },
+	{ "attest", required_argument, NULL, OPT_ATTEST },
+	{ "sign-key", required_argument, NULL, OPT_SIGN_KEY },
+	{ "profile", required_argument, NULL, OPT_PROFILE },
+	{ "workspace", required_argument, NULL, OPT_WORKSPACE },
+	{ "read-only-root", required_argument, NULL, OPT_RO_ROOT },
+	{ "write-root", required_argument, NULL, OPT_RW_ROOT },
+	{ "read-deny-root", required_argument, NULL, OPT_DENY_ROOT },
+	{ "env", required_argument, NULL, OPT_ENV },
+	{ "no-sandbox", no_argument, NULL, OPT_NO_SANDBOX },
+	{ NULL, 0, NULL, 0 }
+};
+
+static const char *const profiles[] = {
+	"os_hardened", "worktree", "workspace_paths", "unrestricted", NULL
+};
+
+static int
+add_str(const char **v, size_t *n, size_t max, const char *s,
+    const char *what)
+{
+	if (*n == max) {
+		cli_error("more than %zu %s options", max, what);
+		return -1;
+	}
+	v[(*n)++] = s;
+	return 0;
+}
+
+/* --env NAME: a name only, and never one that steers the loader. */
+static int
+check_env_name(const char *s)
+{
+	size_t i;
+
+	if (s[0] == '\0' || strchr(s, '=') != NULL) {
+		cli_error("--env takes a variable name: '%s'", s);
+		return -1;
+	}
+	for (i = 0; s[i] != '\0'; i++) {
+		if (!((s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= 'a' &&
+		    s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') ||
+		    s[i] == '_')) {
+			cli_error("--env: '%s' is not a variable name", s);
+			return -1;
+		}
+	}
+	if (strncmp(s, "LD_", 3) == 0 || strcmp(s, "GLIBC_TUNABLES") == 0 ||
+	    strcmp(s, "SSH_AUTH_SOCK") == 0) {
+		cli_error("--env %s: never passed to the command", s);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+add_listen(struct options *o, const char *s)
+{
+	const char *err;
+
+	if (o->nlisten == CONF_MAX_LISTEN) {
+		cli_error("more than %d --listen options", CONF_MAX_LISTEN);
+		return -1;
+	}
+	if (conf_sockaddr_parse(s, strlen(s), 0, true,
+	    &o->listen[o->nlisten], &err) == -1) {
+		cli_error("--listen %s: %s", s, err);
+		return -1;
+	}
+	o->nlisten++;
+	return 0;
+}
+
+static int
+one_option(struct options *o, int ch, const char *arg)
+{
+	size_t i;
+
+	switch (ch) {
+	case OPT_POLICY: o->policy = arg; return 0;
+	case OPT_LISTEN: return add_listen(o, arg);
+	case OPT_PORT_FILE: o->port_file = arg; return 0;
+	case OPT_LOG: o->log = arg; return 0;
+	case OPT_ATTEST: o->attest = arg; return 0;
+	case OPT_SIGN_KEY: o->sign_key = arg; return 0;
+	case OPT_WORKSPACE: o->workspace = arg; return 0;
+	case OPT_NO_SANDBOX: o->no_sandbox = true; return 0;
+	case OPT_RO_ROOT:
+		return add_str(o->ro_roots, &o->nro_roots, OPT_MAX_ROOTS, arg,
+		    "--read-only-root");
+	case OPT_RW_ROOT:
+		return add_str(o->rw_roots, &o->nrw_roots, OPT_MAX_ROOTS, arg,
+		    "--write-root");
+	case OPT_DENY_ROOT:
+		return add_str(o->deny_roots, &o->ndeny_roots, OPT_MAX_ROOTS,
+		    arg, "--read-deny-root");
+	case OPT_ENV:
+		if (check_env_name(arg) == -1)
+			return -1;
+		return add_str(o->env, &o->nenv, OPT_MAX_ENV, arg, "--env");
+	case OPT_PROFILE:
+		for (i = 0; profiles[i] != NULL; i++)
+			if (strcmp(arg, profiles[i]) == 0)
+				break;
+		if (profiles[i] == NULL) {
+			cli_error("--profile %s: want os_hardened, worktree, "
+			    "workspace_paths or unrestricted", arg);
+			return -1;
+		}
+		o->profile = arg;
+		return 0;
+	}
+	cli_error("usage: see harn-egressd --help");
+	return -1;
+}
+
+int
+options_parse(int argc, char **argv, struct options *o)
+{
+	int ch;
+
+	memset(o, 0, sizeof(*o));
+	o->profile = "worktree";
+	optind = 1;
+	opterr = 1;
+	/* "+": stop at the first non-option, so CMD's own flags stay its own. */
+	while ((ch = getopt_long(argc, argv, "+", longopts, NULL)) != -1)
+		if (one_option(o, ch, optarg) == -1)
+			return -1;
+	if (optind < argc) {
+		if (strcmp(argv[optind - 1], "--") != 0) {
+			cli_error("unexpected argument '%s' (a command goes "
+			    "after --)", argv[optind]);
+			return -1;
+		}
+		o->cmd = argv + optind;
+	} else if (optind > 0 && optind <= argc &&
+	    strcmp(argv[optind - 1], "--") == 0) {
+		cli_error("-- given without a command");
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,37 @@
+/* Options of service and run mode (SPEC 2). */
+#ifndef CLI_OPTIONS_H
+#define CLI_OPTIONS_H
+
+#include <stdbool.h>
+
+#include "conf/conf.h"
+
+#define OPT_MAX_ROOTS	64
+#define OPT_MAX_ENV	64
+
+struct options {
+	const char		*policy;
+	struct conf_sockaddr	 listen[CONF_MAX_LISTEN];
+	size_t			 nlisten;
+	const char		*port_file;
+	const char		*log;		/* NULL: stderr */
+	const char		*attest;
+	const char		*sign_key;
+	const char		*profile;
+	const char		*workspace;
+	const char		*ro_roots[OPT_MAX_ROOTS];
+	size_t			 nro_roots;
+	const char		*rw_roots[OPT_MAX_ROOTS];
+	size_t			 nrw_roots;
+	const char		*deny_roots[OPT_MAX_ROOTS];
+	size_t			 ndeny_roots;
+	const char		*env[OPT_MAX_ENV];
+	size_t			 nenv;
+	bool			 no_sandbox;
+	char			**cmd;		/* after --; NULL in service mode */
+};
+
+/* Parse argv; prints the error and returns -1 on a usage error. */
+int	options_parse(int argc, char **argv, struct options *);
+
+#endif

@@ -1,0 +1,201 @@
+/*
+ * Service mode: the proxy on loopback until SIGTERM or SIGINT, which drain
+ * open connections for up to drain_timeout; SIGHUP re-reads the policy.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "cli/cli.h"
+#include "cli/options.h"
+#include "cli/serve.h"
+#include "proxy/proxy.h"
+
+struct service {
+	struct event_base	*base;
+	struct proxy		*px;
+	const struct options	*opt;
+	bool			 stopping;
+};
+
+/* Enough descriptors for max_connections clients, origins and pipes. */
+static void
+raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		(void)setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+int
+serve_open_log(const char *path)
+{
+	int fd;
+
+	if (path == NULL || strcmp(path, "-") == 0)
+		return STDERR_FILENO;
+	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
+	if (fd == -1)
+		cli_error("--log %s: %s", path, strerror(errno));
+	return fd;
+}
+
+/* The port, one line, written whole or not at all. */
+static int
+write_port_file(const char *path, const char *bound)
+{
+	const char *colon = strrchr(bound, ':');
+	char tmp[4096];
+	FILE *f;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid()) >=
+	    (int)sizeof(tmp))
+		return -1;
+	if ((f = fopen(tmp, "w")) == NULL)
+		return -1;
+	fprintf(f, "%s\n", colon ? colon + 1 : bound);
+	if (fclose(f) != 0 || rename(tmp, path) == -1) {
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+static void
+drained_cb(void *arg)
+{
+	struct service *s = arg;
+
+	event_base_loopexit(s->base, NULL);
+}
+
+static void
+stop_cb(evutil_socket_t sig, short ev, void *arg)
+{
+	struct service *s = arg;
+
+	if (s->stopping)
+		return;
+	s->stopping = true;
+	proxy_drain(s->px, drained_cb, s);
+}
+
+static void
+reload_cb(evutil_socket_t sig, short ev, void *arg)
+{
+	struct service *s = arg;
+	struct conf *c;
+	char err[256];
+
+	if (s->opt->policy == NULL) {
+		cli_error("SIGHUP: no policy file to re-read; policy unchanged");
+		return;
+	}
+	if ((c = cli_load_policy(s->opt->policy)) == NULL) {
+		cli_error("SIGHUP: keeping the policy in force");
+		return;
+	}
+	if (proxy_reload(s->px, c, err, sizeof(err)) == -1) {
+		cli_error("SIGHUP: %s; keeping the policy in force", err);
+		conf_free(c);
+		return;
+	}
+	cli_error("SIGHUP: policy re-read from %s", s->opt->policy);
+}
+
+/* Open every listener and say where; -1 if any cannot be opened. */
+static int
+open_listeners(struct service *s, const struct conf *c)
+{
+	static const struct conf_sockaddr fallback = {
+	    .addr = { { 0,0,0,0, 0,0,0,0, 0,0,0xff,0xff, 127,0,0,1 } } };
+	const struct conf_sockaddr *l = s->opt->listen;
+	size_t i, n = s->opt->nlisten;
+	char bound[64], err[256];
+
+	if (n == 0) {
+		l = c->nlisten ? c->listen : &fallback;
+		n = c->nlisten ? c->nlisten : 1;
+	}
+	for (i = 0; i < n; i++) {
+		if (proxy_listen(s->px, &l[i], bound, sizeof(bound), err,
+		    sizeof(err)) == -1) {
+			cli_error("%s", err);
+			return -1;
+		}
+		printf("harn-egressd: listening on %s\n", bound);
+		if (i == 0 && s->opt->port_file != NULL &&
+		    write_port_file(s->opt->port_file, bound) == -1) {
+			cli_error("--port-file %s: %s", s->opt->port_file,
+			    strerror(errno));
+			return -1;
+		}
+	}
+	return fflush(stdout) == 0 ? 0 : -1;
+}
+
+int
+serve(const struct options *opt, struct conf *c)
+{
+	struct service s = { .opt = opt };
+	struct event *sigs[4] = { NULL };
+	struct dlog *log = NULL;
+	char err[256];
+	int logfd, rv = EXIT_RUNTIME;
+
+	if ((logfd = serve_open_log(opt->log)) == -1) {
+		conf_free(c);
+		return EXIT_USAGE;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	raise_fd_limit();
+	if ((s.base = event_base_new()) == NULL ||
+	    (log = dlog_new(s.base, logfd, NULL)) == NULL) {
+		cli_error("out of memory");
+		conf_free(c);
+		goto out;
+	}
+	if ((s.px = proxy_new(s.base, c, log, err, sizeof(err))) == NULL) {
+		cli_error("%s", err);
+		conf_free(c);
+		goto out;
+	}
+	if (open_listeners(&s, c) == -1)
+		goto out;
+	sigs[0] = evsignal_new(s.base, SIGTERM, stop_cb, &s);
+	sigs[1] = evsignal_new(s.base, SIGINT, stop_cb, &s);
+	sigs[2] = evsignal_new(s.base, SIGHUP, reload_cb, &s);
+	if (sigs[0] == NULL || sigs[1] == NULL || sigs[2] == NULL ||
+	    evsignal_add(sigs[0], NULL) == -1 ||
+	    evsignal_add(sigs[1], NULL) == -1 ||
+	    evsignal_add(sigs[2], NULL) == -1) {
+		cli_error("cannot handle signals");
+		goto out;
+	}
+	if (event_base_dispatch(s.base) == -1) {
+		cli_error("event loop failed");
+		goto out;
+	}
+	rv = 0;
+out:
+	for (size_t i = 0; i < 3; i++)
+		if (sigs[i] != NULL)
+			event_free(sigs[i]);
+	proxy_free(s.px);
+	dlog_free(log);
+	if (s.base != NULL)
+		event_base_free(s.base);
+	if (logfd > STDERR_FILENO)
+		close(logfd);
+	return rv;
+}

@@ -1,0 +1,213 @@
+/*
+ * A client connection: accepted, sniffed (0x05 first: SOCKS5, otherwise
+ * HTTP), served by its protocol, and closed.  While a request head is read
+ * the connection lives in a bufferevent; a tunnel takes the bare sockets.
+ */
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "proxy/internal.h"
+
+static void	sniff_cb(struct bufferevent *, void *);
+static void	event_cb(struct bufferevent *, short, void *);
+
+static void
+head_timeout_cb(evutil_socket_t fd, short ev, void *arg)
+{
+	struct conn *c = arg;
+
+	/*
+	 * A connection that said nothing at all is closed without a word, and
+	 * so is one that would not read its refusal.
+	 */
+	if (c->state == CONN_SNIFF || c->state == CONN_CLOSING) {
+		conn_close(c);
+		return;
+	}
+	if (c->proto == PROXY_SOCKS5) {
+		conn_log(c, false, EGRESS_R_INVALID_REQUEST, NULL);
+		conn_close(c);
+		return;
+	}
+	http_refuse_status(c, 408, EGRESS_R_INVALID_REQUEST);
+}
+
+void
+conn_accept(struct proxy *px, evutil_socket_t fd, struct sockaddr *sa,
+    int salen)
+{
+	struct timeval tv;
+	struct conn *c;
+	uint32_t ms = px->gen->conf->header_timeout;
+	int one = 1;
+
+	if (px->draining || (c = calloc(1, sizeof(*c))) == NULL) {
+		close(fd);
+		return;
+	}
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	c->px = px;
+	c->fd = fd;
+	c->gen = gen_hold(px->gen);
+	c->state = CONN_SNIFF;
+	c->over_limit = conn_over_limit(px);
+	TAILQ_INSERT_TAIL(&px->conns, c, entry);
+	px->nconns++;
+	c->bev = bufferevent_socket_new(px->base, fd, 0);
+	c->head_timer = evtimer_new(px->base, head_timeout_cb, c);
+	if (c->bev == NULL || c->head_timer == NULL) {
+		conn_close(c);
+		return;
+	}
+	tv.tv_sec = ms / 1000;
+	tv.tv_usec = (ms % 1000) * 1000;
+	evtimer_add(c->head_timer, &tv);
+	bufferevent_setcb(c->bev, sniff_cb, NULL, event_cb, c);
+	bufferevent_setwatermark(c->bev, EV_READ, 0, RELAY_HIGH_WATER);
+	bufferevent_enable(c->bev, EV_READ | EV_WRITE);
+}
+
+static void
+sniff_cb(struct bufferevent *bev, void *arg)
+{
+	struct conn *c = arg;
+	unsigned char first;
+
+	if (evbuffer_copyout(bufferevent_get_input(bev), &first, 1) != 1)
+		return;
+	if (first == 0x05) {
+		c->proto = PROXY_SOCKS5;
+		socks_start(c);
+	} else {
+		c->proto = PROXY_HTTP;
+		http_start(c);
+	}
+}
+
+static void
+event_cb(struct bufferevent *bev, short what, void *arg)
+{
+	struct conn *c = arg;
+
+	/* The client went away or failed: nothing more can be said to it. */
+	if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR))
+		conn_close(c);
+}
+
+void
+conn_set_callbacks(struct conn *c, bufferevent_data_cb rd,
+    bufferevent_data_cb wr)
+{
+	bufferevent_setcb(c->bev, rd, wr, event_cb, c);
+}
+
+void
+conn_close(struct conn *c)
+{
+	struct proxy *px = c->px;
+
+	outbound_cancel(c->ob);
+	if (c->tunnel != NULL)
+		tunnel_free(c->tunnel);	/* closes c->fd */
+	else if (c->fd != -1)
+		close(c->fd);
+	http_free(c);
+	if (c->bev != NULL)
+		bufferevent_free(c->bev);
+	if (c->head_timer != NULL)
+		event_free(c->head_timer);
+	if (c->early != NULL)
+		evbuffer_free(c->early);
+	gen_release(c->gen);
+	TAILQ_REMOVE(&px->conns, c, entry);
+	px->nconns--;
+	free(c);
+	proxy_conn_gone(px);
+}
+
+static void
+flushed_cb(struct bufferevent *bev, void *arg)
+{
+	struct conn *c = arg;
+
+	if (evbuffer_get_length(bufferevent_get_output(bev)) == 0)
+		conn_close(c);
+}
+
+void
+conn_close_after_flush(struct conn *c)
+{
+	struct timeval tv;
+	uint32_t ms = c->gen->conf->header_timeout;
+
+	c->state = CONN_CLOSING;
+	outbound_cancel(c->ob);
+	c->ob = NULL;
+	http_free(c);
+	bufferevent_disable(c->bev, EV_READ);
+	bufferevent_setcb(c->bev, NULL, flushed_cb, event_cb, c);
+	/* A client that never reads its refusal is not waited for forever. */
+	tv.tv_sec = ms / 1000;
+	tv.tv_usec = (ms % 1000) * 1000;
+	evtimer_add(c->head_timer, &tv);
+	flushed_cb(c->bev, c);
+}
+
+void
+conn_log(struct conn *c, bool allow, enum egress_reason reason,
+    const struct egress_addr *addr)
+{
+	if (c->logged)
+		return;
+	c->logged = true;
+	dlog_decision(c->px->log, c->proto, c->target.host, c->target.port,
+	    allow, reason, addr);
+}
+
+static void
+tunnel_ended(const struct tunnel_stats *st, void *arg)
+{
+	struct conn *c = arg;
+
+	c->tunnel = NULL;
+	c->fd = -1;	/* the tunnel closed both sockets */
+	conn_close(c);
+}
+
+/*
+ * Send the success reply, then let a tunnel relay both sockets.  Bytes the
+ * client sent after its request are kept for the origin.
+ */
+void
+conn_start_tunnel(struct conn *c, int ofd, const void *reply, size_t len)
+{
+	struct evbuffer *in = bufferevent_get_input(c->bev);
+	ssize_t n;
+
+	evtimer_del(c->head_timer);
+	if ((c->early = evbuffer_new()) == NULL ||
+	    evbuffer_add_buffer(c->early, in) == -1)
+		goto fail;
+	/* The reply is tiny and the socket idle: it goes out whole. */
+	n = send(c->fd, reply, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+	if (n != (ssize_t)len)
+		goto fail;
+	bufferevent_free(c->bev);
+	c->bev = NULL;
+	event_free(c->head_timer);
+	c->head_timer = NULL;
+	c->state = CONN_TUNNEL;
+	c->tunnel = tunnel_new(c->px->base, c->fd, ofd, c->early,
+	    c->gen->conf->idle_timeout, tunnel_ended, c);
+	if (c->tunnel == NULL)
+		goto fail;
+	return;
+fail:
+	close(ofd);
+	conn_close(c);
+}

@@ -1,0 +1,646 @@
+/*
+ * HTTP/1.1 proxying (SPEC 4): CONNECT tunnels, and absolute-form requests
+ * forwarded one at a time, each decided anew, over a fresh origin
+ * connection that closes after its response.  Refusals carry the status,
+ * X-Harn-Egress-Reason, a one-line body and Connection: close.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "proxy/httpmsg.h"
+#include "proxy/internal.h"
+
+/* Headers that belong to one hop, or to the proxy: never forwarded. */
+static const char *const hop_headers[] = {
+	"Connection", "Keep-Alive", "Proxy-Connection", "Proxy-Authorization",
+	"Proxy-Authenticate", "TE", "Trailer", "Upgrade", NULL
+};
+
+struct http_req {
+	char			*head;		/* owned; headers point into it */
+	struct httpmsg		 msg;
+	char			*path;		/* origin-form, into head */
+	size_t			 pathlen;
+	bool			 connect;
+	bool			 head_method;
+	bool			 client_close;	/* no further request after this */
+	bool			 http10;
+	struct httpmsg_body	 body;
+};
+
+struct http_fwd {
+	struct bufferevent	*origin;
+	bool			 req_done;	/* request body fully sent */
+	bool			 resp_head;	/* final response head relayed */
+	bool			 origin_eof;
+	struct httpmsg_body	 resp;
+};
+
+static void	head_read_cb(struct bufferevent *, void *);
+
+static const char *
+status_text(int status)
+{
+	switch (status) {
+	case 400: return "Bad Request";
+	case 403: return "Forbidden";
+	case 408: return "Request Timeout";
+	case 431: return "Request Header Fields Too Large";
+	case 502: return "Bad Gateway";
+	case 503: return "Service Unavailable";
+	case 504: return "Gateway Timeout";
+	}
+	return "Error";
+}
+
+static int
+status_for(enum egress_reason r)
+{
+	switch (r) {
+	case EGRESS_R_INVALID_REQUEST:
+	case EGRESS_R_INVALID_TARGET:
+		return 400;
+	case EGRESS_R_DNS_FAILURE:
+	case EGRESS_R_CONNECT_FAILED:
+		return 502;
+	case EGRESS_R_CONNECT_TIMEOUT:
+		return 504;
+	case EGRESS_R_LIMIT_EXCEEDED:
+		return 503;
+	default:
+		return 403;
+	}
+}
+
+void
+http_refuse_status(struct conn *c, int status, enum egress_reason reason)
+{
+	const char *why = egress_reason_name(reason);
+
+	conn_log(c, false, reason, NULL);
+	evbuffer_add_printf(bufferevent_get_output(c->bev),
+	    "HTTP/1.1 %d %s\r\nX-Harn-Egress-Reason: %s\r\n"
+	    "Content-Type: text/plain\r\nContent-Length: %zu\r\n"
+	    "Connection: close\r\n\r\nharn-egressd: %s\n", status,
+	    status_text(status), why, strlen(why) + 15, why);
+	conn_close_after_flush(c);
+}
+
+void
+http_refuse(struct conn *c, enum egress_reason reason)
+{
+	http_refuse_status(c, status_for(reason), reason);
+}
+
+static void
+fwd_free(struct http_fwd *f)
+{
+	if (f == NULL)
+		return;
+	if (f->origin != NULL)
+		bufferevent_free(f->origin);
+	free(f);
+}
+
+static void
+req_free(struct http_req *r)
+{
+	if (r == NULL)
+		return;
+	free(r->head);
+	free(r);
+}
+
+void
+http_free(struct conn *c)
+{
+	fwd_free(c->fwd);
+	c->fwd = NULL;
+	req_free(c->req);
+	c->req = NULL;
+}
+
+static void
+head_timer_start(struct conn *c)
+{
+	uint32_t ms = c->gen->conf->header_timeout;
+	struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
+
+	evtimer_add(c->head_timer, &tv);
+}
+
+/* Ready for the next request on a kept-alive connection. */
+static void
+next_request(struct conn *c)
+{
+	http_free(c);
+	gen_release(c->gen);
+	c->gen = gen_hold(c->px->gen);	/* a reload applies from here */
+	c->logged = false;
+	memset(&c->target, 0, sizeof(c->target));
+	c->state = CONN_HTTP_HEAD;
+	head_timer_start(c);
+	conn_set_callbacks(c, head_read_cb, NULL);
+	bufferevent_enable(c->bev, EV_READ);
+	if (evbuffer_get_length(bufferevent_get_input(c->bev)) > 0)
+		head_read_cb(c->bev, c);
+}
+
+/* "METHOD TARGET HTTP/1.x" */
+static int
+parse_request_line(struct http_req *r, char **target, size_t *tlen)
+{
+	char *s = r->msg.start, *sp1, *sp2, *end = s + r->msg.slen;
+	size_t i;
+
+	sp1 = memchr(s, ' ', end - s);
+	if (sp1 == NULL || sp1 == s)
+		return -1;
+	sp2 = memchr(sp1 + 1, ' ', end - sp1 - 1);
+	if (sp2 == NULL || sp2 == sp1 + 1)
+		return -1;
+	if (end - sp2 - 1 != 8 || (strncmp(sp2 + 1, "HTTP/1.1", 8) != 0 &&
+	    strncmp(sp2 + 1, "HTTP/1.0", 8) != 0))
+		return -1;
+	for (i = 0; s + i < sp1; i++)
+		if (s[i] < 'A' || s[i] > 'Z')
+			return -1;
+	for (i = 1; sp1 + i < sp2; i++)
+		if ((unsigned char)sp1[i] <= 0x20 || sp1[i] == 0x7f)
+			return -1;
+	r->connect = sp1 - s == 7 && strncmp(s, "CONNECT", 7) == 0;
+	r->head_method = sp1 - s == 4 && strncmp(s, "HEAD", 4) == 0;
+	r->http10 = sp2[8] == '0';
+	r->client_close = r->http10;	/* HTTP/1.0: close unless asked */
+	*target = sp1 + 1;
+	*tlen = sp2 - sp1 - 1;
+	return 0;
+}
+
+/* CONNECT's authority-form target: host:port, nothing else. */
+static enum egress_reason
+connect_target(struct conn *c, const char *t, size_t len)
+{
+	const char *err;
+
+	if (memchr(t, '/', len) != NULL || memchr(t, '@', len) != NULL ||
+	    egress_target_parse(t, len, &c->target, &err) == -1) {
+		memset(&c->target, 0, sizeof(c->target));
+		return EGRESS_R_INVALID_TARGET;
+	}
+	return EGRESS_R_NONE;
+}
+
+/* Absolute-form: http://authority[/path][?query]. */
+static enum egress_reason
+absolute_target(struct conn *c, char *t, size_t len)
+{
+	struct http_req *r = c->req;
+	const char *err;
+	size_t alen;
+
+	if (len < 7 || strncasecmp(t, "http://", 7) != 0)
+		return EGRESS_R_INVALID_REQUEST;	/* https://, origin-form */
+	for (alen = 7; alen < len && t[alen] != '/' && t[alen] != '?' &&
+	    t[alen] != '#'; alen++)
+		;
+	if (memchr(t + 7, '@', alen - 7) != NULL)
+		return EGRESS_R_INVALID_REQUEST;	/* userinfo */
+	if (egress_target_parse(t, alen, &c->target, &err) == -1) {
+		memset(&c->target, 0, sizeof(c->target));
+		return EGRESS_R_INVALID_TARGET;
+	}
+	r->path = t + alen;
+	r->pathlen = len - alen;
+	if (memchr(r->path, '#', r->pathlen) != NULL)
+		r->pathlen = (char *)memchr(r->path, '#', r->pathlen) - r->path;
+	return EGRESS_R_NONE;
+}
+
+/* The Host header, when given, must name the URL's host and port. */
+static int
+check_host(struct conn *c)
+{
+	const struct httpmsg *m = &c->req->msg;
+	struct egress_target h;
+	const char *err;
+	char buf[EGRESS_HOST_MAX + 16];
+	size_t i, n = 0;
+
+	for (i = 0; i < m->nheaders; i++) {
+		if (!httpmsg_name_is(&m->headers[i], "Host"))
+			continue;
+		if (++n > 1 || m->headers[i].vlen + 7 >= sizeof(buf))
+			return -1;
+		memcpy(buf, "http://", 7);
+		memcpy(buf + 7, m->headers[i].value, m->headers[i].vlen);
+		if (egress_target_parse(buf, m->headers[i].vlen + 7, &h,
+		    &err) == -1 || h.port != c->target.port ||
+		    strcmp(h.host, c->target.host) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+static void
+note_connection_tokens(struct http_req *r)
+{
+	const struct httpmsg_header *h;
+	size_t i;
+
+	for (i = 0; i < r->msg.nheaders; i++) {
+		h = &r->msg.headers[i];
+		if (!httpmsg_name_is(h, "Connection") &&
+		    !httpmsg_name_is(h, "Proxy-Connection"))
+			continue;
+		if (httpmsg_value_has(h->value, h->vlen, "close"))
+			r->client_close = true;
+		else if (httpmsg_value_has(h->value, h->vlen, "keep-alive"))
+			r->client_close = false;
+	}
+}
+
+/* Parse the head; returns EGRESS_R_NONE or the reason to refuse. */
+static enum egress_reason
+parse_request(struct conn *c, size_t headlen)
+{
+	struct http_req *r;
+	char *target;
+	size_t tlen;
+
+	if ((r = calloc(1, sizeof(*r))) == NULL ||
+	    (r->head = malloc(headlen)) == NULL) {
+		free(r);
+		return EGRESS_R_INVALID_REQUEST;
+	}
+	c->req = r;
+	evbuffer_remove(bufferevent_get_input(c->bev), r->head, headlen);
+	if (httpmsg_parse(r->head, headlen, &r->msg) != HTTPMSG_OK ||
+	    parse_request_line(r, &target, &tlen) == -1)
+		return EGRESS_R_INVALID_REQUEST;
+	note_connection_tokens(r);
+	if (r->connect) {
+		c->proto = PROXY_HTTP_CONNECT;
+		return connect_target(c, target, tlen);
+	}
+	return absolute_target(c, target, tlen);
+}
+
+/* Checks that need the target: Host agreement and body framing. */
+static enum egress_reason
+check_request(struct conn *c)
+{
+	struct http_req *r = c->req;
+
+	if (r->connect)
+		return EGRESS_R_NONE;
+	if (check_host(c) == -1 || httpmsg_framing(&r->msg, &r->body) == -1)
+		return EGRESS_R_INVALID_REQUEST;
+	return EGRESS_R_NONE;
+}
+
+static bool
+is_hop_name(const struct httpmsg_header *h)
+{
+	size_t i;
+
+	for (i = 0; hop_headers[i] != NULL; i++)
+		if (httpmsg_name_is(h, hop_headers[i]))
+			return true;
+	return false;
+}
+
+static bool
+is_hop_header(const struct http_req *r, const struct httpmsg_header *h)
+{
+	const struct httpmsg_header *ch;
+	char name[64];
+	size_t i;
+
+	if (is_hop_name(h))
+		return true;
+	if (httpmsg_name_is(h, "Host") || h->nlen >= sizeof(name))
+		return httpmsg_name_is(h, "Host");
+	/* Headers the client's Connection header names are hop-by-hop too. */
+	memcpy(name, h->name, h->nlen);
+	name[h->nlen] = '\0';
+	for (i = 0; i < r->msg.nheaders; i++) {
+		ch = &r->msg.headers[i];
+		if (httpmsg_name_is(ch, "Connection") &&
+		    httpmsg_value_has(ch->value, ch->vlen, name))
+			return true;
+	}
+	return false;
+}
+
+/* The request as the origin sees it: origin-form, our Host, no hop headers. */
+static void
+write_request_head(struct conn *c, struct evbuffer *out)
+{
+	struct http_req *r = c->req;
+	const struct httpmsg_header *h;
+	size_t i, mlen = (size_t)((char *)memchr(r->msg.start, ' ',
+	    r->msg.slen) - r->msg.start);
+	bool v6 = c->target.is_addr && !egress_addr_is_v4(&c->target.addr);
+
+	evbuffer_add(out, r->msg.start, mlen);
+	evbuffer_add(out, " ", 1);
+	if (r->pathlen == 0 || r->path[0] != '/')
+		evbuffer_add(out, "/", 1);
+	evbuffer_add(out, r->path, r->pathlen);
+	evbuffer_add_printf(out, " HTTP/1.1\r\nHost: %s%s%s", v6 ? "[" : "",
+	    c->target.host, v6 ? "]" : "");
+	if (c->target.port != 80)
+		evbuffer_add_printf(out, ":%u", c->target.port);
+	evbuffer_add(out, "\r\n", 2);
+	for (i = 0; i < r->msg.nheaders; i++) {
+		h = &r->msg.headers[i];
+		if (is_hop_header(r, h))
+			continue;
+		evbuffer_add(out, h->name, h->nlen);
+		evbuffer_add(out, ": ", 2);
+		evbuffer_add(out, h->value, h->vlen);
+		evbuffer_add(out, "\r\n", 2);
+	}
+	/* One request per origin connection: each request is decided anew. */
+	evbuffer_add(out, "Connection: close\r\n\r\n", 21);
+}
+
+static void	forward_client_read_cb(struct bufferevent *, void *);
+static void	origin_read_cb(struct bufferevent *, void *);
+static void	origin_write_cb(struct bufferevent *, void *);
+static void	origin_event_cb(struct bufferevent *, short, void *);
+static void	client_write_cb(struct bufferevent *, void *);
+
+/* The exchange is over: keep the client for another request, or close. */
+static void
+forward_done(struct conn *c)
+{
+	struct http_fwd *f = c->fwd;
+
+	if (c->req->client_close || !f->req_done ||
+	    f->resp.kind == BODY_UNTIL_CLOSE) {
+		conn_close_after_flush(c);
+		return;
+	}
+	next_request(c);
+}
+
+/* Send what the request body framing allows; stop reading when full. */
+static void
+relay_request(struct conn *c)
+{
+	struct http_fwd *f = c->fwd;
+	struct evbuffer *out = bufferevent_get_output(f->origin);
+	int rv;
+
+	if (f->req_done)
+		return;
+	rv = httpmsg_relay_body(&c->req->body, bufferevent_get_input(c->bev),
+	    out);
+	if (rv == -1) {
+		conn_close(c);
+		return;
+	}
+	if (rv == 1) {
+		f->req_done = true;
+		/* Pipelined bytes wait until this exchange is over. */
+		bufferevent_disable(c->bev, EV_READ);
+		return;
+	}
+	if (evbuffer_get_length(out) >= RELAY_HIGH_WATER)
+		bufferevent_disable(c->bev, EV_READ);
+}
+
+static void
+forward_client_read_cb(struct bufferevent *bev, void *arg)
+{
+	relay_request(arg);
+}
+
+static void
+origin_write_cb(struct bufferevent *bev, void *arg)
+{
+	struct conn *c = arg;
+
+	if (c->fwd != NULL && !c->fwd->req_done)
+		bufferevent_enable(c->bev, EV_READ);
+}
+
+static void
+client_write_cb(struct bufferevent *bev, void *arg)
+{
+	struct conn *c = arg;
+
+	if (c->fwd != NULL && !c->fwd->origin_eof)
+		bufferevent_enable(c->fwd->origin, EV_READ);
+}
+
+static bool
+status_has_no_body(int status)
+{
+	return (status >= 100 && status < 200) || status == 204 ||
+	    status == 304;
+}
+
+/*
+ * Relay a response head: hop-by-hop headers dropped, and Connection: close
+ * added when the client connection ends with this response.
+ */
+static int
+relay_response_head(struct conn *c, struct evbuffer *in, struct evbuffer *out)
+{
+	struct http_fwd *f = c->fwd;
+	struct httpmsg m;
+	size_t end, i;
+	char *head;
+	int status;
+
+	if ((end = httpmsg_head_end(in, 65536)) == 0)
+		return evbuffer_get_length(in) > 65536 ? -1 : 0;
+	if ((head = malloc(end)) == NULL)
+		return -1;
+	evbuffer_remove(in, head, end);
+	if (httpmsg_parse(head, end, &m) != HTTPMSG_OK || m.slen < 12 ||
+	    strncmp(m.start, "HTTP/1.", 7) != 0 ||
+	    (status = atoi(m.start + 9)) < 100 || status > 999 ||
+	    httpmsg_framing(&m, &f->resp) == -1) {
+		free(head);
+		return -1;
+	}
+	if (status_has_no_body(status) || c->req->head_method)
+		f->resp.kind = BODY_NONE;
+	else if (f->resp.kind == BODY_NONE)
+		f->resp.kind = BODY_UNTIL_CLOSE;	/* no length: until EOF */
+	evbuffer_add(out, m.start, m.slen);
+	evbuffer_add(out, "\r\n", 2);
+	for (i = 0; i < m.nheaders; i++) {
+		if (is_hop_name(&m.headers[i]))
+			continue;
+		evbuffer_add(out, m.headers[i].name, m.headers[i].nlen);
+		evbuffer_add(out, ": ", 2);
+		evbuffer_add(out, m.headers[i].value, m.headers[i].vlen);
+		evbuffer_add(out, "\r\n", 2);
+	}
+	if (status >= 100 && status < 200) {
+		evbuffer_add(out, "\r\n", 2);
+		free(head);
+		return 1;	/* interim: the final head is still to come */
+	}
+	if (c->req->client_close || f->resp.kind == BODY_UNTIL_CLOSE)
+		evbuffer_add(out, "Connection: close\r\n", 19);
+	else if (c->req->http10)
+		evbuffer_add(out, "Connection: keep-alive\r\n", 24);
+	evbuffer_add(out, "\r\n", 2);
+	f->resp_head = true;
+	free(head);
+	return 1;
+}
+
+static void
+origin_read_cb(struct bufferevent *bev, void *arg)
+{
+	struct conn *c = arg;
+	struct http_fwd *f = c->fwd;
+	struct evbuffer *in = bufferevent_get_input(bev);
+	struct evbuffer *out = bufferevent_get_output(c->bev);
+	int rv;
+
+	while (!f->resp_head) {
+		if ((rv = relay_response_head(c, in, out)) == -1) {
+			conn_close_after_flush(c);
+			return;
+		}
+		if (rv == 0)
+			return;
+	}
+	rv = httpmsg_relay_body(&f->resp, in, out);
+	if (rv == -1) {
+		conn_close_after_flush(c);
+		return;
+	}
+	if (rv == 1) {
+		forward_done(c);
+		return;
+	}
+	if (evbuffer_get_length(out) >= RELAY_HIGH_WATER)
+		bufferevent_disable(bev, EV_READ);
+}
+
+static void
+origin_event_cb(struct bufferevent *bev, short what, void *arg)
+{
+	struct conn *c = arg;
+	struct http_fwd *f = c->fwd;
+
+	if (!(what & (BEV_EVENT_EOF | BEV_EVENT_ERROR | BEV_EVENT_TIMEOUT)))
+		return;
+	f->origin_eof = true;
+	/* What was read before the end still goes to the client. */
+	if (evbuffer_get_length(bufferevent_get_input(bev)) > 0)
+		origin_read_cb(bev, c);
+	if (c->fwd == f)
+		conn_close_after_flush(c);
+}
+
+static void
+forward_start(struct conn *c, int fd)
+{
+	struct http_fwd *f;
+	uint32_t ms = c->gen->conf->idle_timeout;
+	struct timeval idle = { ms / 1000, (ms % 1000) * 1000 };
+
+	if ((f = calloc(1, sizeof(*f))) == NULL) {
+		close(fd);
+		conn_close(c);
+		return;
+	}
+	c->fwd = f;
+	f->origin = bufferevent_socket_new(c->px->base, fd,
+	    BEV_OPT_CLOSE_ON_FREE);
+	if (f->origin == NULL) {
+		close(fd);
+		conn_close(c);
+		return;
+	}
+	c->state = CONN_HTTP_FORWARD;
+	bufferevent_setcb(f->origin, origin_read_cb, origin_write_cb,
+	    origin_event_cb, c);
+	bufferevent_setwatermark(f->origin, EV_WRITE, RELAY_HIGH_WATER / 2, 0);
+	bufferevent_set_timeouts(f->origin, &idle, NULL);
+	bufferevent_enable(f->origin, EV_READ | EV_WRITE);
+	write_request_head(c, bufferevent_get_output(f->origin));
+	conn_set_callbacks(c, forward_client_read_cb, client_write_cb);
+	bufferevent_setwatermark(c->bev, EV_WRITE, RELAY_HIGH_WATER / 2, 0);
+	bufferevent_enable(c->bev, EV_READ);
+	relay_request(c);
+}
+
+static void
+connected_cb(const struct outbound_result *res, void *arg)
+{
+	static const char established[] =
+	    "HTTP/1.1 200 Connection established\r\n\r\n";
+	struct conn *c = arg;
+
+	c->ob = NULL;
+	if (res->fd == -1) {
+		http_refuse(c, res->reason);
+		return;
+	}
+	conn_log(c, true, res->reason, &res->addr);
+	if (c->req->connect) {
+		http_free(c);
+		conn_start_tunnel(c, res->fd, established,
+		    sizeof(established) - 1);
+		return;
+	}
+	forward_start(c, res->fd);
+}
+
+static void
+head_read_cb(struct bufferevent *bev, void *arg)
+{
+	struct conn *c = arg;
+	struct evbuffer *in = bufferevent_get_input(bev);
+	uint32_t limit = c->gen->conf->max_header_bytes;
+	enum egress_reason why;
+	size_t end;
+
+	if (c->over_limit) {
+		http_refuse(c, EGRESS_R_LIMIT_EXCEEDED);
+		return;
+	}
+	if ((end = httpmsg_head_end(in, limit)) == 0) {
+		if (evbuffer_get_length(in) > limit)
+			http_refuse_status(c, 431, EGRESS_R_INVALID_REQUEST);
+		return;
+	}
+	if (end > limit) {
+		http_refuse_status(c, 431, EGRESS_R_INVALID_REQUEST);
+		return;
+	}
+	evtimer_del(c->head_timer);
+	if ((why = parse_request(c, end)) == EGRESS_R_NONE)
+		why = check_request(c);
+	if (why != EGRESS_R_NONE) {
+		http_refuse(c, why);
+		return;
+	}
+	c->state = CONN_CONNECTING;
+	bufferevent_disable(bev, EV_READ);
+	c->ob = outbound_start(c->px, c->gen, &c->target, connected_cb, c);
+	if (c->ob == NULL)
+		http_refuse(c, EGRESS_R_CONNECT_FAILED);
+}
+
+void
+http_start(struct conn *c)
+{
+	c->state = CONN_HTTP_HEAD;
+	conn_set_callbacks(c, head_read_cb, NULL);
+	head_read_cb(c->bev, c);
+}

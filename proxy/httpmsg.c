@@ -1,0 +1,283 @@
+/*
+ * HTTP/1.x message heads and body framing, as pure functions over bytes
+ * and evbuffers: no sockets here.  Strict where leniency could let a
+ * request mean one thing to us and another to the origin.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "proxy/httpmsg.h"
+
+static bool
+is_tchar(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	    (c >= '0' && c <= '9') || (c != 0 && strchr("!#$%&'*+-.^_`|~",
+	    c) != NULL);
+}
+
+/* The end of the head (after its empty line), or 0 if not there yet. */
+size_t
+httpmsg_head_end(struct evbuffer *in, size_t limit)
+{
+	struct evbuffer_ptr crlf, lf;
+	size_t len = evbuffer_get_length(in), end = 0;
+
+	if (len > limit + 4)
+		len = limit + 4;
+	crlf = evbuffer_search(in, "\r\n\r\n", 4, NULL);
+	lf = evbuffer_search(in, "\n\n", 2, NULL);
+	if (crlf.pos != -1 && (size_t)crlf.pos + 4 <= len)
+		end = crlf.pos + 4;
+	if (lf.pos != -1 && (size_t)lf.pos + 2 <= len &&
+	    (end == 0 || (size_t)lf.pos + 2 < end))
+		end = lf.pos + 2;
+	return end;
+}
+
+/* One line from *p, without its CRLF or LF; -1 on a bare CR or NUL. */
+static int
+next_line(char **p, char *end, char **line, size_t *len)
+{
+	char *s = *p, *nl = memchr(s, '\n', end - s);
+	size_t n;
+
+	if (nl == NULL)
+		nl = end;
+	n = nl - s;
+	if (n > 0 && s[n - 1] == '\r')
+		n--;
+	if (memchr(s, '\0', n) != NULL || memchr(s, '\r', n) != NULL)
+		return -1;
+	*line = s;
+	*len = n;
+	*p = nl < end ? nl + 1 : end;
+	return 0;
+}
+
+static int
+parse_header(char *s, size_t len, struct httpmsg_header *h)
+{
+	char *colon = memchr(s, ':', len);
+	size_t i;
+
+	if (colon == NULL || colon == s)
+		return -1;
+	for (i = 0; s + i < colon; i++)
+		if (!is_tchar((unsigned char)s[i]))
+			return -1;	/* also space before the colon */
+	h->name = s;
+	h->nlen = colon - s;
+	h->value = colon + 1;
+	h->vlen = s + len - h->value;
+	while (h->vlen > 0 && (*h->value == ' ' || *h->value == '\t')) {
+		h->value++;
+		h->vlen--;
+	}
+	while (h->vlen > 0 && (h->value[h->vlen - 1] == ' ' ||
+	    h->value[h->vlen - 1] == '\t'))
+		h->vlen--;
+	return 0;
+}
+
+int
+httpmsg_parse(char *buf, size_t len, struct httpmsg *m)
+{
+	char *p = buf, *end = buf + len, *line;
+	size_t n;
+
+	memset(m, 0, sizeof(*m));
+	/* Empty lines before the start line are ignored (RFC 9112 2.2). */
+	do {
+		if (p == end || next_line(&p, end, &line, &n) == -1)
+			return HTTPMSG_BAD;
+	} while (n == 0);
+	m->start = line;
+	m->slen = n;
+	while (p < end) {
+		if (next_line(&p, end, &line, &n) == -1)
+			return HTTPMSG_BAD;
+		if (n == 0)
+			break;
+		if (line[0] == ' ' || line[0] == '\t')
+			return HTTPMSG_BAD;	/* obsolete line folding */
+		if (m->nheaders == HTTPMSG_MAX_HEADERS)
+			return HTTPMSG_TOO_BIG;
+		if (parse_header(line, n, &m->headers[m->nheaders]) == -1)
+			return HTTPMSG_BAD;
+		m->nheaders++;
+	}
+	return HTTPMSG_OK;
+}
+
+bool
+httpmsg_name_is(const struct httpmsg_header *h, const char *name)
+{
+	return h->nlen == strlen(name) &&
+	    strncasecmp(h->name, name, h->nlen) == 0;
+}
+
+/* Does the comma-separated value hold token (case-insensitive)? */
+bool
+httpmsg_value_has(const char *v, size_t len, const char *token)
+{
+	size_t tl = strlen(token), i = 0, start, e;
+
+	while (i < len) {
+		while (i < len && (v[i] == ' ' || v[i] == '\t' || v[i] == ','))
+			i++;
+		start = i;
+		while (i < len && v[i] != ',')
+			i++;
+		e = i;
+		while (e > start && (v[e - 1] == ' ' || v[e - 1] == '\t'))
+			e--;
+		if (e - start == tl && strncasecmp(v + start, token, tl) == 0)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Content-Length and Transfer-Encoding (RFC 9112 6): both, two lengths,
+ * a length that is not a number, or a coding other than chunked alone,
+ * is an error: those are the shapes of request smuggling.
+ */
+int
+httpmsg_framing(const struct httpmsg *m, struct httpmsg_body *b)
+{
+	const struct httpmsg_header *h;
+	size_t i, k;
+	int ncl = 0, nte = 0;
+
+	memset(b, 0, sizeof(*b));
+	for (i = 0; i < m->nheaders; i++) {
+		h = &m->headers[i];
+		if (httpmsg_name_is(h, "Content-Length")) {
+			if (++ncl > 1 || h->vlen == 0 || h->vlen > 18)
+				return -1;
+			for (k = 0; k < h->vlen; k++) {
+				if (h->value[k] < '0' || h->value[k] > '9')
+					return -1;
+				b->remaining = b->remaining * 10 +
+				    (h->value[k] - '0');
+			}
+			b->kind = BODY_LENGTH;
+		} else if (httpmsg_name_is(h, "Transfer-Encoding")) {
+			if (++nte > 1 || h->vlen != 7 ||
+			    strncasecmp(h->value, "chunked", 7) != 0)
+				return -1;
+			b->kind = BODY_CHUNKED;
+		}
+	}
+	if (ncl > 0 && nte > 0)
+		return -1;
+	return 0;
+}
+
+static int
+chunk_size(const char *s, size_t len, uint64_t *out)
+{
+	uint64_t v = 0;
+	size_t i;
+	int d;
+
+	for (i = 0; i < len && s[i] != ';' && s[i] != ' ' && s[i] != '\t';
+	    i++) {
+		if (s[i] >= '0' && s[i] <= '9')
+			d = s[i] - '0';
+		else if ((s[i] | 0x20) >= 'a' && (s[i] | 0x20) <= 'f')
+			d = (s[i] | 0x20) - 'a' + 10;
+		else
+			return -1;
+		if (v > (UINT64_MAX >> 4))
+			return -1;
+		v = v << 4 | (unsigned)d;
+	}
+	if (i == 0)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* Move one line (with its end) from in to out; 0: not all there yet. */
+static int
+move_line(struct evbuffer *in, struct evbuffer *out, char *line,
+    size_t cap, size_t *len)
+{
+	struct evbuffer_ptr eol;
+	size_t eol_len;
+
+	eol = evbuffer_search_eol(in, NULL, &eol_len, EVBUFFER_EOL_CRLF);
+	if (eol.pos == -1)
+		return evbuffer_get_length(in) > cap ? -1 : 0;
+	if ((size_t)eol.pos > cap)
+		return -1;
+	evbuffer_copyout(in, line, eol.pos);
+	*len = eol.pos;
+	if (evbuffer_remove_buffer(in, out, eol.pos + eol_len) == -1)
+		return -1;
+	return 1;
+}
+
+/*
+ * Move body bytes from in to out as the framing allows.  Returns 1 when
+ * the body is complete, 0 when more is needed, -1 on a framing error.
+ */
+int
+httpmsg_relay_body(struct httpmsg_body *b, struct evbuffer *in,
+    struct evbuffer *out)
+{
+	char line[1024];
+	size_t n, len;
+	int rv;
+
+	for (;;) {
+		switch (b->kind) {
+		case BODY_NONE:
+			return 1;
+		case BODY_UNTIL_CLOSE:
+			evbuffer_add_buffer(out, in);
+			return 0;
+		case BODY_LENGTH:
+		case BODY_CHUNK_DATA:
+			n = evbuffer_get_length(in);
+			if (n > b->remaining)
+				n = b->remaining;
+			if (n > 0 && evbuffer_remove_buffer(in, out, n) == -1)
+				return -1;
+			b->remaining -= n;
+			if (b->remaining > 0)
+				return 0;
+			if (b->kind == BODY_LENGTH)
+				return 1;
+			b->kind = BODY_CHUNK_END;
+			break;
+		case BODY_CHUNKED:
+			if ((rv = move_line(in, out, line, sizeof(line),
+			    &len)) != 1)
+				return rv;
+			if (chunk_size(line, len, &b->remaining) == -1)
+				return -1;
+			b->kind = b->remaining ? BODY_CHUNK_DATA :
+			    BODY_TRAILER;
+			break;
+		case BODY_CHUNK_END:
+			if ((rv = move_line(in, out, line, sizeof(line),
+			    &len)) != 1)
+				return rv;
+			if (len != 0)
+				return -1;
+			b->kind = BODY_CHUNKED;
+			break;
+		case BODY_TRAILER:
+			if ((rv = move_line(in, out, line, sizeof(line),
+			    &len)) != 1)
+				return rv;
+			if (len == 0)
+				return 1;
+			break;
+		}
+	}
+}

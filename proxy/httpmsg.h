@@ -1,0 +1,57 @@
+/* HTTP/1.x heads and body framing, without sockets.  Internal to proxy/. */
+#ifndef PROXY_HTTPMSG_H
+#define PROXY_HTTPMSG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <event2/buffer.h>
+
+#define HTTPMSG_MAX_HEADERS	128
+
+enum {
+	HTTPMSG_OK = 0,
+	HTTPMSG_BAD = -1,	/* malformed */
+	HTTPMSG_TOO_BIG = -2	/* too many header lines */
+};
+
+struct httpmsg_header {
+	char	*name, *value;	/* into the head's buffer, not terminated */
+	size_t	 nlen, vlen;
+};
+
+struct httpmsg {
+	char			*start;		/* request or status line */
+	size_t			 slen;
+	struct httpmsg_header	 headers[HTTPMSG_MAX_HEADERS];
+	size_t			 nheaders;
+};
+
+enum body_kind {
+	BODY_NONE,
+	BODY_LENGTH,
+	BODY_CHUNKED,		/* at a chunk-size line */
+	BODY_CHUNK_DATA,
+	BODY_CHUNK_END,		/* the CRLF after a chunk's data */
+	BODY_TRAILER,
+	BODY_UNTIL_CLOSE
+};
+
+struct httpmsg_body {
+	enum body_kind	 kind;
+	uint64_t	 remaining;
+};
+
+/* Offset just past the head's empty line in in, or 0 if not yet there. */
+size_t	 httpmsg_head_end(struct evbuffer *in, size_t limit);
+/* Split a head (buf is modified in place only by reference). */
+int	 httpmsg_parse(char *buf, size_t len, struct httpmsg *);
+bool	 httpmsg_name_is(const struct httpmsg_header *, const char *);
+bool	 httpmsg_value_has(const char *, size_t, const char *token);
+/* The body framing of a message head; -1 on a smuggling shape. */
+int	 httpmsg_framing(const struct httpmsg *, struct httpmsg_body *);
+int	 httpmsg_relay_body(struct httpmsg_body *, struct evbuffer *in,
+	    struct evbuffer *out);
+
+#endif

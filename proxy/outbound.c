@@ -1,0 +1,236 @@
+/*
+ * One outbound attempt (SPEC 3.3): judge the target, resolve a name once,
+ * judge every address, then connect to the checked addresses in order,
+ * each within connect_timeout.  Never a second resolution.
+ */
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "proxy/internal.h"
+
+struct outbound {
+	struct proxy		*px;
+	struct gen		*gen;
+	struct egress_target	 target;
+	struct egress_verdict	 verdict;
+	struct dns_query	*query;
+	struct egress_addr	 addrs[DNS_MAX_ADDRS];
+	size_t			 naddrs, next;
+	int			 fd;
+	struct event		*ev;		/* connect, or a deferred result */
+	enum egress_reason	 last_failure;
+	outbound_cb		 cb;
+	void			*arg;
+};
+
+static void	connect_next(struct outbound *);
+
+static void
+ob_free(struct outbound *ob)
+{
+	if (ob->query != NULL)
+		dns_cancel(ob->query);
+	if (ob->ev != NULL)
+		event_free(ob->ev);
+	if (ob->fd != -1)
+		close(ob->fd);
+	gen_release(ob->gen);
+	free(ob);
+}
+
+/* Hand the result over and free: the callback may start anything. */
+static void
+ob_finish(struct outbound *ob, enum egress_reason reason)
+{
+	struct outbound_result res = { .fd = ob->fd, .reason = reason };
+	outbound_cb cb = ob->cb;
+	void *arg = ob->arg;
+
+	if (ob->fd != -1)
+		res.addr = ob->addrs[ob->next - 1];
+	ob->fd = -1;
+	ob_free(ob);
+	cb(&res, arg);
+}
+
+static void
+deferred_cb(evutil_socket_t fd, short ev, void *arg)
+{
+	struct outbound *ob = arg;
+
+	if (ob->verdict.decision == EGRESS_ALLOW)
+		connect_next(ob);
+	else
+		ob_finish(ob, ob->verdict.reason);
+}
+
+/*
+ * Go on from the event loop, never from inside outbound_start: report a
+ * verdict already known, or connect to an address literal.
+ */
+static int
+ob_defer(struct outbound *ob)
+{
+	struct timeval tv = { 0, 0 };
+
+	ob->ev = evtimer_new(ob->px->base, deferred_cb, ob);
+	if (ob->ev == NULL || evtimer_add(ob->ev, &tv) == -1)
+		return -1;
+	return 0;
+}
+
+static void
+sockaddr_of(const struct egress_addr *a, uint16_t port,
+    struct sockaddr_storage *ss, socklen_t *len)
+{
+	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	if (egress_addr_is_v4(a)) {
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons(port);
+		sin->sin_addr.s_addr = htonl(egress_addr_v4(a));
+		*len = sizeof(*sin);
+	} else {
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons(port);
+		memcpy(sin6->sin6_addr.s6_addr, a->b, 16);
+		*len = sizeof(*sin6);
+	}
+}
+
+static void
+connect_cb(evutil_socket_t fd, short ev, void *arg)
+{
+	struct outbound *ob = arg;
+	socklen_t len = sizeof(int);
+	int err = 0;
+
+	if (ev & EV_TIMEOUT) {
+		ob->last_failure = EGRESS_R_CONNECT_TIMEOUT;
+	} else if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) == -1 ||
+	    err != 0) {
+		ob->last_failure = EGRESS_R_CONNECT_FAILED;
+	} else {
+		event_free(ob->ev);
+		ob->ev = NULL;
+		ob_finish(ob, ob->verdict.reason);
+		return;
+	}
+	close(ob->fd);
+	ob->fd = -1;
+	connect_next(ob);
+}
+
+/* Try the next checked address; report when none is left. */
+static void
+connect_next(struct outbound *ob)
+{
+	struct timeval tv;
+	struct sockaddr_storage ss;
+	socklen_t len;
+	uint32_t ms = ob->gen->conf->connect_timeout;
+	int one = 1;
+
+	while (ob->next < ob->naddrs) {
+		sockaddr_of(&ob->addrs[ob->next++], ob->target.port, &ss, &len);
+		ob->fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK |
+		    SOCK_CLOEXEC, IPPROTO_TCP);
+		if (ob->fd == -1) {
+			ob->last_failure = EGRESS_R_CONNECT_FAILED;
+			continue;
+		}
+		(void)setsockopt(ob->fd, IPPROTO_TCP, TCP_NODELAY, &one,
+		    sizeof(one));
+		if (connect(ob->fd, (struct sockaddr *)&ss, len) == -1 &&
+		    errno != EINPROGRESS) {
+			ob->last_failure = EGRESS_R_CONNECT_FAILED;
+			close(ob->fd);
+			ob->fd = -1;
+			continue;
+		}
+		if (ob->ev != NULL)
+			event_free(ob->ev);
+		ob->ev = event_new(ob->px->base, ob->fd, EV_WRITE, connect_cb,
+		    ob);
+		tv.tv_sec = ms / 1000;
+		tv.tv_usec = (ms % 1000) * 1000;
+		if (ob->ev == NULL || event_add(ob->ev, &tv) == -1) {
+			ob->last_failure = EGRESS_R_CONNECT_FAILED;
+			close(ob->fd);
+			ob->fd = -1;
+			continue;
+		}
+		return;
+	}
+	ob_finish(ob, ob->last_failure);
+}
+
+static void
+resolved(enum dns_status st, const struct egress_addr *addrs, size_t n,
+    void *arg)
+{
+	struct outbound *ob = arg;
+	struct egress_verdict v;
+
+	ob->query = NULL;
+	if (st != DNS_OK)
+		n = 0;
+	egress_judge_addrs(ob->gen->conf->policy, &ob->target, &ob->verdict,
+	    addrs, n, ob->px->loop, ob->px->nloop, &v);
+	if (v.decision != EGRESS_ALLOW) {
+		ob_finish(ob, v.reason);
+		return;
+	}
+	ob->verdict = v;
+	memcpy(ob->addrs, addrs, n * sizeof(addrs[0]));
+	ob->naddrs = n;
+	connect_next(ob);
+}
+
+struct outbound *
+outbound_start(struct proxy *px, struct gen *gen,
+    const struct egress_target *t, outbound_cb cb, void *arg)
+{
+	struct outbound *ob;
+
+	if ((ob = calloc(1, sizeof(*ob))) == NULL)
+		return NULL;
+	ob->px = px;
+	ob->gen = gen_hold(gen);
+	ob->target = *t;
+	ob->fd = -1;
+	ob->cb = cb;
+	ob->arg = arg;
+	ob->last_failure = EGRESS_R_CONNECT_FAILED;
+	egress_judge_target(gen->conf->policy, t, px->loop, px->nloop,
+	    &ob->verdict);
+	if (ob->verdict.decision == EGRESS_ALLOW) {
+		ob->addrs[0] = t->addr;
+		ob->naddrs = 1;
+	} else if (ob->verdict.decision == EGRESS_RESOLVE) {
+		ob->query = dns_resolve(gen->dns, t->host, resolved, ob);
+		if (ob->query != NULL)
+			return ob;
+		ob->verdict.decision = EGRESS_DENY;
+		ob->verdict.reason = EGRESS_R_DNS_FAILURE;
+	}
+	if (ob_defer(ob) == -1) {
+		ob_free(ob);
+		return NULL;
+	}
+	return ob;
+}
+
+void
+outbound_cancel(struct outbound *ob)
+{
+	if (ob != NULL)
+		ob_free(ob);
+}

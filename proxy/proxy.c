@@ -1,0 +1,367 @@
+/*
+ * The proxy as a whole: listeners, the policy generation in force, the
+ * connection count and limit, reload and drain.
+ */
+#include <errno.h>
+#include <ifaddrs.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "proxy/internal.h"
+
+#define ACCEPT_RETRY_MS	100	/* pause after EMFILE, rather than spin */
+
+struct gen *
+gen_hold(struct gen *g)
+{
+	g->refs++;
+	return g;
+}
+
+void
+gen_release(struct gen *g)
+{
+	if (g == NULL || --g->refs > 0)
+		return;
+	dns_resolver_free(g->dns);
+	conf_free(g->conf);
+	free(g);
+}
+
+static struct gen *
+gen_new(struct event_base *base, struct conf *c, char *err, size_t errlen)
+{
+	struct dns_server servers[CONF_MAX_RESOLVERS];
+	struct gen *g;
+	size_t i;
+
+	if ((g = calloc(1, sizeof(*g))) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	for (i = 0; i < c->nresolver; i++) {
+		servers[i].addr = c->resolver[i].addr;
+		servers[i].port = c->resolver[i].port;
+	}
+	g->dns = dns_resolver_new(base, c->nresolver ? servers : NULL,
+	    c->nresolver, c->dns_timeout, err, errlen);
+	if (g->dns == NULL) {
+		free(g);
+		return NULL;
+	}
+	g->conf = c;
+	g->refs = 1;
+	return g;
+}
+
+struct proxy *
+proxy_new(struct event_base *base, struct conf *c, struct dlog *log,
+    char *err, size_t errlen)
+{
+	struct proxy *px;
+
+	if ((px = calloc(1, sizeof(*px))) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	px->base = base;
+	px->log = log;
+	TAILQ_INIT(&px->listeners);
+	TAILQ_INIT(&px->conns);
+	if ((px->gen = gen_new(base, c, err, errlen)) == NULL) {
+		free(px);
+		return NULL;
+	}
+	return px;
+}
+
+static void
+listener_free(struct listener *l)
+{
+	evconnlistener_free(l->evl);
+	if (l->retry != NULL)
+		event_free(l->retry);
+	free(l);
+}
+
+static void
+close_listeners(struct proxy *px)
+{
+	struct listener *l;
+
+	while ((l = TAILQ_FIRST(&px->listeners)) != NULL) {
+		TAILQ_REMOVE(&px->listeners, l, entry);
+		listener_free(l);
+	}
+}
+
+void
+proxy_free(struct proxy *px)
+{
+	struct conn *c;
+
+	if (px == NULL)
+		return;
+	close_listeners(px);
+	while ((c = TAILQ_FIRST(&px->conns)) != NULL)
+		conn_close(c);
+	if (px->drain_timer != NULL)
+		event_free(px->drain_timer);
+	gen_release(px->gen);
+	free(px);
+}
+
+bool
+conn_over_limit(const struct proxy *px)
+{
+	return px->nconns >= px->gen->conf->max_connections;
+}
+
+static void
+accept_cb(struct evconnlistener *evl, evutil_socket_t fd,
+    struct sockaddr *sa, int salen, void *arg)
+{
+	struct listener *l = arg;
+
+	conn_accept(l->px, fd, sa, salen);
+}
+
+static void
+retry_cb(evutil_socket_t fd, short ev, void *arg)
+{
+	struct listener *l = arg;
+
+	if (!l->px->draining)
+		evconnlistener_enable(l->evl);
+}
+
+/*
+ * Out of descriptors: pause this listener briefly instead of spinning on
+ * a connection we cannot accept.
+ */
+static void
+accept_error_cb(struct evconnlistener *evl, void *arg)
+{
+	struct listener *l = arg;
+	struct timeval tv = { 0, ACCEPT_RETRY_MS * 1000 };
+	int e = EVUTIL_SOCKET_ERROR();
+
+	if (e != EMFILE && e != ENFILE && e != ENOBUFS && e != ENOMEM)
+		return;
+	evconnlistener_disable(evl);
+	evtimer_add(l->retry, &tv);
+}
+
+/* Remember where we listen, so a request can never loop back to us. */
+static void
+add_loop(struct proxy *px, const struct egress_addr *a, uint16_t port)
+{
+	if (px->nloop == sizeof(px->loop) / sizeof(px->loop[0]))
+		return;
+	px->loop[px->nloop].addr = *a;
+	px->loop[px->nloop].port = port;
+	px->nloop++;
+}
+
+/* A wildcard listener is reachable on every local address. */
+static void
+add_loop_wildcard(struct proxy *px, uint16_t port)
+{
+	struct ifaddrs *ifa, *i;
+	struct egress_addr a;
+
+	if (getifaddrs(&ifa) == -1)
+		return;
+	for (i = ifa; i != NULL; i = i->ifa_next) {
+		if (i->ifa_addr == NULL)
+			continue;
+		if (i->ifa_addr->sa_family == AF_INET)
+			egress_addr_from_v4(&a, ntohl(((struct sockaddr_in *)
+			    i->ifa_addr)->sin_addr.s_addr));
+		else if (i->ifa_addr->sa_family == AF_INET6)
+			egress_addr_from_v6(&a, ((struct sockaddr_in6 *)
+			    i->ifa_addr)->sin6_addr.s6_addr);
+		else
+			continue;
+		add_loop(px, &a, port);
+	}
+	freeifaddrs(ifa);
+}
+
+static void
+sockaddr_from(struct sockaddr_storage *ss, socklen_t *len,
+    const struct conf_sockaddr *ca)
+{
+	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	if (egress_addr_is_v4(&ca->addr)) {
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons(ca->port);
+		sin->sin_addr.s_addr = htonl(egress_addr_v4(&ca->addr));
+		*len = sizeof(*sin);
+	} else {
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons(ca->port);
+		memcpy(sin6->sin6_addr.s6_addr, ca->addr.b, 16);
+		*len = sizeof(*sin6);
+	}
+}
+
+static uint16_t
+bound_port(int fd)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+
+	if (getsockname(fd, (struct sockaddr *)&ss, &len) == -1)
+		return 0;
+	if (ss.ss_family == AF_INET)
+		return ntohs(((struct sockaddr_in *)&ss)->sin_port);
+	return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+}
+
+int
+proxy_listen_fd(struct proxy *px, int fd, const struct conf_sockaddr *as,
+    char *err, size_t errlen)
+{
+	struct listener *l;
+	struct egress_addr any;
+
+	if ((l = calloc(1, sizeof(*l))) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	l->px = px;
+	l->retry = evtimer_new(px->base, retry_cb, l);
+	if (l->retry == NULL || evutil_make_socket_nonblocking(fd) == -1)
+		goto fail;
+	l->evl = evconnlistener_new(px->base, accept_cb, l,
+	    LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, -1, fd);
+	if (l->evl == NULL)
+		goto fail;
+	evconnlistener_set_error_cb(l->evl, accept_error_cb);
+	TAILQ_INSERT_TAIL(&px->listeners, l, entry);
+	add_loop(px, &as->addr, as->port);
+	egress_addr_from_v4(&any, 0);
+	if (memcmp(&as->addr, &any, sizeof(any)) == 0 ||
+	    (!egress_addr_is_v4(&as->addr) &&
+	    memcmp(&as->addr, &(struct egress_addr){ { 0 } }, 16) == 0))
+		add_loop_wildcard(px, as->port);
+	return 0;
+fail:
+	snprintf(err, errlen, "cannot serve listener: %s", strerror(errno));
+	if (l->retry != NULL)
+		event_free(l->retry);
+	free(l);
+	return -1;
+}
+
+int
+proxy_listen(struct proxy *px, const struct conf_sockaddr *ca, char *bound,
+    size_t boundlen, char *err, size_t errlen)
+{
+	struct sockaddr_storage ss;
+	struct conf_sockaddr as = *ca;
+	socklen_t len;
+	int fd, one = 1;
+
+	sockaddr_from(&ss, &len, ca);
+	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+	    0);
+	if (fd == -1)
+		goto fail;
+	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) == -1)
+		goto fail;
+	if (ss.ss_family == AF_INET6 && setsockopt(fd, IPPROTO_IPV6,
+	    IPV6_V6ONLY, &one, sizeof(one)) == -1)
+		goto fail;
+	if (bind(fd, (struct sockaddr *)&ss, len) == -1 ||
+	    listen(fd, 4096) == -1)
+		goto fail;
+	as.port = bound_port(fd);
+	conf_sockaddr_format(&as, bound, boundlen);
+	if (proxy_listen_fd(px, fd, &as, err, errlen) == -1) {
+		close(fd);
+		return -1;
+	}
+	return 0;
+fail:
+	conf_sockaddr_format(ca, bound, boundlen);
+	snprintf(err, errlen, "listen %s: %s", bound, strerror(errno));
+	if (fd != -1)
+		close(fd);
+	return -1;
+}
+
+int
+proxy_reload(struct proxy *px, struct conf *c, char *err, size_t errlen)
+{
+	struct gen *g;
+
+	if ((g = gen_new(px->base, c, err, errlen)) == NULL)
+		return -1;
+	gen_release(px->gen);
+	px->gen = g;
+	return 0;
+}
+
+static void
+drain_finish(struct proxy *px)
+{
+	void (*done)(void *) = px->drain_done;
+
+	px->drain_done = NULL;
+	if (px->drain_timer != NULL)
+		evtimer_del(px->drain_timer);
+	if (done != NULL)
+		done(px->drain_arg);
+}
+
+static void
+drain_timeout_cb(evutil_socket_t fd, short ev, void *arg)
+{
+	struct proxy *px = arg;
+	struct conn *c;
+
+	while ((c = TAILQ_FIRST(&px->conns)) != NULL)
+		conn_close(c);
+	drain_finish(px);
+}
+
+/* Called by conn.c when a connection goes away. */
+void
+proxy_conn_gone(struct proxy *px)
+{
+	if (px->draining && px->nconns == 0 && px->drain_done != NULL)
+		drain_finish(px);
+}
+
+void
+proxy_drain(struct proxy *px, void (*done)(void *), void *arg)
+{
+	struct timeval tv;
+	uint32_t ms = px->gen->conf->drain_timeout;
+
+	px->draining = true;
+	px->drain_done = done;
+	px->drain_arg = arg;
+	close_listeners(px);
+	if (px->nconns == 0) {
+		drain_finish(px);
+		return;
+	}
+	px->drain_timer = evtimer_new(px->base, drain_timeout_cb, px);
+	if (px->drain_timer == NULL) {
+		drain_timeout_cb(-1, 0, px);
+		return;
+	}
+	tv.tv_sec = ms / 1000;
+	tv.tv_usec = (ms % 1000) * 1000;
+	evtimer_add(px->drain_timer, &tv);
+}

@@ -1,0 +1,79 @@
+/*
+ * proxy: HTTP CONNECT, HTTP forwarding and SOCKS5 on one port (SPEC 4),
+ * each request decided by egress/, names resolved once by dns/, every
+ * decision written to the decision log (SPEC 5).
+ */
+#ifndef PROXY_PROXY_H
+#define PROXY_PROXY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "conf/conf.h"
+
+struct event_base;
+struct proxy;
+struct dlog;
+
+/*
+ * The decision log: JSON lines to a file descriptor, with a running
+ * SHA-256 and count of exactly the bytes written (for the attestation).
+ */
+struct dlog_totals {
+	uint64_t	 records;
+	uint64_t	 allow, deny;
+	uint64_t	 by_reason[EGRESS_R_COUNT];
+	unsigned char	 sha256[32];
+};
+
+/* fd is written to, never closed here; run_id may be NULL. */
+struct dlog	*dlog_new(struct event_base *, int fd, const char *run_id);
+void		 dlog_free(struct dlog *);	/* flushes */
+int		 dlog_flush(struct dlog *);
+void		 dlog_totals(const struct dlog *, struct dlog_totals *);
+
+enum proxy_protocol {
+	PROXY_HTTP,
+	PROXY_HTTP_CONNECT,
+	PROXY_SOCKS5
+};
+
+/*
+ * Record one decision.  host may be "" and port 0 when the request never
+ * named a valid target; addr only on allow (NULL otherwise).
+ */
+void		 dlog_decision(struct dlog *, enum proxy_protocol,
+		    const char *host, uint16_t port, bool allow,
+		    enum egress_reason, const struct egress_addr *addr);
+
+/*
+ * The proxy.  It owns every conf handed to it (proxy_new, proxy_reload)
+ * and frees each once no request under way uses it.
+ */
+struct proxy	*proxy_new(struct event_base *, struct conf *,
+		    struct dlog *, char *err, size_t errlen);
+void		 proxy_free(struct proxy *);
+
+/*
+ * Bind and listen on addr (port 0: ephemeral).  Writes the bound address
+ * as text ("127.0.0.1:41234", "[::1]:41234") into bound.
+ */
+int		 proxy_listen(struct proxy *, const struct conf_sockaddr *,
+		    char *bound, size_t boundlen, char *err, size_t errlen);
+/* Serve an already bound, listening socket (run mode's namespace). */
+int		 proxy_listen_fd(struct proxy *, int fd,
+		    const struct conf_sockaddr *as_seen, char *err,
+		    size_t errlen);
+
+/* Use a new policy for new requests; requests under way keep theirs. */
+int		 proxy_reload(struct proxy *, struct conf *, char *err,
+		    size_t errlen);
+
+/*
+ * Stop accepting; let open connections finish for up to the conf's
+ * drain_timeout, then close the rest and call done.
+ */
+void		 proxy_drain(struct proxy *, void (*done)(void *), void *arg);
+
+#endif

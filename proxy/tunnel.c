@@ -1,0 +1,549 @@
+/*
+ * tunnel: relay bytes between two connected sockets with splice(2).
+ *
+ * Each direction (client -> origin, origin -> client) is a struct dir: a
+ * source socket, a destination socket and, once the source has first been
+ * readable, a pipe.  A round moves src -> pipe, then pipe -> dst, in the
+ * same callback.  A direction only reads its source while its pipe is
+ * empty, so at most one pipe of data is ever in flight each way: when dst
+ * cannot take what the pipe holds, the source's read event is removed and
+ * dst's write event added, and the swap back happens once the pipe has
+ * drained.  Idle tunnels hold no pipe and no write event: only two read
+ * events, the idle timer and this struct.
+ *
+ * A source whose socket type refuses splice (EINVAL), or a direction whose
+ * pipe cannot be made (out of descriptors), falls back to read(2)/send(2)
+ * through a TUNNEL_BUF_SZ heap buffer; the same one-buffer bound holds.
+ *
+ * The idle timer is not re-armed on I/O: I/O only records the time, and
+ * the timer, when it fires, either ends the tunnel or sleeps for the time
+ * still left.
+ */
+#include <sys/socket.h>
+#include <sys/time.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <event2/buffer.h>
+#include <event2/event.h>
+
+#include "proxy/tunnel.h"
+
+#define TUNNEL_PIPE_SZ	(256 * 1024)	/* asked for; the kernel may refuse */
+#define TUNNEL_PIPE_DEF	(64 * 1024)	/* Linux default pipe capacity */
+#define TUNNEL_BUF_SZ	(16 * 1024)	/* copy fallback buffer */
+#define TUNNEL_ROUNDS	8		/* fill+drain rounds per callback */
+
+enum { C2O, O2C };			/* struct tunnel.d[] */
+
+/* Outcome of one fill or drain step. */
+enum io {
+	IO_OK,		/* moved bytes; try more */
+	IO_AGAIN,	/* src empty, or dst full (maybe after a part) */
+	IO_EOF,		/* src said EOF */
+	IO_ERR		/* fatal; errno set */
+};
+
+/* struct dir.flags */
+#define D_EOF		0x01	/* src returned 0 */
+#define D_SHUT		0x02	/* drained and dst shut down: finished */
+#define D_COPY		0x04	/* splice refused: read/send fallback */
+#define D_RARMED	0x08	/* rev is pending */
+#define D_WARMED	0x10	/* wev is pending */
+
+struct tunnel;
+
+struct dir {
+	struct tunnel	*t;
+	struct event	*rev;		/* src readable */
+	struct event	*wev;		/* dst writable; made on first need */
+	char		*buf;		/* D_COPY only */
+	uint64_t	 bytes;		/* written to dst */
+	int		 src, dst;
+	int		 pipe[2];	/* -1 until src is first readable */
+	uint32_t	 inpipe;	/* bytes in the pipe */
+	uint32_t	 pipesz;	/* its capacity */
+	uint16_t	 boff, blen;	/* unsent part of buf: [boff, blen) */
+	uint8_t		 flags;
+};
+
+struct tunnel {
+	struct dir	 d[2];
+	struct event_base *base;
+	struct event	*timer;		/* NULL without idle timeout */
+	struct evbuffer	*early;		/* NULL once sent */
+	tunnel_done_cb	 cb;
+	void		*arg;
+	int64_t		 last_ms;	/* when a byte last moved */
+	uint32_t	 idle_ms;
+};
+
+static void	 read_cb(evutil_socket_t, short, void *);
+static void	 write_cb(evutil_socket_t, short, void *);
+
+static int64_t
+now_ms(struct tunnel *t)
+{
+	struct timeval tv;
+
+	/* Cached: no syscall inside a callback. */
+	if (event_base_gettimeofday_cached(t->base, &tv) == -1)
+		return t->last_ms;
+	return (int64_t)tv.tv_sec * 1000 + tv.tv_usec / 1000;
+}
+
+static void
+close_fd(int *fd)
+{
+	if (*fd != -1) {
+		(void)close(*fd);	/* nothing useful to do on error */
+		*fd = -1;
+	}
+}
+
+/* Bytes taken from src but not yet written to dst. */
+static size_t
+dir_pending(const struct dir *d)
+{
+	return (size_t)d->inpipe + (size_t)(d->blen - d->boff);
+}
+
+static void
+dir_release(struct dir *d)
+{
+	close_fd(&d->pipe[0]);
+	close_fd(&d->pipe[1]);
+	free(d->buf);
+	d->buf = NULL;
+}
+
+static int
+pipe_open(struct dir *d)
+{
+	int p[2], sz;
+
+	if (pipe2(p, O_NONBLOCK | O_CLOEXEC) == -1)
+		return -1;
+	d->pipe[0] = p[0];
+	d->pipe[1] = p[1];
+	/* Bigger pipe, fewer rounds; refused past pipe-user-pages-soft. */
+	sz = fcntl(d->pipe[1], F_SETPIPE_SZ, TUNNEL_PIPE_SZ);
+	if (sz == -1)
+		sz = fcntl(d->pipe[1], F_GETPIPE_SZ);
+	d->pipesz = sz > 0 ? (uint32_t)sz : TUNNEL_PIPE_DEF;
+	return 0;
+}
+
+/* Switch d to read/send; bytes still in the pipe are sent first. */
+static int
+copy_start(struct dir *d)
+{
+	d->flags |= D_COPY;
+	if (d->inpipe == 0)
+		dir_release(d);
+	if ((d->buf = malloc(TUNNEL_BUF_SZ)) == NULL)
+		return -1;
+	d->boff = d->blen = 0;
+	return 0;
+}
+
+static enum io
+copy_fill(struct dir *d)
+{
+	ssize_t n;
+
+	n = read(d->src, d->buf, TUNNEL_BUF_SZ);
+	if (n > 0) {
+		d->boff = 0;
+		d->blen = (uint16_t)n;
+		return IO_OK;
+	}
+	if (n == 0) {
+		d->flags |= D_EOF;
+		return IO_EOF;
+	}
+	if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+		return IO_AGAIN;
+	return IO_ERR;
+}
+
+/* Refill buf from what splice left in the pipe before the switch. */
+static enum io
+copy_from_pipe(struct dir *d)
+{
+	size_t want = d->inpipe < TUNNEL_BUF_SZ ? d->inpipe : TUNNEL_BUF_SZ;
+	ssize_t n;
+
+	n = read(d->pipe[0], d->buf, want);
+	if (n <= 0) {
+		if (n == 0)
+			errno = EIO;	/* we hold the write end */
+		return IO_ERR;
+	}
+	d->inpipe -= (uint32_t)n;
+	d->boff = 0;
+	d->blen = (uint16_t)n;
+	if (d->inpipe == 0) {
+		close_fd(&d->pipe[0]);
+		close_fd(&d->pipe[1]);
+	}
+	return IO_OK;
+}
+
+static enum io
+copy_drain(struct dir *d)
+{
+	ssize_t n;
+
+	while (dir_pending(d) > 0) {
+		if (d->boff == d->blen && copy_from_pipe(d) == IO_ERR)
+			return IO_ERR;
+		n = send(d->dst, d->buf + d->boff, d->blen - d->boff,
+		    MSG_NOSIGNAL);
+		if (n == -1) {
+			if (errno == EAGAIN || errno == EWOULDBLOCK ||
+			    errno == EINTR)
+				return IO_AGAIN;
+			return IO_ERR;
+		}
+		d->boff += (uint16_t)n;
+		d->bytes += (uint64_t)n;
+		if (d->boff < d->blen)
+			return IO_AGAIN;	/* short: dst is full */
+	}
+	return IO_OK;
+}
+
+/* src -> pipe.  Only called with the pipe empty, so EAGAIN means src is. */
+static enum io
+dir_fill(struct dir *d)
+{
+	ssize_t n;
+
+	if (d->flags & D_COPY)
+		return copy_fill(d);
+	if (d->pipe[0] == -1 && pipe_open(d) == -1) {
+		/* Out of descriptors or pipe quota: copy instead. */
+		if (copy_start(d) == -1)
+			return IO_ERR;
+		return copy_fill(d);
+	}
+	n = splice(d->src, NULL, d->pipe[1], NULL, d->pipesz,
+	    SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
+	if (n > 0) {
+		d->inpipe += (uint32_t)n;
+		return IO_OK;
+	}
+	if (n == 0) {
+		d->flags |= D_EOF;
+		return IO_EOF;
+	}
+	if (errno == EAGAIN || errno == EINTR)
+		return IO_AGAIN;
+	if (errno == EINVAL) {
+		/* This socket type cannot be spliced from. */
+		if (copy_start(d) == -1)
+			return IO_ERR;
+		return copy_fill(d);
+	}
+	return IO_ERR;
+}
+
+/* pipe -> dst.  A short write means dst is full: wait for EV_WRITE. */
+static enum io
+dir_drain(struct dir *d)
+{
+	ssize_t n;
+
+	if (d->flags & D_COPY)
+		return copy_drain(d);
+	n = splice(d->pipe[0], NULL, d->dst, NULL, d->inpipe,
+	    SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
+	if (n > 0) {
+		d->inpipe -= (uint32_t)n;
+		d->bytes += (uint64_t)n;
+		return d->inpipe == 0 ? IO_OK : IO_AGAIN;
+	}
+	if (n == 0) {
+		errno = EIO;		/* we hold the write end */
+		return IO_ERR;
+	}
+	if (errno == EAGAIN || errno == EINTR)
+		return IO_AGAIN;
+	if (errno == EINVAL) {
+		/* dst cannot be spliced to: send what the pipe holds. */
+		if (copy_start(d) == -1)
+			return IO_ERR;
+		return copy_drain(d);
+	}
+	return IO_ERR;
+}
+
+static int
+ev_set(struct event *ev, bool on, struct dir *d, uint8_t bit)
+{
+	if (on == ((d->flags & bit) != 0))
+		return 0;
+	if (on) {
+		if (event_add(ev, NULL) == -1)
+			return -1;
+		d->flags |= bit;
+	} else {
+		if (event_del(ev) == -1)
+			return -1;
+		d->flags &= (uint8_t)~bit;
+	}
+	return 0;
+}
+
+/*
+ * Make the pending events match the state: read src only while nothing
+ * is waiting for dst (backpressure), watch dst only while something is.
+ */
+static int
+dir_arm(struct dir *d)
+{
+	struct tunnel *t = d->t;
+	bool busy, rd;
+
+	busy = !(d->flags & D_SHUT) && (dir_pending(d) > 0 ||
+	    (d == &t->d[C2O] && t->early != NULL));
+	rd = !(d->flags & (D_EOF | D_SHUT)) && !busy;
+	if (ev_set(d->rev, rd, d, D_RARMED) == -1)
+		return -1;
+	if (busy && d->wev == NULL) {
+		d->wev = event_new(t->base, d->dst, EV_WRITE | EV_PERSIST,
+		    write_cb, d);
+		if (d->wev == NULL)
+			return -1;
+	}
+	if (d->wev != NULL && ev_set(d->wev, busy, d, D_WARMED) == -1)
+		return -1;
+	return 0;
+}
+
+/* Drained after EOF: pass the EOF on and let the pipe go. */
+static int
+dir_finish(struct dir *d)
+{
+	if (shutdown(d->dst, SHUT_WR) == -1)
+		return -1;
+	d->flags |= D_SHUT;
+	dir_release(d);
+	return 0;
+}
+
+/*
+ * Move what can be moved now, bounded so one busy tunnel cannot starve
+ * the others.  Returns -1 on error, 1 when the tunnel is finished, else 0.
+ */
+static int
+dir_run(struct dir *d)
+{
+	struct tunnel *t = d->t;
+	uint64_t before = d->bytes;
+	bool filled = false;
+	enum io r = IO_OK;
+	int i;
+
+	for (i = 0; i < TUNNEL_ROUNDS; i++) {
+		if (dir_pending(d) > 0 && (r = dir_drain(d)) != IO_OK)
+			break;
+		if (d->flags & D_EOF)
+			break;
+		if ((r = dir_fill(d)) != IO_OK)
+			break;
+		filled = true;
+	}
+	if (r == IO_ERR)
+		return -1;
+	/* Reading a stalled peer's bytes counts as activity too. */
+	if ((filled || d->bytes != before) && t->idle_ms != 0)
+		t->last_ms = now_ms(t);
+	if ((d->flags & (D_EOF | D_SHUT)) == D_EOF && dir_pending(d) == 0 &&
+	    dir_finish(d) == -1)
+		return -1;
+	if ((t->d[C2O].flags & t->d[O2C].flags & D_SHUT) != 0)
+		return 1;
+	return dir_arm(d);
+}
+
+/* Free everything but the sockets. */
+static void
+tunnel_release(struct tunnel *t)
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (t->d[i].rev != NULL)
+			event_free(t->d[i].rev);
+		if (t->d[i].wev != NULL)
+			event_free(t->d[i].wev);
+		dir_release(&t->d[i]);
+	}
+	if (t->timer != NULL)
+		event_free(t->timer);
+	if (t->early != NULL)
+		evbuffer_free(t->early);
+}
+
+/* Events are freed before the sockets close: epoll forgets them cleanly. */
+static void
+tunnel_close(struct tunnel *t)
+{
+	tunnel_release(t);
+	close_fd(&t->d[C2O].src);
+	close_fd(&t->d[O2C].src);
+}
+
+static void
+tunnel_end(struct tunnel *t)
+{
+	struct tunnel_stats st;
+
+	st.to_origin = t->d[C2O].bytes;
+	st.to_client = t->d[O2C].bytes;
+	tunnel_close(t);
+	t->cb(&st, t->arg);
+	free(t);
+}
+
+/* Early bytes go out before anything spliced; returns -1, 0 (more), 1. */
+static int
+early_flush(struct tunnel *t)
+{
+	struct dir *d = &t->d[C2O];
+	int n;
+
+	n = evbuffer_write(t->early, d->dst);
+	if (n == -1)
+		return (errno == EAGAIN || errno == EWOULDBLOCK ||
+		    errno == EINTR) ? 0 : -1;
+	d->bytes += (uint64_t)n;
+	if (n > 0 && t->idle_ms != 0)
+		t->last_ms = now_ms(t);
+	if (evbuffer_get_length(t->early) > 0)
+		return 0;
+	evbuffer_free(t->early);
+	t->early = NULL;
+	return 1;
+}
+
+static void
+read_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct dir *d = arg;
+
+	if (dir_run(d) != 0)
+		tunnel_end(d->t);
+}
+
+static void
+write_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct dir *d = arg;
+	struct tunnel *t = d->t;
+	int r;
+
+	if (d == &t->d[C2O] && t->early != NULL) {
+		if ((r = early_flush(t)) == -1) {
+			tunnel_end(t);
+			return;
+		}
+		if (r == 0)
+			return;		/* wev stays armed */
+	}
+	if (dir_run(d) != 0)
+		tunnel_end(t);
+}
+
+static int
+timer_arm(struct tunnel *t, uint32_t ms)
+{
+	struct timeval tv;
+
+	tv.tv_sec = ms / 1000;
+	tv.tv_usec = (suseconds_t)(ms % 1000) * 1000;
+	return event_add(t->timer, &tv);
+}
+
+/* Idle long enough: end.  Otherwise sleep for what is left. */
+static void
+timer_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct tunnel *t = arg;
+	int64_t idle;
+
+	idle = now_ms(t) - t->last_ms;
+	if (idle < 0)
+		idle = 0;		/* wall clock stepped back */
+	if (idle >= t->idle_ms || timer_arm(t,
+	    t->idle_ms - (uint32_t)idle) == -1)
+		tunnel_end(t);
+}
+
+static int
+dir_init(struct tunnel *t, struct dir *d, int src, int dst)
+{
+	d->t = t;
+	d->src = src;
+	d->dst = dst;
+	d->pipe[0] = d->pipe[1] = -1;
+	d->rev = event_new(t->base, src, EV_READ | EV_PERSIST, read_cb, d);
+	return d->rev == NULL ? -1 : 0;
+}
+
+struct tunnel *
+tunnel_new(struct event_base *base, int client_fd, int origin_fd,
+    struct evbuffer *early, uint32_t idle_timeout_ms, tunnel_done_cb cb,
+    void *arg)
+{
+	struct tunnel *t;
+
+	if (base == NULL || cb == NULL || client_fd < 0 || origin_fd < 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if ((t = calloc(1, sizeof(*t))) == NULL)
+		return NULL;
+	t->base = base;
+	t->cb = cb;
+	t->arg = arg;
+	t->idle_ms = idle_timeout_ms;
+	if (dir_init(t, &t->d[C2O], client_fd, origin_fd) == -1 ||
+	    dir_init(t, &t->d[O2C], origin_fd, client_fd) == -1)
+		goto fail;
+	if (early != NULL && evbuffer_get_length(early) > 0 &&
+	    (t->early = evbuffer_new()) == NULL)
+		goto fail;
+	if (idle_timeout_ms != 0) {
+		t->last_ms = now_ms(t);
+		t->timer = evtimer_new(base, timer_cb, t);
+		if (t->timer == NULL || timer_arm(t, idle_timeout_ms) == -1)
+			goto fail;
+	}
+	if (dir_arm(&t->d[C2O]) == -1 || dir_arm(&t->d[O2C]) == -1)
+		goto fail;
+	/* Last, so a failure leaves early untouched: moves, no copy. */
+	if (t->early != NULL && evbuffer_add_buffer(t->early, early) == -1)
+		goto fail;
+	return t;
+fail:
+	tunnel_release(t);
+	free(t);
+	return NULL;
+}
+
+void
+tunnel_free(struct tunnel *t)
+{
+	if (t == NULL)
+		return;
+	tunnel_close(t);
+	free(t);
+}

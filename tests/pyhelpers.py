@@ -1,0 +1,796 @@
+#!/usr/bin/env python3
+"""pyhelpers: servers and clients for the proxy integration tests (proxy.sh).
+
+    python3 tests/pyhelpers.py SUBCOMMAND [options]
+
+Servers (run in the background; each writes its port to --port-file
+atomically once listening; SIGTERM exits 0):
+
+    origin    HTTP/1.1 origin (keep-alive).  GET / answers "hello from
+              origin\\n"; every request is appended to --log as one JSON
+              object {"method", "path", "headers": [[name, value]...],
+              "body_len"}.
+    tlsorigin the same over TLS (--cert, --key).
+    canary    TCP listener that appends one line to --log per connection
+              ("connect PEER") and closes it.
+    xferd     byte-exact transfer peer: the client sends an 8-byte
+              big-endian count N, then its payload, then half-closes; the
+              server sends 8-byte N and N random bytes while it reads, then,
+              once both are done, sha256(received) and sha256(sent), and
+              closes.
+
+Clients (bounded by --timeout; exit 0 when the exchange went as asked):
+
+    raw       send REQ strings (Python escapes: \\r \\n \\x00) on one
+              connection, one response read for each, print a summary.
+    socks5    SOCKS5 exchange; prints "method .." and "reply .." in hex.
+    xfer      a multi-megabyte two-way transfer with xferd through
+              CONNECT or SOCKS5; compares both digests.
+    hold      open N CONNECT tunnels and keep them open.
+    urllib    GET URL through the proxy with urllib's ProxyHandler.
+    logcheck  validate a decision log (SPEC 5) and compare its records.
+    originhdr print the headers the origin saw for a path.
+    freeport  print a TCP port on 127.0.0.1 that nobody listens on.
+"""
+
+import argparse
+import codecs
+import hashlib
+import http.server
+import json
+import os
+import re
+import signal
+import socket
+import ssl
+import struct
+import sys
+import threading
+import time
+import urllib.request
+
+
+def write_port(path, port):
+    tmp = "%s.tmp.%d" % (path, os.getpid())
+    with open(tmp, "w", encoding="ascii") as f:
+        f.write("%d\n" % port)
+    os.replace(tmp, path)
+
+
+def on_signal(signum, frame):
+    os._exit(0)
+
+
+def append_line(path, line):
+    if path:
+        with open(path, "a", encoding="utf-8") as f:
+            f.write(line + "\n")
+
+
+def unescape(s):
+    return codecs.escape_decode(s.encode("utf-8"))[0]
+
+
+# ---------------------------------------------------------------- servers
+
+ORIGIN_BODY = b"hello from origin\n"
+TLS_BODY = b"hello over tls\n"
+
+
+def make_handler(logpath, body):
+    lock = threading.Lock()
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+        server_version = "testorigin"
+        sys_version = ""
+
+        def log_message(self, fmt, *args):
+            pass
+
+        def handle_any(self):
+            n = int(self.headers.get("Content-Length") or 0)
+            data = self.rfile.read(n) if n else b""
+            rec = {"method": self.command, "path": self.path,
+                   "headers": [[k, v] for k, v in self.headers.items()],
+                   "body_len": len(data)}
+            with lock:
+                append_line(logpath, json.dumps(rec))
+            out = body
+            if self.path.startswith("/size/"):
+                out = b"x" * int(self.path[6:])
+            self.send_response(200)
+            self.send_header("Content-Type", "text/plain")
+            self.send_header("Content-Length", str(len(out)))
+            self.end_headers()
+            if self.command != "HEAD":
+                self.wfile.write(out)
+
+        do_GET = do_POST = do_PUT = do_HEAD = do_DELETE = handle_any
+
+    return Handler
+
+
+class Server(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+
+def cmd_origin(a):
+    srv = Server((a.bind, a.port), make_handler(a.log, ORIGIN_BODY))
+    write_port(a.port_file, srv.server_address[1])
+    srv.serve_forever()
+
+
+def cmd_tlsorigin(a):
+    srv = Server((a.bind, a.port), make_handler(a.log, TLS_BODY))
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(a.cert, a.key)
+    srv.socket = ctx.wrap_socket(srv.socket, server_side=True,
+                                 do_handshake_on_connect=False)
+
+    # Handshake in the handler thread, not in accept().
+    orig = srv.finish_request
+
+    def finish_request(request, client_address):
+        request.settimeout(10)
+        try:
+            request.do_handshake()
+        except (OSError, ssl.SSLError):
+            return
+        orig(request, client_address)
+
+    srv.finish_request = finish_request
+    write_port(a.port_file, srv.server_address[1])
+    srv.serve_forever()
+
+
+def listen(bind, port):
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind((bind, port))
+    s.listen(128)
+    return s
+
+
+def cmd_canary(a):
+    s = listen(a.bind, a.port)
+    write_port(a.port_file, s.getsockname()[1])
+    # The log exists (empty) once listening.
+    open(a.log, "a").close()
+    while True:
+        c, peer = s.accept()
+        append_line(a.log, "connect %s:%d" % peer)
+        c.close()
+
+
+def recv_exact(sock, n):
+    buf = b""
+    while len(buf) < n:
+        d = sock.recv(n - len(buf))
+        if not d:
+            raise EOFError("EOF after %d of %d bytes" % (len(buf), n))
+        buf += d
+    return buf
+
+
+def xferd_conn(c):
+    try:
+        c.settimeout(30)
+        n = struct.unpack("!Q", recv_exact(c, 8))[0]
+        tx = hashlib.sha256()
+
+        def sender():
+            c.sendall(struct.pack("!Q", n))
+            left = n
+            while left:
+                chunk = os.urandom(min(left, 65536))
+                tx.update(chunk)
+                c.sendall(chunk)
+                left -= len(chunk)
+
+        t = threading.Thread(target=sender, daemon=True)
+        t.start()
+        rx = hashlib.sha256()
+        while True:
+            d = c.recv(65536)
+            if not d:
+                break
+            rx.update(d)
+        t.join()
+        c.sendall(rx.digest() + tx.digest())
+    except (OSError, EOFError, struct.error):
+        pass
+    finally:
+        c.close()
+
+
+def cmd_xferd(a):
+    s = listen(a.bind, a.port)
+    write_port(a.port_file, s.getsockname()[1])
+    while True:
+        c, _ = s.accept()
+        threading.Thread(target=xferd_conn, args=(c,), daemon=True).start()
+
+
+# ---------------------------------------------------------------- clients
+
+def connect_proxy(a):
+    s = socket.create_connection(("127.0.0.1", a.proxy), timeout=a.timeout)
+    s.settimeout(a.timeout)
+    return s
+
+
+class Reader:
+    """Buffered reads from a socket, with a deadline."""
+
+    def __init__(self, sock):
+        self.sock = sock
+        self.buf = b""
+        self.eof = False
+
+    def fill(self):
+        if self.eof:
+            return False
+        try:
+            d = self.sock.recv(65536)
+        except ConnectionResetError:
+            d = b""
+            self.reset = True
+        if not d:
+            self.eof = True
+            return False
+        self.buf += d
+        return True
+
+    def until(self, sep):
+        while sep not in self.buf:
+            if not self.fill():
+                return None
+        i = self.buf.index(sep) + len(sep)
+        out, self.buf = self.buf[:i], self.buf[i:]
+        return out
+
+    def take(self, n):
+        while len(self.buf) < n:
+            if not self.fill():
+                break
+        out, self.buf = self.buf[:n], self.buf[n:]
+        return out
+
+    def rest(self):
+        while self.fill():
+            pass
+        out, self.buf = self.buf, b""
+        return out
+
+
+def read_response(r, is_connect, is_head=False):
+    """Return (status line, [(name, value)], body, error)."""
+    head = r.until(b"\r\n\r\n")
+    if head is None:
+        return None, [], r.rest(), "no complete response head"
+    lines = head.decode("latin-1").split("\r\n")
+    status = lines[0]
+    hdrs = []
+    for ln in lines[1:]:
+        if not ln:
+            continue
+        k, _, v = ln.partition(":")
+        hdrs.append((k.strip(), v.strip()))
+    hd = {k.lower(): v for k, v in hdrs}
+    code = status.split(" ")[1] if len(status.split(" ")) > 1 else ""
+    if is_connect and code.startswith("2"):
+        return status, hdrs, b"", None
+    if is_head or code in ("204", "304"):
+        return status, hdrs, b"", None
+    if "content-length" in hd:
+        n = int(hd["content-length"])
+        body = r.take(n)
+        return status, hdrs, body, None if len(body) == n else "short body"
+    if "chunked" in hd.get("transfer-encoding", "").lower():
+        body = b""
+        while True:
+            ln = r.until(b"\r\n")
+            if ln is None:
+                return status, hdrs, body, "bad chunk"
+            n = int(ln.split(b";")[0].strip(), 16)
+            if n == 0:
+                r.until(b"\r\n")
+                break
+            body += r.take(n)
+            r.take(2)
+        return status, hdrs, body, None
+    return status, hdrs, r.rest(), None
+
+
+def cmd_raw(a):
+    """Send each REQ in turn, reading one response for each."""
+    t0 = time.monotonic()
+    try:
+        s = connect_proxy(a)
+    except OSError as e:
+        print("error connect: %s" % e)
+        return 1
+    r = Reader(s)
+    rc = 0
+    for i, req in enumerate(a.req):
+        data = unescape(req)
+        if i > 0 and a.gap:
+            time.sleep(a.gap)
+        try:
+            s.sendall(data)
+            if a.shut:
+                s.shutdown(socket.SHUT_WR)
+            status, hdrs, body, err = read_response(
+                r, data.startswith(b"CONNECT"), data.startswith(b"HEAD"))
+        except socket.timeout:
+            status, hdrs, body, err = None, [], b"", "timeout"
+        except OSError as e:
+            status, hdrs, body, err = None, [], b"", "os error: %s" % e
+        print("--- response %d" % (i + 1))
+        print("elapsed %.3f" % (time.monotonic() - t0))
+        if status is None:
+            print("status none")
+            print("error %s" % err)
+            rc = 1
+            break
+        print("statusline %s" % status)
+        print("status %s" % (status.split(" ")[1] if " " in status else "?"))
+        for k, v in hdrs:
+            print("header %s: %s" % (k.lower(), v))
+        print("body %s" % body.decode("latin-1").replace("\n", "\\n"))
+        if err:
+            print("error %s" % err)
+        hd = {k.lower(): v.lower() for k, v in hdrs}
+        closing = "close" in hd.get("connection", "")
+        last = i == len(a.req) - 1
+        if closing or (last and a.close_wait > 0):
+            s.settimeout(max(a.close_wait, 2.0) if closing else a.close_wait)
+            try:
+                more = r.rest()
+                print("closed yes")
+                if more:
+                    print("trailing %r" % more[:200])
+            except socket.timeout:
+                print("closed no")
+            except OSError:
+                print("closed yes")
+            s.settimeout(a.timeout)
+        if closing and not last:
+            print("--- stopped: connection closed by the proxy")
+            rc = 1
+            break
+    s.close()
+    return rc
+
+
+def hexs(b):
+    return " ".join("%02x" % x for x in b)
+
+
+def socks5_request(cmd, atyp, host, port, rawreq=None):
+    if rawreq is not None:
+        return bytes.fromhex(rawreq)
+    if atyp == 1:
+        addr = socket.inet_pton(socket.AF_INET, host)
+    elif atyp == 4:
+        addr = socket.inet_pton(socket.AF_INET6, host)
+    elif atyp == 3:
+        h = unescape(host)
+        addr = bytes([len(h)]) + h
+    else:
+        addr = b"\x7f\x00\x00\x01"
+    return bytes([5, cmd, 0, atyp]) + addr + struct.pack("!H", port)
+
+
+def read_socks_reply(s):
+    head = recv_exact(s, 4)
+    atyp = head[3]
+    if atyp == 1:
+        rest = recv_exact(s, 6)
+    elif atyp == 4:
+        rest = recv_exact(s, 18)
+    elif atyp == 3:
+        n = recv_exact(s, 1)
+        rest = n + recv_exact(s, n[0] + 2)
+    else:
+        rest = b""
+    return head + rest
+
+
+def socks5_connect(a, host, port, atyp=3):
+    """Greeting + CONNECT; returns the socket or raises."""
+    s = connect_proxy(a)
+    s.sendall(b"\x05\x01\x00")
+    m = recv_exact(s, 2)
+    if m != b"\x05\x00":
+        raise OSError("socks5 method reply %s" % hexs(m))
+    s.sendall(socks5_request(1, atyp, host, port))
+    rep = read_socks_reply(s)
+    if rep[1] != 0:
+        raise OSError("socks5 reply %s" % hexs(rep))
+    return s
+
+
+def cmd_socks5(a):
+    try:
+        s = connect_proxy(a)
+    except OSError as e:
+        print("error connect: %s" % e)
+        return 1
+    try:
+        methods = bytes.fromhex(a.methods)
+        s.sendall(bytes([5, len(methods)]) + methods)
+        try:
+            m = recv_exact(s, 2)
+        except EOFError:
+            print("method closed")
+            return 1
+        print("method %s" % hexs(m))
+        if m != b"\x05\x00":
+            try:
+                more = s.recv(100)
+                print("closed yes" if not more else "trailing %s" % hexs(more))
+            except socket.timeout:
+                print("closed no")
+            except OSError:
+                print("closed yes")
+            return 0
+        s.sendall(socks5_request(a.socks_cmd, a.atyp, a.host, a.dport, a.rawreq))
+        try:
+            rep = read_socks_reply(s)
+        except EOFError as e:
+            print("reply closed (%s)" % e)
+            return 1
+        print("reply %s" % hexs(rep))
+        if rep[1] != 0:
+            try:
+                more = s.recv(100)
+                print("closed yes" if not more else "trailing %s" % hexs(more))
+            except socket.timeout:
+                print("closed no")
+            except OSError:
+                print("closed yes")
+            return 0
+        if a.http is not None:
+            host = a.hosthdr or a.host
+            s.sendall(("GET %s HTTP/1.1\r\nHost: %s:%d\r\n"
+                       "Connection: close\r\n\r\n"
+                       % (a.http, host, a.dport)).encode())
+            status, hdrs, body, err = read_response(Reader(s), False)
+            print("statusline %s" % status)
+            print("body %s" % body.decode("latin-1").replace("\n", "\\n"))
+        return 0
+    except socket.timeout:
+        print("error timeout")
+        return 1
+    except OSError as e:
+        print("error %s" % e)
+        return 1
+    finally:
+        s.close()
+
+
+def open_tunnel(a, early=b""):
+    """A tunnel to a.host:a.port through CONNECT or SOCKS5."""
+    if a.via == "socks5":
+        s = socks5_connect(a, a.host, a.port,
+                           1 if re.match(r"^[0-9.]+$", a.host) else 3)
+        if early:
+            s.sendall(early)
+        return s, b""
+    s = connect_proxy(a)
+    target = "%s:%d" % (a.host, a.port)
+    s.sendall(("CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n"
+               % (target, target)).encode() + early)
+    r = Reader(s)
+    head = r.until(b"\r\n\r\n")
+    if head is None or not re.match(rb"HTTP/1\.[01] 200", head):
+        raise OSError("CONNECT refused: %r" % (head or r.buf)[:200])
+    return s, r.buf
+
+
+def cmd_xfer(a):
+    up = os.urandom(a.up)
+    header = struct.pack("!Q", a.down)
+    t0 = time.monotonic()
+    try:
+        early = header + up[:4096] if a.early else b""
+        s, extra = open_tunnel(a, early)
+    except (OSError, EOFError) as e:
+        print("FAIL tunnel: %s" % e)
+        return 1
+    s.settimeout(a.timeout)
+    if a.ready:
+        append_line(a.ready, "ready")
+    sent = 4096 if a.early else 0
+    errors = []
+
+    def sender():
+        try:
+            if not a.early:
+                s.sendall(header)
+            half = len(up) // 2
+            s.sendall(up[sent:max(half, sent)])
+            if a.pause:
+                time.sleep(a.pause)
+            s.sendall(up[max(half, sent):])
+            s.shutdown(socket.SHUT_WR)
+        except OSError as e:
+            errors.append("send: %s" % e)
+
+    t = threading.Thread(target=sender, daemon=True)
+    t.start()
+    got = bytearray(extra)
+    try:
+        while True:
+            d = s.recv(262144)
+            if not d:
+                break
+            got += d
+    except OSError as e:
+        errors.append("recv: %s" % e)
+    t.join(a.timeout)
+    s.close()
+    el = time.monotonic() - t0
+    if errors:
+        print("FAIL %s (got %d bytes, %.2fs)" % ("; ".join(errors),
+                                                len(got), el))
+        return 1
+    if len(got) < 8 + 64:
+        print("FAIL short reply: %d bytes (%.2fs)" % (len(got), el))
+        return 1
+    n = struct.unpack("!Q", bytes(got[:8]))[0]
+    body = bytes(got[8:-64])
+    rx, tx = bytes(got[-64:-32]), bytes(got[-32:])
+    problems = []
+    if n != a.down or len(body) != n:
+        problems.append("down length %d, announced %d, want %d"
+                        % (len(body), n, a.down))
+    if hashlib.sha256(body).digest() != tx:
+        problems.append("down sha256 differs")
+    if hashlib.sha256(up).digest() != rx:
+        problems.append("up sha256 differs (server saw other bytes)")
+    if problems:
+        print("FAIL %s (%.2fs)" % ("; ".join(problems), el))
+        return 1
+    print("ok up=%d down=%d sha256 match (%.2fs)" % (a.up, a.down, el))
+    return 0
+
+
+def cmd_hold(a):
+    socks = []
+    for i in range(a.n):
+        s = connect_proxy(a)
+        s.sendall(("CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n"
+                   % (a.target, a.target)).encode())
+        head = Reader(s).until(b"\r\n\r\n")
+        if head is None or not re.match(rb"HTTP/1\.[01] 200", head):
+            append_line(a.ready, "fail %r" % head)
+            return 1
+        socks.append(s)
+    append_line(a.ready, "ready %d" % len(socks))
+    time.sleep(a.seconds)
+    return 0
+
+
+def cmd_urllib(a):
+    for k in ("no_proxy", "NO_PROXY"):
+        os.environ.pop(k, None)
+    ph = urllib.request.ProxyHandler(
+        {"http": "http://127.0.0.1:%d" % a.proxy,
+         "https": "http://127.0.0.1:%d" % a.proxy})
+    opener = urllib.request.build_opener(ph)
+    try:
+        with opener.open(a.url, timeout=a.timeout) as resp:
+            sys.stdout.buffer.write(resp.read())
+        return 0
+    except urllib.error.HTTPError as e:
+        print("HTTPError %d %s" % (e.code, e.headers.get(
+            "X-Harn-Egress-Reason")))
+        return 1
+    except OSError as e:
+        print("error %s" % e)
+        return 1
+
+
+TS_RE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$")
+PROTOCOLS = {"http", "http_connect", "socks5"}
+REASONS = {"allow_rule", "default_allow", "deny_rule", "no_allow_rule",
+           "private_address", "metadata_address", "dns_failure",
+           "invalid_target", "invalid_request", "unsupported_command",
+           "proxy_loop", "connect_failed", "connect_timeout",
+           "limit_exceeded"}
+
+
+def check_record(line):
+    """Problems with one decision-log line (SPEC 5); [] when fine."""
+    try:
+        o = json.loads(line)
+    except ValueError as e:
+        return None, ["not JSON (%s)" % e]
+    p = []
+    if not isinstance(o, dict):
+        return None, ["not an object"]
+    keys = set(o)
+    want = {"ts", "protocol", "host", "port", "decision", "reason"}
+    if o.get("decision") == "allow":
+        want.add("addr")
+    if keys != want:
+        p.append("keys %s, want %s" % (sorted(keys), sorted(want)))
+    if not isinstance(o.get("ts"), str) or not TS_RE.match(o.get("ts", "")):
+        p.append("bad ts %r" % o.get("ts"))
+    if o.get("protocol") not in PROTOCOLS:
+        p.append("bad protocol %r" % o.get("protocol"))
+    if not isinstance(o.get("host"), str):
+        p.append("bad host %r" % o.get("host"))
+    port = o.get("port")
+    if not isinstance(port, int) or isinstance(port, bool) or \
+            not 0 <= port <= 65535:
+        p.append("bad port %r" % port)
+    if o.get("decision") not in ("allow", "deny"):
+        p.append("bad decision %r" % o.get("decision"))
+    if o.get("reason") not in REASONS:
+        p.append("bad reason %r" % o.get("reason"))
+    if o.get("decision") == "allow" and not isinstance(o.get("addr"), str):
+        p.append("bad addr %r" % o.get("addr"))
+    return o, p
+
+
+def cmd_logcheck(a):
+    try:
+        with open(a.file, "rb") as f:
+            raw = f.read()
+    except OSError as e:
+        print("cannot read log: %s" % e)
+        return 1
+    bad = 0
+    if raw and not raw.endswith(b"\n"):
+        print("log does not end with a newline")
+        bad += 1
+    lines = raw.decode("utf-8", "replace").split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    recs = []
+    for i, ln in enumerate(lines, 1):
+        o, p = check_record(ln)
+        if p:
+            bad += 1
+            print("line %d: %s: %s" % (i, "; ".join(p), ln[:300]))
+        recs.append(o)
+    if a.expect:
+        if len(recs) != len(a.expect):
+            bad += 1
+            print("%d records, want %d" % (len(recs), len(a.expect)))
+        for i, spec in enumerate(a.expect):
+            want = spec.split("|")
+            if i >= len(recs):
+                print("record %d missing, want %s" % (i + 1, spec))
+                continue
+            o = recs[i] or {}
+            fields = ["protocol", "host", "port", "decision", "reason",
+                      "addr"]
+            got = [o.get("protocol"), o.get("host"), o.get("port"),
+                   o.get("decision"), o.get("reason"), o.get("addr")]
+            for f, w, g in zip(fields, want, got):
+                alts = w.split(",")
+                gs = "" if g is None else str(g)
+                if w != "*" and gs not in alts:
+                    bad += 1
+                    print("record %d: %s %r, want %s  (%s)"
+                          % (i + 1, f, g, w, lines[i][:300]))
+    if a.count is not None and len(recs) != a.count:
+        bad += 1
+        print("%d records, want %d" % (len(recs), a.count))
+    print("%d records, %d problems" % (len(recs), bad))
+    return 1 if bad else 0
+
+
+def cmd_originhdr(a):
+    """Headers of the last request the origin saw for PATH."""
+    last = None
+    try:
+        with open(a.log, encoding="utf-8") as f:
+            for ln in f:
+                o = json.loads(ln)
+                if o["path"] == a.path:
+                    last = o
+    except OSError:
+        pass
+    if last is None:
+        print("no request for %s" % a.path)
+        return 1
+    for k, v in last["headers"]:
+        print("%s: %s" % (k.lower(), v))
+    return 0
+
+
+def cmd_freeport(a):
+    s = socket.socket()
+    s.bind((a.bind, 0))
+    print(s.getsockname()[1])
+    s.close()
+    return 0
+
+
+def main():
+    signal.signal(signal.SIGTERM, on_signal)
+    ap = argparse.ArgumentParser()
+    sub = ap.add_subparsers(dest="cmd", required=True)
+
+    def server(name, fn):
+        p = sub.add_parser(name)
+        p.add_argument("--bind", default="127.0.0.1")
+        p.add_argument("--port", type=int, default=0)
+        p.add_argument("--port-file", required=True)
+        p.add_argument("--log")
+        p.set_defaults(fn=fn)
+        return p
+
+    server("origin", cmd_origin)
+    p = server("tlsorigin", cmd_tlsorigin)
+    p.add_argument("--cert", required=True)
+    p.add_argument("--key", required=True)
+    server("canary", cmd_canary)
+    server("xferd", cmd_xferd)
+
+    def client(name, fn):
+        p = sub.add_parser(name)
+        p.add_argument("--proxy", type=int, required=True)
+        p.add_argument("--timeout", type=float, default=5.0)
+        p.set_defaults(fn=fn)
+        return p
+
+    p = client("raw", cmd_raw)
+    p.add_argument("--close-wait", type=float, default=0.0)
+    p.add_argument("--gap", type=float, default=0.0)
+    p.add_argument("--shut", action="store_true",
+                   help="half-close after sending")
+    p.add_argument("req", nargs="+")
+    p = client("socks5", cmd_socks5)
+    p.add_argument("--methods", default="00")
+    p.add_argument("--cmd", type=int, default=1, dest="socks_cmd")
+    p.add_argument("--atyp", type=int, default=3)
+    p.add_argument("--host", default="")
+    p.add_argument("--dport", type=int, default=80)
+    p.add_argument("--rawreq")
+    p.add_argument("--http")
+    p.add_argument("--hosthdr")
+    p.set_defaults(fn=cmd_socks5)
+    p = client("xfer", cmd_xfer)
+    p.add_argument("--via", choices=["connect", "socks5"], default="connect")
+    p.add_argument("--host", required=True)
+    p.add_argument("--port", type=int, required=True)
+    p.add_argument("--up", type=int, default=1 << 20)
+    p.add_argument("--down", type=int, default=1 << 20)
+    p.add_argument("--early", action="store_true")
+    p.add_argument("--pause", type=float, default=0.0)
+    p.add_argument("--ready")
+    p = client("hold", cmd_hold)
+    p.add_argument("--n", type=int, default=1)
+    p.add_argument("--target", required=True)
+    p.add_argument("--ready", required=True)
+    p.add_argument("--seconds", type=float, default=10.0)
+    p = client("urllib", cmd_urllib)
+    p.add_argument("url")
+    p = sub.add_parser("logcheck")
+    p.add_argument("file")
+    p.add_argument("--expect", action="append", default=[],
+                   help="protocol|host|port|decision|reason|addr, '*' any,"
+                   " ',' alternatives, empty addr: absent")
+    p.add_argument("--count", type=int)
+    p.set_defaults(fn=cmd_logcheck)
+    p = sub.add_parser("originhdr")
+    p.add_argument("log")
+    p.add_argument("path")
+    p.set_defaults(fn=cmd_originhdr)
+    p = sub.add_parser("freeport")
+    p.add_argument("--bind", default="127.0.0.1")
+    p.set_defaults(fn=cmd_freeport)
+    a = ap.parse_args()
+    return a.fn(a) or 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
