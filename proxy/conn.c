@@ -22,10 +22,13 @@ head_timeout_cb(evutil_socket_t fd, short ev, void *arg)
 	struct conn *c = arg;
 
 	/*
-	 * A connection that said nothing at all is closed without a word, and
-	 * so is one that would not read its refusal.
+	 * A connection that said nothing at all is closed without a word, as
+	 * is a kept-alive one that began no new request, and one that would
+	 * not read its refusal.
 	 */
-	if (c->state == CONN_SNIFF || c->state == CONN_CLOSING) {
+	if (c->state == CONN_SNIFF || c->state == CONN_CLOSING ||
+	    (c->state == CONN_HTTP_HEAD && c->req == NULL &&
+	    evbuffer_get_length(bufferevent_get_input(c->bev)) == 0)) {
 		conn_close(c);
 		return;
 	}

@@ -137,8 +137,9 @@ static void
 next_request(struct conn *c)
 {
 	http_free(c);
+	/* A reload applies from the next request on. */
 	gen_release(c->gen);
-	c->gen = gen_hold(c->px->gen);	/* a reload applies from here */
+	c->gen = gen_hold(c->px->gen);
 	c->logged = false;
 	memset(&c->target, 0, sizeof(c->target));
 	c->state = CONN_HTTP_HEAD;
@@ -500,50 +501,61 @@ relay_response_head(struct conn *c, struct evbuffer *in, struct evbuffer *out)
 	return 1;
 }
 
-static void
-origin_read_cb(struct bufferevent *bev, void *arg)
+/* Move what the origin sent: 1 response complete, 0 more to come, -1 bad. */
+static int
+pump_response(struct conn *c)
 {
-	struct conn *c = arg;
 	struct http_fwd *f = c->fwd;
-	struct evbuffer *in = bufferevent_get_input(bev);
+	struct evbuffer *in = bufferevent_get_input(f->origin);
 	struct evbuffer *out = bufferevent_get_output(c->bev);
 	int rv;
 
 	while (!f->resp_head) {
-		if ((rv = relay_response_head(c, in, out)) == -1) {
-			conn_close_after_flush(c);
-			return;
-		}
-		if (rv == 0)
-			return;
+		if ((rv = relay_response_head(c, in, out)) != 1)
+			return rv;
 	}
-	rv = httpmsg_relay_body(&f->resp, in, out);
-	if (rv == -1) {
+	return httpmsg_relay_body(&f->resp, in, out);
+}
+
+static void
+origin_read_cb(struct bufferevent *bev, void *arg)
+{
+	struct conn *c = arg;
+
+	switch (pump_response(c)) {
+	case -1:
 		conn_close_after_flush(c);
 		return;
-	}
-	if (rv == 1) {
+	case 1:
 		forward_done(c);
 		return;
 	}
-	if (evbuffer_get_length(out) >= RELAY_HIGH_WATER)
+	if (evbuffer_get_length(bufferevent_get_output(c->bev)) >=
+	    RELAY_HIGH_WATER)
 		bufferevent_disable(bev, EV_READ);
 }
 
+/*
+ * The origin closed or failed.  What it sent before still goes to the
+ * client; a response that was not complete ends the client connection.
+ */
 static void
 origin_event_cb(struct bufferevent *bev, short what, void *arg)
 {
 	struct conn *c = arg;
-	struct http_fwd *f = c->fwd;
+	int rv;
 
 	if (!(what & (BEV_EVENT_EOF | BEV_EVENT_ERROR | BEV_EVENT_TIMEOUT)))
 		return;
-	f->origin_eof = true;
-	/* What was read before the end still goes to the client. */
-	if (evbuffer_get_length(bufferevent_get_input(bev)) > 0)
-		origin_read_cb(bev, c);
-	if (c->fwd == f)
-		conn_close_after_flush(c);
+	c->fwd->origin_eof = true;
+	rv = pump_response(c);
+	if (rv == 1 || (rv == 0 && c->fwd->resp_head &&
+	    c->fwd->resp.kind == BODY_UNTIL_CLOSE)) {
+		c->fwd->resp.kind = BODY_UNTIL_CLOSE;	/* no reuse after EOF */
+		forward_done(c);
+		return;
+	}
+	conn_close_after_flush(c);
 }
 
 static void

@@ -201,6 +201,7 @@ request_cb(struct bufferevent *bev, void *arg)
 		return;
 	}
 	c->state = CONN_CONNECTING;
+	evtimer_del(c->head_timer);	/* connect_timeout rules from here */
 	bufferevent_disable(bev, EV_READ);
 	c->ob = outbound_start(c->px, c->gen, &c->target, connected_cb, c);
 	if (c->ob == NULL)

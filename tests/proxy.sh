@@ -1,0 +1,1211 @@
+#!/bin/sh
+# The proxy in service mode, end to end (SPEC 2, 3, 4, 5): HTTP forwarding,
+# CONNECT, SOCKS5, pinned DNS, refusals, limits, the decision log, signals.
+#
+# Everything runs on loopback: tests/dnsd.py answers the proxy's DNS
+# questions, tests/pyhelpers.py provides the origins (HTTP, TLS, a byte
+# transfer peer), canary listeners that must never be reached, and the raw
+# clients.  Each area is a function; areas that need their own policy start
+# their own proxy.  Every server started here is stopped at exit, and every
+# client has a timeout.
+#
+# Standalone: top_builddir=/path/to/build top_srcdir=/path/to/src sh tests/proxy.sh
+set -u
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
+
+H="$top_srcdir/tests/pyhelpers.py"
+DNSD="$top_srcdir/tests/dnsd.py"
+PY=${PYTHON:-python3}
+unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY ALL_PROXY all_proxy \
+    no_proxy NO_PROXY 2>/dev/null || true
+
+# ------------------------------------------------------------------ helpers
+
+BG_PIDS=""
+stop_bg() {
+	for p in $BG_PIDS; do
+		kill "$p" 2>/dev/null || true
+	done
+	for p in $BG_PIDS; do
+		n=0
+		while alive "$p" && [ $n -lt 20 ]; do
+			sleep 0.1
+			n=$((n + 1))
+		done
+		kill -9 "$p" 2>/dev/null || true
+	done
+}
+at_exit stop_bg
+
+# alive PID: the process exists and is not a zombie.
+alive() {
+	[ -r "/proc/$1/stat" ] || return 1
+	! sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | grep -q '^[ZX]'
+}
+
+# wait_gone PID TENTHS: wait until PID has exited; 1 when it has not.
+wait_gone() {
+	wn=0
+	while alive "$1"; do
+		[ $wn -ge "$2" ] && return 1
+		sleep 0.1
+		wn=$((wn + 1))
+	done
+	return 0
+}
+
+# wait_file FILE TENTHS [PID]: wait for FILE to be non-empty (while PID lives).
+wait_file() {
+	wn=0
+	while [ ! -s "$1" ]; do
+		[ $wn -ge "$2" ] && return 1
+		if [ $# -ge 3 ] && ! alive "$3"; then
+			sleep 0.1
+			[ -s "$1" ] && return 0
+			return 1
+		fi
+		sleep 0.1
+		wn=$((wn + 1))
+	done
+	return 0
+}
+
+now_ms() {
+	echo $(($(date +%s%N) / 1000000))
+}
+
+# start_server NAME SUBCOMMAND ARGS...: a pyhelpers server; sets SRV_PORT.
+start_server() {
+	sname=$1
+	shift
+	rm -f "$TMP/$sname.port"
+	$PY "$H" "$@" --port-file "$TMP/$sname.port" \
+	    >"$TMP/$sname.out" 2>&1 &
+	spid=$!
+	BG_PIDS="$BG_PIDS $spid"
+	SRV_PORT=""
+	if wait_file "$TMP/$sname.port" 50 "$spid"; then
+		SRV_PORT=$(head -n1 "$TMP/$sname.port")
+		return 0
+	fi
+	not_ok "test server $sname starts" "$(head -c 600 "$TMP/$sname.out")"
+	return 1
+}
+
+# start_proxy NAME POLICY [ARGS...]: start one proxy instance on
+# 127.0.0.1:0 with --port-file and --log $TMP/NAME.log; sets PX_PID and
+# PX_PORT.  Reports and returns 1 when it does not come up.
+start_proxy() {
+	pname=$1 ppol=$2
+	shift 2
+	rm -f "$TMP/$pname.port"
+	"$EGRESSD" --policy "$ppol" --listen 127.0.0.1:0 \
+	    --port-file "$TMP/$pname.port" --log "$TMP/$pname.log" "$@" \
+	    >"$TMP/$pname.stdout" 2>"$TMP/$pname.stderr" &
+	PX_PID=$!
+	BG_PIDS="$BG_PIDS $PX_PID"
+	PX_PORT=""
+	if wait_file "$TMP/$pname.port" 50 "$PX_PID"; then
+		PX_PORT=$(head -n1 "$TMP/$pname.port")
+		# The stdout line is flushed once accepting.
+		wait_file "$TMP/$pname.stdout" 20 "$PX_PID" || true
+		return 0
+	fi
+	if alive "$PX_PID"; then
+		kill "$PX_PID" 2>/dev/null
+		prc="still running after 5 s"
+	else
+		wait "$PX_PID"
+		prc="exit $?"
+	fi
+	not_ok "$pname: the proxy starts (--port-file written)" "$prc" \
+	    "stdout: $(head -c 300 "$TMP/$pname.stdout")" \
+	    "stderr: $(head -c 300 "$TMP/$pname.stderr")"
+	return 1
+}
+
+# stop_proxy NAME PID: SIGTERM, wait (bounded); sets STOP_RC (-1: hung).
+stop_proxy() {
+	STOP_RC=-1
+	kill -TERM "$2" 2>/dev/null || true
+	if wait_gone "$2" 60; then
+		wait "$2"
+		STOP_RC=$?
+	else
+		kill -9 "$2" 2>/dev/null || true
+	fi
+}
+
+CURL() {
+	curl -q -sS --max-time 5 --noproxy '' "$@"
+}
+
+# raw PORT REQ...: one connection, one response read per request, summary
+# in $TMP/raw.out.
+raw() {
+	rport=$1
+	shift
+	$PY "$H" raw --proxy "$rport" "$@" >"$TMP/raw.out" 2>&1 || true
+}
+
+# field KEY [FILE]: the value of the first "KEY value" line.
+field() {
+	sed -n "s/^$1 //p" "${2:-$TMP/raw.out}" | head -n1
+}
+
+# section N: response N of $TMP/raw.out into $TMP/sec.out
+section() {
+	awk -v n="$1" '/^--- response /{c=$3} c==n' "$TMP/raw.out" >"$TMP/sec.out"
+}
+
+show() {
+	head -c 700 "${1:-$TMP/raw.out}"
+}
+
+# refusal NAME PORT STATUS REASON-ERE REQ...: the proxy answers STATUS with
+# X-Harn-Egress-Reason matching REASON-ERE, Connection: close, a one-line
+# body, and closes the connection.
+refusal() {
+	fname=$1 fport=$2 fst=$3 frs=$4
+	shift 4
+	raw "$fport" "$@"
+	check_refusal "$fname" "$fst" "$frs" "$TMP/raw.out"
+}
+
+check_refusal() {
+	missing=""
+	grep -q "^status $2\$" "$4" || missing="$missing status-$2"
+	grep -Eq "^header x-harn-egress-reason: ($3)\$" "$4" ||
+	    missing="$missing reason=$3"
+	grep -Eiq '^header connection: (.*[ ,])?close([ ,].*)?$' "$4" ||
+	    missing="$missing connection-close"
+	grep -Eq '^body [^\\]+(\\n)?$' "$4" || missing="$missing one-line-body"
+	grep -q '^closed yes' "$4" || missing="$missing closed-after"
+	if [ -z "$missing" ]; then
+		ok "$1"
+	else
+		not_ok "$1" "missing:$missing" "$(show "$4")"
+	fi
+}
+
+# expect_status NAME STATUS: $TMP/raw.out (or $TMP/sec.out) has STATUS.
+expect_status() {
+	if grep -q "^status $2\$" "${3:-$TMP/raw.out}"; then
+		ok "$1"
+	else
+		not_ok "$1" "want status $2" "$(show "${3:-$TMP/raw.out}")"
+	fi
+}
+
+# socks PORT ARGS...: a SOCKS5 exchange, summary in $TMP/socks.out.
+socks() {
+	sport=$1
+	shift
+	$PY "$H" socks5 --proxy "$sport" "$@" >"$TMP/socks.out" 2>&1 || true
+}
+
+# socks_reply NAME CODE PORT ARGS...: the SOCKS5 reply code is CODE (hex).
+socks_reply() {
+	sname=$1 scode=$2
+	shift 2
+	socks "$@"
+	if grep -q "^reply 05 $scode " "$TMP/socks.out"; then
+		ok "$sname"
+	else
+		not_ok "$sname" "want reply 05 $scode" "$(show "$TMP/socks.out")"
+	fi
+}
+
+# same_body NAME FILE WANT: FILE holds exactly the bytes WANT (printf %b).
+same_body() {
+	printf '%b' "$3" >"$TMP/want.body"
+	if cmp -s "$2" "$TMP/want.body"; then
+		ok "$1"
+	else
+		not_ok "$1" "body differs: $(head -c 300 "$2" | od -c | head -5)" \
+		    "stderr: $(head -c 300 "$TMP/curl.err" 2>/dev/null)"
+	fi
+}
+
+# no_lines NAME FILE: FILE exists and is empty.
+no_lines() {
+	if [ ! -e "$2" ]; then
+		not_ok "$1" "$2 does not exist (listener not started?)"
+	elif [ -s "$2" ]; then
+		not_ok "$1" "$(head -5 "$2")"
+	else
+		ok "$1"
+	fi
+}
+
+# ------------------------------------------------------------- the fixture
+
+ZONE="$TMP/zone"
+write_zone() {
+	cat >"$ZONE.tmp" <<EOF
+good.test      A 127.0.0.1
+other.test     A 127.0.0.1
+tls.test       A 127.0.0.1
+xfer.test      A 127.0.0.1
+once.test      A 127.0.0.1
+refused.test   A 127.0.0.1
+rebind.test    A $1
+private.test   A 10.0.0.1
+private2.test  A 192.168.7.7
+meta.test      A 169.254.169.254
+mixed.test     A 127.0.0.3
+mixed.test     A 10.0.0.1
+mixed6.test    A 127.0.0.3
+mixed6.test    AAAA fd00::1
+canary.test    A 127.0.0.2
+blocked.test   A 127.0.0.2
+nope.test      A 127.0.0.2
+gone.test      NXDOMAIN
+fail.test      SERVFAIL
+slow.test      DROP
+bare.test      NODATA
+EOF
+	mv "$ZONE.tmp" "$ZONE"
+}
+write_zone 127.0.0.1
+
+setup_fixture() {
+	FIXTURE=ok
+	: >"$TMP/dns.log"
+	$PY "$DNSD" --zone "$ZONE" --port-file "$TMP/dns.port" \
+	    --log "$TMP/dns.log" >"$TMP/dnsd.out" 2>&1 &
+	p=$!
+	BG_PIDS="$BG_PIDS $p"
+	if wait_file "$TMP/dns.port" 50 "$p"; then
+		DNS=$(head -n1 "$TMP/dns.port")
+	else
+		not_ok "dnsd starts" "$(head -c 400 "$TMP/dnsd.out")"
+		DNS=1
+		FIXTURE=bad
+	fi
+	start_server origin origin --log "$TMP/origin.log" || FIXTURE=bad
+	ORIGIN=${SRV_PORT:-1}
+	# Canaries on the same port as the origin, other loopback addresses:
+	# a proxy that connects anywhere but the checked address hits them.
+	start_server canary2 canary --bind 127.0.0.2 --port "$ORIGIN" \
+	    --log "$TMP/canary2.log" || FIXTURE=bad
+	start_server canary3 canary --bind 127.0.0.3 --port "$ORIGIN" \
+	    --log "$TMP/canary3.log" || FIXTURE=bad
+	start_server xferd xferd || FIXTURE=bad
+	XFER=${SRV_PORT:-1}
+	if openssl req -x509 -newkey rsa:2048 -nodes -days 2 \
+	    -subj /CN=tls.test -keyout "$TMP/tls.key" -out "$TMP/tls.crt" \
+	    >"$TMP/openssl.out" 2>&1; then
+		start_server tls tlsorigin --cert "$TMP/tls.crt" \
+		    --key "$TMP/tls.key" --log "$TMP/tls.log" || FIXTURE=bad
+		TLS=${SRV_PORT:-1}
+	else
+		not_ok "self-signed certificate" "$(head -c 400 "$TMP/openssl.out")"
+		TLS=1
+	fi
+	# A port nobody listens on: connections to it are refused.
+	CLOSED=$($PY "$H" freeport)
+	if [ "$FIXTURE" = ok ]; then
+		ok "fixture: dnsd, origin, canaries, transfer peer, TLS origin"
+	fi
+}
+
+# The main policy: loopback origins admitted by host rules, no IP/CIDR
+# allow rule (so unlisted names are never resolved).
+policy_main() {
+	cat <<EOF
+# proxy.sh main policy
+default deny
+block_private on
+allow_loopback on
+resolver 127.0.0.1:$DNS
+dns_timeout 500ms
+connect_timeout 2s
+header_timeout 500ms
+drain_timeout 2s
+max_header_bytes 2048
+allow good.test other.test tls.test xfer.test once.test refused.test
+allow rebind.test private.test private2.test meta.test mixed.test
+allow mixed6.test canary.test gone.test fail.test slow.test bare.test
+deny blocked.test 127.0.0.2
+EOF
+}
+
+# --------------------------------------------------------------- the areas
+
+area_start() {
+	policy_main >"$TMP/main.conf"
+	MP=1
+	if start_proxy main "$TMP/main.conf"; then
+		MP=$PX_PORT
+		MAIN_PID=$PX_PID
+		ok "main: the proxy starts and writes its port"
+	else
+		MAIN_PID=""
+		return 0
+	fi
+	if grep -qx "harn-egressd: listening on 127.0.0.1:$MP" "$TMP/main.stdout"; then
+		ok "main: stdout says 'harn-egressd: listening on 127.0.0.1:$MP'"
+	else
+		not_ok "main: stdout listening line" "$(head -c 300 "$TMP/main.stdout")"
+	fi
+	if [ "$(wc -l <"$TMP/main.port")" -eq 1 ] &&
+	    grep -Eqx '[1-9][0-9]*' "$TMP/main.port"; then
+		ok "main: port file is one line with the port"
+	else
+		not_ok "main: port file is one line with the port" \
+		    "$(od -c "$TMP/main.port" | head -3)"
+	fi
+}
+
+area_http() {
+	http_proxy="http://127.0.0.1:$MP" CURL -o "$TMP/b.out" \
+	    "http://good.test:$ORIGIN/" 2>"$TMP/curl.err"
+	same_body "http: GET via http_proxy, body exact" "$TMP/b.out" \
+	    'hello from origin\n'
+
+	# What the origin sees.
+	raw "$MP" "GET http://good.test:$ORIGIN/hdr-check HTTP/1.1\r\nHost: good.test:$ORIGIN\r\nProxy-Authorization: Basic dXNlcjpwYXNz\r\nProxy-Connection: keep-alive\r\nAuthorization: Bearer tok-123\r\nCookie: a=1; b=2\r\nConnection: X-Hop\r\nX-Hop: hop\r\nKeep-Alive: timeout=5\r\nX-End: e2e\r\n\r\n"
+	expect_status "http: request with credentials forwarded" 200
+	$PY "$H" originhdr "$TMP/origin.log" /hdr-check >"$TMP/hdr.out" 2>&1
+	expect_no_grep "http: origin saw no Proxy-Authorization" "$TMP/hdr.out" \
+	    "proxy-authorization:"
+	expect_no_grep "http: origin saw no Proxy-Connection" "$TMP/hdr.out" \
+	    "proxy-connection:"
+	expect_grep "http: origin saw Authorization unchanged" "$TMP/hdr.out" \
+	    '^authorization: Bearer tok-123$'
+	expect_grep "http: origin saw Cookie unchanged" "$TMP/hdr.out" \
+	    '^cookie: a=1; b=2$'
+	expect_grep "http: origin saw end-to-end X-End" "$TMP/hdr.out" \
+	    '^x-end: e2e$'
+	expect_no_grep "http: header named in Connection removed" "$TMP/hdr.out" \
+	    "x-hop:"
+	expect_no_grep "http: Keep-Alive removed" "$TMP/hdr.out" "keep-alive: timeout"
+	expect_grep "http: origin saw Host good.test" "$TMP/hdr.out" \
+	    "^host: good\\.test:$ORIGIN\$"
+	if grep -q '"path": "/hdr-check"' "$TMP/origin.log"; then
+		ok "http: origin got the origin-form target"
+	else
+		not_ok "http: origin got the origin-form target" \
+		    "$(grep hdr-check "$TMP/origin.log" | head -c 300)"
+	fi
+
+	# One kept-alive client connection, two hosts, two decisions.
+	raw "$MP" "GET http://good.test:$ORIGIN/ka1 HTTP/1.1\r\nHost: good.test:$ORIGIN\r\n\r\n" \
+	    "GET http://nope.test:$ORIGIN/ka2 HTTP/1.1\r\nHost: nope.test:$ORIGIN\r\n\r\n"
+	section 1
+	expect_status "keep-alive: first request (allowed host) 200" 200 "$TMP/sec.out"
+	section 2
+	check_refusal "keep-alive: second request (other host) decided anew: 403 no_allow_rule" \
+	    403 no_allow_rule "$TMP/sec.out"
+	if grep -q '/ka2' "$TMP/origin.log"; then
+		not_ok "keep-alive: denied second request never reached the origin"
+	else
+		ok "keep-alive: denied second request never reached the origin"
+	fi
+	raw "$MP" "GET http://good.test:$ORIGIN/ka3 HTTP/1.1\r\nHost: good.test:$ORIGIN\r\n\r\n" \
+	    "GET http://other.test:$ORIGIN/ka4 HTTP/1.1\r\nHost: other.test:$ORIGIN\r\n\r\n"
+	section 2
+	expect_status "keep-alive: two allowed hosts, second 200" 200 "$TMP/sec.out"
+	$PY "$H" originhdr "$TMP/origin.log" /ka4 >"$TMP/hdr.out" 2>&1
+	expect_grep "keep-alive: second request went out for other.test" \
+	    "$TMP/hdr.out" "^host: other\\.test:$ORIGIN\$"
+
+	# A body is forwarded.
+	raw "$MP" "POST http://good.test:$ORIGIN/post HTTP/1.1\r\nHost: good.test:$ORIGIN\r\nContent-Length: 11\r\n\r\nhello=world"
+	expect_status "http: POST with Content-Length forwarded" 200
+	if grep -q '"path": "/post".*"body_len": 11' "$TMP/origin.log"; then
+		ok "http: origin got the 11-byte body"
+	else
+		not_ok "http: origin got the 11-byte body" "$(grep /post "$TMP/origin.log")"
+	fi
+
+	$PY "$H" urllib --proxy "$MP" "http://good.test:$ORIGIN/" >"$TMP/b.out" 2>&1
+	same_body "http: python urllib ProxyHandler, body exact" "$TMP/b.out" \
+	    'hello from origin\n'
+}
+
+area_connect() {
+	https_proxy="http://127.0.0.1:$MP" CURL -k -o "$TMP/b.out" \
+	    "https://tls.test:$TLS/" 2>"$TMP/curl.err"
+	same_body "connect: curl https via https_proxy (CONNECT), TLS body" \
+	    "$TMP/b.out" 'hello over tls\n'
+	CURL -p -x "http://127.0.0.1:$MP" -o "$TMP/b.out" \
+	    "http://good.test:$ORIGIN/" 2>"$TMP/curl.err"
+	same_body "connect: curl -p (CONNECT tunnel) to the HTTP origin" \
+	    "$TMP/b.out" 'hello from origin\n'
+	raw "$MP" "CONNECT good.test:$ORIGIN HTTP/1.1\r\nHost: good.test:$ORIGIN\r\n\r\n"
+	if grep -Eq '^statusline HTTP/1\.[01] 200' "$TMP/raw.out"; then
+		ok "connect: 200 Connection established"
+	else
+		not_ok "connect: 200 Connection established" "$(show)"
+	fi
+	if $PY "$H" xfer --proxy "$MP" --via connect --host xfer.test \
+	    --port "$XFER" --up 65536 --down 65536 --early >"$TMP/x.out" 2>&1; then
+		ok "connect: bytes sent with the CONNECT request are forwarded"
+	else
+		not_ok "connect: bytes sent with the CONNECT request are forwarded" \
+		    "$(cat "$TMP/x.out")"
+	fi
+}
+
+area_socks() {
+	CURL -x "socks5h://127.0.0.1:$MP" -o "$TMP/b.out" \
+	    "http://good.test:$ORIGIN/" 2>"$TMP/curl.err"
+	same_body "socks5: curl socks5h:// (domain), body exact" "$TMP/b.out" \
+	    'hello from origin\n'
+	socks "$MP" --atyp 3 --host good.test --dport "$ORIGIN" --http /
+	expect_grep "socks5: success reply is 05 00 00 01 00 00 00 00 00 00" \
+	    "$TMP/socks.out" '^reply 05 00 00 01 00 00 00 00 00 00$'
+	expect_grep "socks5: HTTP through the SOCKS5 tunnel" "$TMP/socks.out" \
+	    '^body hello from origin'
+	socks "$MP" --methods 0200 --atyp 3 --host good.test --dport "$ORIGIN"
+	expect_grep "socks5: no-auth picked from a longer method list" \
+	    "$TMP/socks.out" '^method 05 00$'
+	socks "$MP" --methods 02
+	expect_grep "socks5: username/password only: 05 FF" "$TMP/socks.out" \
+	    '^method 05 ff$'
+	expect_grep "socks5: ... and closed" "$TMP/socks.out" '^closed yes'
+	socks "$MP" --methods 0102
+	expect_grep "socks5: GSSAPI+userpass: 05 FF" "$TMP/socks.out" '^method 05 ff$'
+	socks_reply "socks5: BIND: 07" 07 "$MP" --cmd 2 --host good.test --dport "$ORIGIN"
+	socks_reply "socks5: UDP ASSOCIATE: 07" 07 "$MP" --cmd 3 --atyp 1 \
+	    --host 0.0.0.0 --dport 0
+	socks_reply "socks5: unknown address type 02: 08" 08 "$MP" \
+	    --rawreq 050100027f0000010050
+	socks_reply "socks5: unknown address type 05: 08" 08 "$MP" \
+	    --rawreq 0501000500000000000000000000000000000000000050
+	socks_reply "socks5: no allow rule: 02" 02 "$MP" --host nope.test --dport 80
+	socks_reply "socks5: deny rule: 02" 02 "$MP" --host blocked.test --dport 80
+	socks_reply "socks5: private address: 02" 02 "$MP" --host private.test --dport 80
+	socks_reply "socks5: invalid target a..b: 02" 02 "$MP" --host a..b --dport 80
+	socks_reply "socks5: port 0: 02" 02 "$MP" --host good.test --dport 0
+	socks_reply "socks5: IPv6 loopback literal, not admitted: 02" 02 "$MP" \
+	    --atyp 4 --host ::1 --dport "$ORIGIN"
+	socks_reply "socks5: NXDOMAIN: 04" 04 "$MP" --host gone.test --dport 80
+	socks_reply "socks5: connection refused: 05" 05 "$MP" --host refused.test \
+	    --dport "$CLOSED"
+}
+
+area_dns() {
+	refusal "dns: name -> 10.0.0.1: 403 private_address" "$MP" 403 \
+	    private_address "GET http://private.test/ HTTP/1.1\r\nHost: private.test\r\n\r\n"
+	refusal "dns: name -> 192.168.7.7: 403 private_address" "$MP" 403 \
+	    private_address "GET http://private2.test/ HTTP/1.1\r\nHost: private2.test\r\n\r\n"
+	refusal "dns: CONNECT name -> 10.0.0.1: 403 private_address" "$MP" 403 \
+	    private_address "CONNECT private.test:443 HTTP/1.1\r\nHost: private.test:443\r\n\r\n"
+	refusal "dns: name -> 169.254.169.254: 403 metadata_address" "$MP" 403 \
+	    metadata_address "GET http://meta.test/ HTTP/1.1\r\nHost: meta.test\r\n\r\n"
+	refusal "dns: mixed A 127.0.0.3 + A 10.0.0.1 denied whole" "$MP" 403 \
+	    private_address "GET http://mixed.test:$ORIGIN/mixed-marker HTTP/1.1\r\nHost: mixed.test:$ORIGIN\r\n\r\n"
+	refusal "dns: mixed A 127.0.0.3 + AAAA fd00::1 denied whole" "$MP" 403 \
+	    private_address "CONNECT mixed6.test:$ORIGIN HTTP/1.1\r\nHost: mixed6.test:$ORIGIN\r\n\r\n"
+	socks_reply "dns: socks5 mixed answers: 02" 02 "$MP" --host mixed.test \
+	    --dport "$ORIGIN"
+	no_lines "dns: the mixed answers' loopback address was never connected" \
+	    "$TMP/canary3.log"
+	refusal "dns: NXDOMAIN: 502 dns_failure" "$MP" 502 dns_failure \
+	    "GET http://gone.test/ HTTP/1.1\r\nHost: gone.test\r\n\r\n"
+	refusal "dns: SERVFAIL: 502 dns_failure" "$MP" 502 dns_failure \
+	    "GET http://fail.test/ HTTP/1.1\r\nHost: fail.test\r\n\r\n"
+	refusal "dns: NODATA: 502 dns_failure" "$MP" 502 dns_failure \
+	    "CONNECT bare.test:443 HTTP/1.1\r\nHost: bare.test:443\r\n\r\n"
+	refusal "dns: no answer (DROP): 502 dns_failure" "$MP" 502 dns_failure \
+	    "GET http://slow.test/ HTTP/1.1\r\nHost: slow.test\r\n\r\n"
+	el=$(field elapsed)
+	if [ -n "$el" ] && $PY -c "import sys; sys.exit(0 if float('$el') < 3.0 else 1)"; then
+		ok "dns: DROP answered promptly with dns_timeout 500ms (${el}s)"
+	else
+		not_ok "dns: DROP answered promptly with dns_timeout 500ms" "elapsed ${el:-none}"
+	fi
+	socks_reply "dns: socks5 DROP: 04" 04 "$MP" --host slow.test --dport 80
+
+	# One resolution per request.
+	CURL -x "http://127.0.0.1:$MP" -o "$TMP/b.out" "http://once.test:$ORIGIN/once" \
+	    2>"$TMP/curl.err"
+	same_body "dns: once.test served" "$TMP/b.out" 'hello from origin\n'
+	na=$(grep -c '^once\.test A$' "$TMP/dns.log")
+	n6=$(grep -c '^once\.test AAAA$' "$TMP/dns.log")
+	if [ "$na" -eq 1 ] && [ "$n6" -le 1 ]; then
+		ok "dns: one request, one A question (A=$na AAAA=$n6)"
+	else
+		not_ok "dns: one request, one A question" "A=$na AAAA=$n6"
+	fi
+
+	# Rebinding: between two requests the name moves to the canary, which a
+	# deny rule covers.  The second request goes only to a checked address.
+	CURL -x "http://127.0.0.1:$MP" -o "$TMP/b.out" \
+	    "http://rebind.test:$ORIGIN/rebind1" 2>"$TMP/curl.err"
+	same_body "rebind: first answer (127.0.0.1) served" "$TMP/b.out" \
+	    'hello from origin\n'
+	write_zone 127.0.0.2
+	sleep 0.05
+	raw "$MP" "GET http://rebind.test:$ORIGIN/rebind2 HTTP/1.1\r\nHost: rebind.test:$ORIGIN\r\n\r\n"
+	st=$(field status)
+	if [ "$st" = 403 ] && grep -q '^header x-harn-egress-reason: deny_rule$' "$TMP/raw.out"; then
+		ok "rebind: second request judged on the new answer: 403 deny_rule"
+	elif [ "$st" = 200 ] && grep -q '"path": "/rebind2"' "$TMP/origin.log"; then
+		ok "rebind: second request (cached answer) went to the checked origin"
+	else
+		not_ok "rebind: second request denied or served by the checked origin" "$(show)"
+	fi
+	no_lines "rebind: the rebound address (canary 127.0.0.2) was never connected" \
+	    "$TMP/canary2.log"
+	write_zone 127.0.0.1
+}
+
+area_nodns() {
+	refusal "no-dns: unlisted name: 403 no_allow_rule" "$MP" 403 no_allow_rule \
+	    "GET http://nope.test:$ORIGIN/ HTTP/1.1\r\nHost: nope.test:$ORIGIN\r\n\r\n"
+	refusal "no-dns: CONNECT unlisted name: 403 no_allow_rule" "$MP" 403 \
+	    no_allow_rule "CONNECT nope.test:443 HTTP/1.1\r\nHost: nope.test:443\r\n\r\n"
+	socks_reply "no-dns: socks5 unlisted name: 02" 02 "$MP" --host nope.test \
+	    --dport "$ORIGIN"
+	CURL -x "http://127.0.0.1:$MP" -o /dev/null -w '%{http_code}' \
+	    "http://sub.good.test:$ORIGIN/" >"$TMP/code.out" 2>/dev/null
+	if [ "$(cat "$TMP/code.out")" = 403 ]; then
+		ok "no-dns: a subdomain of an exact rule is not admitted (403)"
+	else
+		not_ok "no-dns: a subdomain of an exact rule is not admitted (403)" \
+		    "got $(cat "$TMP/code.out")"
+	fi
+	expect_no_grep "no-dns: no DNS question for the unlisted name" \
+	    "$TMP/dns.log" "nope.test"
+	expect_no_grep "no-dns: no DNS question for its subdomain" \
+	    "$TMP/dns.log" "sub.good.test"
+	refusal "no-dns: deny rule: 403 deny_rule" "$MP" 403 deny_rule \
+	    "GET http://blocked.test:$ORIGIN/ HTTP/1.1\r\nHost: blocked.test:$ORIGIN\r\n\r\n"
+	refusal "no-dns: deny rule, upper case and trailing dot: 403 deny_rule" \
+	    "$MP" 403 deny_rule \
+	    "CONNECT BLOCKED.Test.:443 HTTP/1.1\r\nHost: BLOCKED.Test.:443\r\n\r\n"
+	socks_reply "no-dns: socks5 deny rule: 02" 02 "$MP" --host blocked.test \
+	    --dport "$ORIGIN"
+	expect_no_grep "no-dns: no DNS question for the denied name" \
+	    "$TMP/dns.log" "blocked.test"
+}
+
+area_canary() {
+	refusal "canary: GET to the denied IP: 403 deny_rule" "$MP" 403 deny_rule \
+	    "GET http://127.0.0.2:$ORIGIN/ HTTP/1.1\r\nHost: 127.0.0.2:$ORIGIN\r\n\r\n"
+	refusal "canary: CONNECT to the denied IP: 403 deny_rule" "$MP" 403 deny_rule \
+	    "CONNECT 127.0.0.2:$ORIGIN HTTP/1.1\r\nHost: 127.0.0.2:$ORIGIN\r\n\r\n"
+	refusal "canary: numeric spelling 2130706434 of the denied IP" "$MP" 403 \
+	    deny_rule "GET http://2130706434:$ORIGIN/ HTTP/1.1\r\nHost: 2130706434:$ORIGIN\r\n\r\n"
+	refusal "canary: hex spelling 0x7f.0.0.2 refused" "$MP" '40[03]' \
+	    'deny_rule|invalid_target' \
+	    "CONNECT 0x7f.0.0.2:$ORIGIN HTTP/1.1\r\nHost: 0x7f.0.0.2:$ORIGIN\r\n\r\n"
+	refusal "canary: IPv4-mapped [::ffff:127.0.0.2] refused" "$MP" 403 \
+	    deny_rule "CONNECT [::ffff:127.0.0.2]:$ORIGIN HTTP/1.1\r\nHost: [::ffff:127.0.0.2]:$ORIGIN\r\n\r\n"
+	refusal "canary: allowed name whose address is denied: 403 deny_rule" \
+	    "$MP" 403 deny_rule \
+	    "GET http://canary.test:$ORIGIN/ HTTP/1.1\r\nHost: canary.test:$ORIGIN\r\n\r\n"
+	socks_reply "canary: socks5 IPv4 to the denied IP: 02" 02 "$MP" --atyp 1 \
+	    --host 127.0.0.2 --dport "$ORIGIN"
+	socks_reply "canary: socks5 domain resolving to it, no rule: 02" 02 "$MP" \
+	    --host nope.test --dport "$ORIGIN"
+	refusal "canary: loopback IP literal without admission: 403 no_allow_rule" \
+	    "$MP" 403 no_allow_rule \
+	    "GET http://127.0.0.3:$ORIGIN/ HTTP/1.1\r\nHost: 127.0.0.3:$ORIGIN\r\n\r\n"
+	socks_reply "canary: socks5 IPv4 loopback without admission: 02" 02 "$MP" \
+	    --atyp 1 --host 127.0.0.3 --dport "$ORIGIN"
+	refusal "canary: own listener (proxy_loop) refused" "$MP" 403 proxy_loop \
+	    "GET http://good.test:$MP/ HTTP/1.1\r\nHost: good.test:$MP\r\n\r\n"
+	refusal "canary: 0.0.0.0 with the proxy's port refused" "$MP" 403 \
+	    'proxy_loop|private_address|no_allow_rule' \
+	    "CONNECT 0.0.0.0:$MP HTTP/1.1\r\nHost: 0.0.0.0:$MP\r\n\r\n"
+	no_lines "canary: 127.0.0.2 listener never reached" "$TMP/canary2.log"
+	no_lines "canary: 127.0.0.3 listener never reached" "$TMP/canary3.log"
+}
+
+area_refusals() {
+	O=$ORIGIN
+	G="good.test:$O"
+	refusal "refuse: garbage request line: 400 invalid_request" "$MP" 400 \
+	    invalid_request "FOO\r\n\r\n"
+	refusal "refuse: request line without version: 400" "$MP" 400 \
+	    invalid_request "GET http://$G/\r\n\r\n"
+	refusal "refuse: origin-form GET to the proxy: 400" "$MP" 400 \
+	    'invalid_request|invalid_target' "GET / HTTP/1.1\r\nHost: $G\r\n\r\n"
+	refusal "refuse: CONNECT a..b:443: 400 invalid_target" "$MP" 400 \
+	    invalid_target "CONNECT a..b:443 HTTP/1.1\r\nHost: a..b:443\r\n\r\n"
+	refusal "refuse: CONNECT host:0: 400 invalid_target" "$MP" 400 \
+	    invalid_target "CONNECT good.test:0 HTTP/1.1\r\nHost: good.test:0\r\n\r\n"
+	refusal "refuse: CONNECT host:99999: 400 invalid_target" "$MP" 400 \
+	    invalid_target "CONNECT good.test:99999 HTTP/1.1\r\nHost: good.test:99999\r\n\r\n"
+	refusal "refuse: CONNECT host:0443 (leading zero): 400 invalid_target" \
+	    "$MP" 400 invalid_target \
+	    "CONNECT good.test:0443 HTTP/1.1\r\nHost: good.test:0443\r\n\r\n"
+	refusal "refuse: CONNECT host:+443: 400 invalid_target" "$MP" 400 \
+	    invalid_target "CONNECT good.test:+443 HTTP/1.1\r\nHost: good.test:+443\r\n\r\n"
+	refusal "refuse: CONNECT without port: 400" "$MP" 400 \
+	    'invalid_target|invalid_request' \
+	    "CONNECT good.test HTTP/1.1\r\nHost: good.test\r\n\r\n"
+	refusal "refuse: label over 63: 400 invalid_target" "$MP" 400 invalid_target \
+	    "CONNECT $(printf '%070d' 0).test:443 HTTP/1.1\r\n\r\n"
+	refusal "refuse: https:// in absolute form: 400 invalid_request" "$MP" 400 \
+	    invalid_request "GET https://good.test/ HTTP/1.1\r\nHost: good.test\r\n\r\n"
+	refusal "refuse: ftp:// in absolute form: 400" "$MP" 400 \
+	    'invalid_request|invalid_target' "GET ftp://good.test/ HTTP/1.1\r\n\r\n"
+	refusal "refuse: userinfo in URL: 400 invalid_request" "$MP" 400 \
+	    invalid_request "GET http://u:p@$G/ HTTP/1.1\r\nHost: $G\r\n\r\n"
+	refusal "refuse: two Host headers: 400 invalid_request" "$MP" 400 \
+	    invalid_request "GET http://$G/ HTTP/1.1\r\nHost: $G\r\nHost: $G\r\n\r\n"
+	refusal "refuse: Host naming another host: 400 invalid_request" "$MP" 400 \
+	    invalid_request "GET http://$G/ HTTP/1.1\r\nHost: other.test:$O\r\n\r\n"
+	refusal "refuse: Host naming another port: 400 invalid_request" "$MP" 400 \
+	    invalid_request "GET http://$G/ HTTP/1.1\r\nHost: good.test:1$O\r\n\r\n"
+	refusal "refuse: Content-Length and Transfer-Encoding: 400 invalid_request" \
+	    "$MP" 400 invalid_request \
+	    "POST http://$G/ HTTP/1.1\r\nHost: $G\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"
+	refusal "refuse: two Content-Length: 400 invalid_request" "$MP" 400 \
+	    invalid_request "POST http://$G/ HTTP/1.1\r\nHost: $G\r\nContent-Length: 5\r\nContent-Length: 5\r\n\r\nhello"
+	refusal "refuse: unknown Transfer-Encoding: 400 invalid_request" "$MP" 400 \
+	    invalid_request "POST http://$G/ HTTP/1.1\r\nHost: $G\r\nTransfer-Encoding: bogus\r\n\r\n"
+	big=$(printf '%03000d' 0)
+	refusal "refuse: headers over max_header_bytes 2048: 431 invalid_request" \
+	    "$MP" 431 invalid_request \
+	    "GET http://$G/ HTTP/1.1\r\nHost: $G\r\nX-Big: $big\r\n\r\n"
+	refusal "refuse: many small headers over 2048: 431" "$MP" 431 invalid_request \
+	    "GET http://$G/ HTTP/1.1\r\nHost: $G\r\n$(i=0; while [ $i -lt 100 ]; do printf 'X-H%d: 0123456789abcdef\\r\\n' $i; i=$((i+1)); done)\r\n"
+	refusal "refuse: partial headers, header_timeout 500ms: 408 invalid_request" \
+	    "$MP" 408 invalid_request "GET http://$G/ HTTP/1.1\r\nHost: goo"
+	el=$(field elapsed)
+	if [ -n "$el" ] && $PY -c "import sys; sys.exit(0 if 0.3 <= float('$el') < 3.0 else 1)"; then
+		ok "refuse: 408 came after about header_timeout (${el}s)"
+	else
+		not_ok "refuse: 408 came after about header_timeout" "elapsed ${el:-none}"
+	fi
+	refusal "refuse: silent connection, header_timeout: 408" "$MP" 408 \
+	    invalid_request ""
+	refusal "refuse: SOCKS4 first byte 04: HTTP 400" "$MP" 400 invalid_request \
+	    '\x04\x01\x00\x50\x7f\x00\x00\x01user\x00'
+	refusal "refuse: socks4a-ish to a name: HTTP 400" "$MP" 400 invalid_request \
+	    '\x04\x01\x00\x50\x00\x00\x00\x01\x00good.test\x00'
+	refusal "refuse: port 65536 in URL: 400 invalid_target" "$MP" 400 \
+	    invalid_target "GET http://good.test:65536/ HTTP/1.1\r\nHost: good.test:65536\r\n\r\n"
+	refusal "refuse: empty port in URL: 400" "$MP" 400 \
+	    'invalid_target|invalid_request' "GET http://good.test:/ HTTP/1.1\r\n\r\n"
+	refusal "refuse: connection refused: 502 connect_failed" "$MP" 502 \
+	    connect_failed "GET http://refused.test:$CLOSED/ HTTP/1.1\r\nHost: refused.test:$CLOSED\r\n\r\n"
+	refusal "refuse: CONNECT connection refused: 502 connect_failed" "$MP" 502 \
+	    connect_failed "CONNECT refused.test:$CLOSED HTTP/1.1\r\nHost: refused.test:$CLOSED\r\n\r\n"
+}
+
+area_robust() {
+	O=$ORIGIN
+	refusal "robust: NUL in CONNECT host: 400" "$MP" 400 \
+	    'invalid_target|invalid_request' \
+	    "CONNECT good.test\x00.evil:443 HTTP/1.1\r\n\r\n"
+	refusal "robust: bare CR in CONNECT host: 400" "$MP" 400 \
+	    'invalid_target|invalid_request' \
+	    "CONNECT good\r.test:443 HTTP/1.1\r\n\r\n"
+	refusal "robust: NUL in URL host: 400" "$MP" 400 \
+	    'invalid_target|invalid_request' \
+	    "GET http://good.test\x00x:$O/ HTTP/1.1\r\n\r\n"
+	refusal "robust: LF inside request line: 400" "$MP" 400 \
+	    'invalid_target|invalid_request' \
+	    "GET http://good.test\n.evil:$O/ HTTP/1.1\r\n\r\n"
+	refusal "robust: NUL in Host header: 400" "$MP" 400 \
+	    'invalid_target|invalid_request' \
+	    "GET http://good.test:$O/ HTTP/1.1\r\nHost: good.test\x00:$O\r\n\r\n"
+	refusal "robust: percent-encoded host: 400" "$MP" 400 \
+	    'invalid_target|invalid_request' \
+	    "GET http://good%2etest:$O/ HTTP/1.1\r\n\r\n"
+	refusal "robust: extra word in request line: 400" "$MP" 400 invalid_request \
+	    "GET http://good.test:$O/ HTTP/1.1 x\r\n\r\n"
+	refusal "robust: port with letters: 400 invalid_target" "$MP" 400 \
+	    invalid_target "CONNECT good.test:44x HTTP/1.1\r\n\r\n"
+	refusal "robust: negative port: 400 invalid_target" "$MP" 400 \
+	    invalid_target "CONNECT good.test:-1 HTTP/1.1\r\n\r\n"
+	refusal "robust: binary junk: 400" "$MP" 400 invalid_request \
+	    '\xff\xfe\x00\x01\x02junk\r\n\r\n'
+	socks_reply "robust: socks5 NUL in domain: 02" 02 "$MP" \
+	    --host 'good.test\x00.evil' --dport "$O"
+	socks_reply "robust: socks5 CRLF in domain: 02" 02 "$MP" \
+	    --host 'good\r\n.test' --dport "$O"
+	socks_reply "robust: socks5 empty domain: 02" 02 "$MP" --host '' --dport "$O"
+	# Truncated SOCKS5 exchanges, then silence.
+	$PY - "$MP" <<'EOF' >"$TMP/t.out" 2>&1 || true
+import socket, sys
+for data in (b"\x05", b"\x05\x05\x00", b"\x05\x01\x00\x05\x01\x00\x03\x20ab"):
+    s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5)
+    s.sendall(data)
+    s.shutdown(socket.SHUT_WR)
+    try:
+        while s.recv(100):
+            pass
+    except OSError:
+        pass
+    s.close()
+EOF
+	if alive "$MAIN_PID" && CURL -x "http://127.0.0.1:$MP" -o "$TMP/b.out" \
+	    "http://good.test:$O/after-junk" 2>"$TMP/curl.err"; then
+		same_body "robust: after all that, a good request is served" \
+		    "$TMP/b.out" 'hello from origin\n'
+	else
+		not_ok "robust: after all that, a good request is served" \
+		    "$(cat "$TMP/curl.err")" "stderr: $(tail -c 400 "$TMP/main.stderr")"
+	fi
+}
+
+area_tunnels() {
+	if $PY "$H" xfer --timeout 15 --proxy "$MP" --via connect --host xfer.test \
+	    --port "$XFER" --up 8388608 --down 6291456 >"$TMP/x.out" 2>&1; then
+		ok "tunnel: CONNECT 8 MiB up, 6 MiB down, byte-exact ($(cat "$TMP/x.out"))"
+	else
+		not_ok "tunnel: CONNECT 8 MiB up, 6 MiB down, byte-exact" "$(cat "$TMP/x.out")"
+	fi
+	if $PY "$H" xfer --timeout 15 --proxy "$MP" --via socks5 --host xfer.test \
+	    --port "$XFER" --up 6291456 --down 8388608 >"$TMP/x.out" 2>&1; then
+		ok "tunnel: SOCKS5 6 MiB up, 8 MiB down, byte-exact ($(cat "$TMP/x.out"))"
+	else
+		not_ok "tunnel: SOCKS5 6 MiB up, 8 MiB down, byte-exact" "$(cat "$TMP/x.out")"
+	fi
+	# Half-close: the upload ends first, the download keeps flowing.
+	if $PY "$H" xfer --timeout 15 --proxy "$MP" --via connect --host xfer.test \
+	    --port "$XFER" --up 10 --down 4194304 >"$TMP/x.out" 2>&1; then
+		ok "tunnel: half-close honoured (tiny upload, 4 MiB download)"
+	else
+		not_ok "tunnel: half-close honoured" "$(cat "$TMP/x.out")"
+	fi
+	# Several at once.
+	i=1
+	xpids=""
+	while [ $i -le 4 ]; do
+		via=connect
+		[ $((i % 2)) -eq 0 ] && via=socks5
+		$PY "$H" xfer --timeout 15 --proxy "$MP" --via $via --host xfer.test \
+		    --port "$XFER" --up 2097152 --down 2097152 >"$TMP/xc$i.out" 2>&1 &
+		xpids="$xpids $!"
+		i=$((i + 1))
+	done
+	fails=0
+	for p in $xpids; do
+		wait "$p" || fails=$((fails + 1))
+	done
+	if [ $fails -eq 0 ]; then
+		ok "tunnel: four concurrent 2 MiB transfers, byte-exact"
+	else
+		not_ok "tunnel: four concurrent 2 MiB transfers" "$(cat "$TMP"/xc*.out)"
+	fi
+}
+
+# A policy with an IP allow rule: IP literals are admitted by address.
+area_iplit() {
+	{
+		policy_main | grep -v '^allow'
+		echo "allow 127.0.0.1"
+	} >"$TMP/ip.conf"
+	start_proxy ip "$TMP/ip.conf" || return 0
+	IPP=$PX_PORT
+	CURL --socks5 "127.0.0.1:$IPP" -o "$TMP/b.out" \
+	    "http://127.0.0.1:$ORIGIN/" 2>"$TMP/curl.err"
+	same_body "ip: curl --socks5 (IPv4 address type), body exact" "$TMP/b.out" \
+	    'hello from origin\n'
+	CURL -x "http://127.0.0.1:$IPP" -o "$TMP/b.out" \
+	    "http://2130706433:$ORIGIN/numeric" 2>"$TMP/curl.err"
+	same_body "ip: numeric spelling 2130706433 is 127.0.0.1" "$TMP/b.out" \
+	    'hello from origin\n'
+	if $PY "$H" xfer --timeout 15 --proxy "$IPP" --via socks5 --host 127.0.0.1 \
+	    --port "$XFER" --up 3145728 --down 3145728 >"$TMP/x.out" 2>&1; then
+		ok "ip: SOCKS5 IPv4 tunnel, 3 MiB each way, byte-exact"
+	else
+		not_ok "ip: SOCKS5 IPv4 tunnel byte-exact" "$(cat "$TMP/x.out")"
+	fi
+	refusal "ip: allowed IP but denied IP rule still wins" "$IPP" 403 deny_rule \
+	    "CONNECT 127.0.0.2:$ORIGIN HTTP/1.1\r\n\r\n"
+	stop_proxy ip "$PX_PID"
+	$PY "$H" logcheck "$TMP/ip.log" \
+	    --expect "socks5|127.0.0.1|$ORIGIN|allow|allow_rule|127.0.0.1" \
+	    --expect "http|127.0.0.1|$ORIGIN|allow|allow_rule|127.0.0.1" \
+	    --expect "socks5|127.0.0.1|$XFER|allow|allow_rule|127.0.0.1" \
+	    --expect "http_connect|127.0.0.2|$ORIGIN|deny|deny_rule|" \
+	    >"$TMP/lc.out" 2>&1
+	if [ $? -eq 0 ]; then
+		ok "ip: log records; 2130706433 logged as 127.0.0.1"
+	else
+		not_ok "ip: log records; 2130706433 logged as 127.0.0.1" "$(cat "$TMP/lc.out")"
+	fi
+}
+
+area_limits() {
+	{
+		policy_main | grep -v '^header_timeout'
+		echo "max_connections 2"
+	} >"$TMP/lim.conf"
+	start_proxy lim "$TMP/lim.conf" || return 0
+	LP=$PX_PORT
+	LPID=$PX_PID
+	$PY "$H" hold --proxy "$LP" --n 2 --target "good.test:$ORIGIN" \
+	    --ready "$TMP/hold.ready" --seconds 20 >"$TMP/hold.out" 2>&1 &
+	hpid=$!
+	BG_PIDS="$BG_PIDS $hpid"
+	if wait_file "$TMP/hold.ready" 50 "$hpid" && grep -q '^ready 2' "$TMP/hold.ready"; then
+		ok "limits: two tunnels held open"
+	else
+		not_ok "limits: two tunnels held open" "$(cat "$TMP/hold.ready" "$TMP/hold.out" 2>/dev/null)"
+	fi
+	refusal "limits: third HTTP client: 503 limit_exceeded" "$LP" 503 \
+	    limit_exceeded "GET http://good.test:$ORIGIN/ HTTP/1.1\r\nHost: good.test:$ORIGIN\r\n\r\n"
+	socks "$LP" --host good.test --dport "$ORIGIN"
+	expect_grep "limits: third SOCKS5 greeting: 05 FF" "$TMP/socks.out" '^method 05 ff$'
+	expect_grep "limits: ... and closed" "$TMP/socks.out" '^closed yes'
+	kill "$hpid" 2>/dev/null
+	wait_gone "$hpid" 30 || true
+	n=0
+	while :; do
+		CURL -x "http://127.0.0.1:$LP" -o "$TMP/b.out" \
+		    "http://good.test:$ORIGIN/" 2>"$TMP/curl.err" && break
+		n=$((n + 1))
+		[ $n -ge 10 ] && break
+		sleep 0.2
+	done
+	same_body "limits: slots free again once the tunnels close" "$TMP/b.out" \
+	    'hello from origin\n'
+	stop_proxy lim "$LPID"
+	if [ "$STOP_RC" -eq 0 ]; then ok "limits: SIGTERM exit 0"; else
+		not_ok "limits: SIGTERM exit 0" "exit $STOP_RC"; fi
+	nl=$(grep -c '"limit_exceeded"' "$TMP/lim.log")
+	if [ "$nl" -eq 2 ]; then
+		ok "limits: two limit_exceeded records"
+	else
+		not_ok "limits: two limit_exceeded records" "got $nl" "$(cat "$TMP/lim.log")"
+	fi
+	if $PY "$H" logcheck "$TMP/lim.log" >"$TMP/lc.out" 2>&1; then
+		ok "limits: log well-formed"
+	else
+		not_ok "limits: log well-formed" "$(cat "$TMP/lc.out")"
+	fi
+}
+
+# Exactly one record per request, the expected reasons, in order.
+area_dlog() {
+	policy_main >"$TMP/dl.conf"
+	start_proxy dl "$TMP/dl.conf" || return 0
+	DP=$PX_PORT
+	DPID=$PX_PID
+	O=$ORIGIN
+	CURL -x "http://127.0.0.1:$DP" -o /dev/null "http://good.test:$O/" 2>/dev/null
+	raw "$DP" "GET http://nope.test/ HTTP/1.1\r\nHost: nope.test\r\n\r\n"
+	raw "$DP" "CONNECT blocked.test:443 HTTP/1.1\r\nHost: blocked.test:443\r\n\r\n"
+	socks "$DP" --host gone.test --dport 80
+	raw "$DP" "GET http://2130706433:$O/ HTTP/1.1\r\nHost: 2130706433:$O\r\n\r\n"
+	raw "$DP" "FOO\r\n\r\n"
+	socks "$DP" --cmd 2 --host good.test --dport "$O"
+	raw "$DP" "CONNECT a..b:443 HTTP/1.1\r\nHost: a..b:443\r\n\r\n"
+	socks "$DP" --host refused.test --dport "$CLOSED"
+	raw "$DP" "GET http://good.test:$DP/ HTTP/1.1\r\nHost: good.test:$DP\r\n\r\n"
+	raw "$DP" "GET http://private.test/ HTTP/1.1\r\nHost: private.test\r\n\r\n"
+	raw "$DP" "GET http://meta.test/ HTTP/1.1\r\nHost: meta.test\r\n\r\n"
+	raw "$DP" "GET https://good.test/ HTTP/1.1\r\nHost: good.test\r\n\r\n"
+	CURL -k -p -x "http://127.0.0.1:$DP" -o /dev/null "https://tls.test:$TLS/" 2>/dev/null
+	socks "$DP" --atyp 1 --host 127.0.0.2 --dport "$O"
+	raw "$DP" "GET http://GOOD.TEST.:$O/ HTTP/1.1\r\n\r\n"
+	raw "$DP" "GET http://good.test:$O/ HTTP/1.1\r\nHost: good.test:$O\r\nX-Big: $(printf '%03000d' 0)\r\n\r\n"
+	socks "$DP" --atyp 1 --host 0177.0.0.1 --dport "$O" 2>/dev/null
+	raw "$DP" "GET http://0x7f.1:$O/ HTTP/1.1\r\n\r\n"
+	socks "$DP" --cmd 3 --atyp 1 --host 0.0.0.0 --dport 0
+	stop_proxy dl "$DPID"
+	$PY "$H" logcheck "$TMP/dl.log" \
+	    --expect "http|good.test|$O|allow|allow_rule|127.0.0.1" \
+	    --expect "http|nope.test|80|deny|no_allow_rule|" \
+	    --expect "http_connect|blocked.test|443|deny|deny_rule|" \
+	    --expect "socks5|gone.test|80|deny|dns_failure|" \
+	    --expect "http|127.0.0.1|$O|deny|no_allow_rule|" \
+	    --expect "http||0|deny|invalid_request|" \
+	    --expect "socks5|*|*|deny|unsupported_command|" \
+	    --expect "http_connect,http|*|*|deny|invalid_target|" \
+	    --expect "socks5|refused.test|$CLOSED|deny|connect_failed|" \
+	    --expect "http|good.test|$DP|deny|proxy_loop|" \
+	    --expect "http|private.test|80|deny|private_address|" \
+	    --expect "http|meta.test|80|deny|metadata_address|" \
+	    --expect "http|*|*|deny|invalid_request|" \
+	    --expect "http_connect|tls.test|$TLS|allow|allow_rule|127.0.0.1" \
+	    --expect "socks5|127.0.0.2|$O|deny|deny_rule|" \
+	    --expect "http|good.test|$O|allow|allow_rule|127.0.0.1" \
+	    --expect "http|*|*|deny|invalid_request|" \
+	    --expect "socks5|127.0.0.1|$O|deny|no_allow_rule|" \
+	    --expect "http|127.0.0.1|$O|deny|no_allow_rule,invalid_target|" \
+	    --expect "socks5|*|*|deny|unsupported_command|" \
+	    >"$TMP/lc.out" 2>&1
+	if [ $? -eq 0 ]; then
+		ok "dlog: one well-formed record per request, reasons as expected"
+	else
+		not_ok "dlog: one well-formed record per request, reasons as expected" \
+		    "$(head -c 2500 "$TMP/lc.out")"
+	fi
+	if [ "$STOP_RC" -eq 0 ]; then ok "dlog: SIGTERM exit 0"; else
+		not_ok "dlog: SIGTERM exit 0" "exit $STOP_RC"; fi
+	if [ -s "$TMP/dl.stderr" ] && grep -q '"decision"' "$TMP/dl.stderr"; then
+		not_ok "dlog: with --log FILE, no decision on stderr" "$(head -3 "$TMP/dl.stderr")"
+	else
+		ok "dlog: with --log FILE, no decision on stderr"
+	fi
+	# --log appends.
+	printf '%s\n' "$(head -n1 "$TMP/dl.log")" >"$TMP/app.log"
+	cp "$TMP/app.log" "$TMP/app.first"
+	policy_main >"$TMP/app.conf"
+	if start_proxy app "$TMP/app.conf"; then
+		raw "$PX_PORT" "GET http://nope.test/ HTTP/1.1\r\nHost: nope.test\r\n\r\n"
+		stop_proxy app "$PX_PID"
+		if [ "$(wc -l <"$TMP/app.log")" -eq 2 ] &&
+		    [ "$(head -n1 "$TMP/app.log")" = "$(cat "$TMP/app.first")" ]; then
+			ok "dlog: --log appends"
+		else
+			not_ok "dlog: --log appends" "$(cat "$TMP/app.log")"
+		fi
+	fi
+}
+
+area_secrets() {
+	policy_main >"$TMP/sec.conf"
+	SECRET_ENV_VALUE=SECRET-ENV-7f3a
+	export SECRET_ENV_VALUE
+	start_proxy sec "$TMP/sec.conf" || { unset SECRET_ENV_VALUE; return 0; }
+	unset SECRET_ENV_VALUE
+	SP=$PX_PORT
+	SPID=$PX_PID
+	O=$ORIGIN
+	pa=$(printf 'puser:SECRET-PROXYPASS-7f3a' | base64)
+	ca=$(printf 'cuser:SECRET-CONNECTPASS-7f3a' | base64)
+	ua=$(printf 'SECRET-USERINFO-7f3a:pw' | base64)
+	CURL -x "http://puser:SECRET-PROXYPASS-7f3a@127.0.0.1:$SP" \
+	    -H "Authorization: Bearer SECRET-AUTH-7f3a" -b "sid=SECRET-COOKIE-7f3a" \
+	    -o "$TMP/b.out" "http://good.test:$O/SECRET-PATH-7f3a?q=SECRET-QUERY-7f3a" \
+	    2>"$TMP/curl.err"
+	same_body "secrets: request with planted secrets served" "$TMP/b.out" \
+	    'hello from origin\n'
+	CURL -x "http://puser:SECRET-PROXYPASS-7f3a@127.0.0.1:$SP" -o /dev/null \
+	    "http://nope.test:$O/SECRET-DENIEDPATH-7f3a?SECRET-DENIEDQUERY-7f3a" \
+	    2>/dev/null
+	CURL -x "http://127.0.0.1:$SP" -o /dev/null \
+	    -H "Cookie: SECRET-PRIVCOOKIE-7f3a" \
+	    "http://private.test/SECRET-PRIVPATH-7f3a" 2>/dev/null
+	CURL -x "http://127.0.0.1:$SP" -o /dev/null \
+	    "http://SECRET-USERINFO-7f3a:pw@good.test:$O/x" 2>/dev/null
+	raw "$SP" "GET http://SECRET-RAWUSER-7f3a:SECRET-RAWPASS-7f3a@good.test:$O/ HTTP/1.1\r\nHost: good.test:$O\r\n\r\n"
+	raw "$SP" "CONNECT good.test:$O HTTP/1.1\r\nHost: good.test:$O\r\nProxy-Authorization: Basic $ca\r\n\r\n"
+	raw "$SP" "GET http://good.test:$O/SECRET-BADLINE-7f3a HTTP/1.1 x\r\n\r\n"
+	raw "$SP" "GET http://good.test:$O/SECRET-BIGPATH-7f3a HTTP/1.1\r\nX-Big: SECRET-BIGHDR-7f3a$(printf '%03000d' 0)\r\n\r\n"
+	raw "$SP" "GET http://good.test:$O/SECRET-SLOWPATH-7f3a HTTP/1.1\r\nCookie: SECRET-SLOWCOOKIE-7f3a"
+	raw "$SP" "POST http://good.test:$O/p HTTP/1.1\r\nHost: good.test:$O\r\nContent-Length: 19\r\n\r\nSECRET-BODY-7f3a..."
+	raw "$SP" "POST http://good.test:$O/p HTTP/1.1\r\nHost: good.test:$O\r\nContent-Length: 19\r\nTransfer-Encoding: chunked\r\n\r\nSECRET-BADBODY-7f3a"
+	raw "$SP" "GET http://good.test:$O/SECRET-HOSTMISMATCH-7f3a HTTP/1.1\r\nHost: other.test\r\n\r\n"
+	stop_proxy sec "$SPID"
+	for f in log stdout stderr; do
+		found=""
+		for s in SECRET-PATH-7f3a SECRET-QUERY-7f3a SECRET-AUTH-7f3a \
+		    SECRET-COOKIE-7f3a SECRET-PROXYPASS-7f3a "$pa" \
+		    SECRET-DENIEDPATH-7f3a SECRET-DENIEDQUERY-7f3a \
+		    SECRET-PRIVCOOKIE-7f3a SECRET-PRIVPATH-7f3a \
+		    SECRET-USERINFO-7f3a "$ua" SECRET-RAWUSER-7f3a SECRET-RAWPASS-7f3a \
+		    SECRET-CONNECTPASS-7f3a "$ca" SECRET-BADLINE-7f3a \
+		    SECRET-BIGPATH-7f3a SECRET-BIGHDR-7f3a SECRET-SLOWPATH-7f3a \
+		    SECRET-SLOWCOOKIE-7f3a SECRET-BODY-7f3a SECRET-BADBODY-7f3a \
+		    SECRET-HOSTMISMATCH-7f3a SECRET-ENV-7f3a 7f3a; do
+			grep -Fq -- "$s" "$TMP/sec.$f" && found="$found $s"
+		done
+		if [ -z "$found" ]; then
+			ok "secrets: none in the proxy's $f"
+		else
+			not_ok "secrets: none in the proxy's $f" "found:$found" \
+			    "$(grep -F 7f3a "$TMP/sec.$f" | head -3 | cut -c1-300)"
+		fi
+	done
+	if [ -s "$TMP/sec.log" ] && $PY "$H" logcheck "$TMP/sec.log" >"$TMP/lc.out" 2>&1; then
+		ok "secrets: the log was written and is well-formed"
+	else
+		not_ok "secrets: the log was written and is well-formed" "$(cat "$TMP/lc.out")"
+	fi
+}
+
+area_signals() {
+	# SIGHUP: a broken file keeps the old policy; a valid one takes effect.
+	cat >"$TMP/hup.conf" <<EOF
+allow_loopback on
+resolver 127.0.0.1:$DNS
+drain_timeout 2s
+allow good.test
+EOF
+	if start_proxy hup "$TMP/hup.conf"; then
+		HP=$PX_PORT
+		HPID=$PX_PID
+		code() {
+			CURL -x "http://127.0.0.1:$HP" -o /dev/null -w '%{http_code}' \
+			    "http://$1:$ORIGIN/" 2>/dev/null
+		}
+		c1=$(code good.test)
+		printf 'allow_loopback on\nresolver 127.0.0.1:%s\nallow good.test other.test\nallw nothing\n' \
+		    "$DNS" >"$TMP/hup.conf.new"
+		mv "$TMP/hup.conf.new" "$TMP/hup.conf"
+		: >"$TMP/hup.stderr.before"
+		cp "$TMP/hup.stderr" "$TMP/hup.stderr.before"
+		kill -HUP "$HPID"
+		sleep 0.5
+		c2=$(code good.test)
+		c3=$(code other.test)
+		if alive "$HPID" && [ "$c1" = 200 ] && [ "$c2" = 200 ] && [ "$c3" = 403 ]; then
+			ok "sighup: broken policy: old policy stays (good 200, other 403)"
+		else
+			not_ok "sighup: broken policy: old policy stays" \
+			    "before $c1, after: good $c2 other $c3, alive: $(alive "$HPID" && echo yes || echo no)"
+		fi
+		if grep -q 'hup\.conf:4' "$TMP/hup.stderr" &&
+		    ! cmp -s "$TMP/hup.stderr" "$TMP/hup.stderr.before"; then
+			ok "sighup: stderr says why (names hup.conf:4)"
+		else
+			not_ok "sighup: stderr says why (names hup.conf:4)" \
+			    "$(cat "$TMP/hup.stderr")"
+		fi
+		printf 'allow_loopback on\nresolver 127.0.0.1:%s\nallow other.test\n' \
+		    "$DNS" >"$TMP/hup.conf.new"
+		mv "$TMP/hup.conf.new" "$TMP/hup.conf"
+		kill -HUP "$HPID"
+		sleep 0.5
+		c4=$(code other.test)
+		c5=$(code good.test)
+		if alive "$HPID" && [ "$c4" = 200 ] && [ "$c5" = 403 ]; then
+			ok "sighup: changed policy applies to new requests (other 200, good 403)"
+		else
+			not_ok "sighup: changed policy applies to new requests" \
+			    "other $c4 good $c5"
+		fi
+		stop_proxy hup "$HPID"
+		if [ "$STOP_RC" -eq 0 ]; then ok "sighup: then SIGTERM exit 0"; else
+			not_ok "sighup: then SIGTERM exit 0" "exit $STOP_RC"; fi
+	fi
+
+	# SIGTERM: stop accepting, let open tunnels finish within drain_timeout.
+	cat >"$TMP/term.conf" <<EOF
+allow_loopback on
+resolver 127.0.0.1:$DNS
+drain_timeout 2s
+allow xfer.test good.test
+EOF
+	start_proxy term "$TMP/term.conf" || return 0
+	TP=$PX_PORT
+	TPID=$PX_PID
+	$PY "$H" xfer --timeout 10 --proxy "$TP" --via connect --host xfer.test \
+	    --port "$XFER" --up 1048576 --down 1048576 --pause 1.0 \
+	    --ready "$TMP/xt.ready" >"$TMP/xt.out" 2>&1 &
+	xpid=$!
+	BG_PIDS="$BG_PIDS $xpid"
+	$PY "$H" hold --proxy "$TP" --n 1 --target "good.test:$ORIGIN" \
+	    --ready "$TMP/ht.ready" --seconds 20 >"$TMP/ht.out" 2>&1 &
+	hpid=$!
+	BG_PIDS="$BG_PIDS $hpid"
+	wait_file "$TMP/xt.ready" 50 "$xpid" || true
+	wait_file "$TMP/ht.ready" 50 "$hpid" || true
+	t0=$(now_ms)
+	kill -TERM "$TPID"
+	sleep 0.3
+	if CURL -x "http://127.0.0.1:$TP" -o /dev/null --max-time 2 \
+	    "http://good.test:$ORIGIN/" 2>/dev/null; then
+		not_ok "sigterm: no new request is served while draining"
+	else
+		ok "sigterm: no new request is served while draining"
+	fi
+	if wait_gone "$xpid" 80 && wait "$xpid"; then
+		ok "sigterm: the open tunnel finished during the drain ($(cat "$TMP/xt.out"))"
+	else
+		not_ok "sigterm: the open tunnel finished during the drain" "$(cat "$TMP/xt.out")"
+	fi
+	if wait_gone "$TPID" 60; then
+		t1=$(now_ms)
+		wait "$TPID"
+		trc=$?
+		if [ "$trc" -eq 0 ]; then ok "sigterm: exit status 0"; else
+			not_ok "sigterm: exit status 0" "exit $trc" "$(tail -c 300 "$TMP/term.stderr")"; fi
+		if [ $((t1 - t0)) -lt 4500 ]; then
+			ok "sigterm: a lingering tunnel is cut at drain_timeout 2s ($((t1 - t0)) ms)"
+		else
+			not_ok "sigterm: a lingering tunnel is cut at drain_timeout 2s" "$((t1 - t0)) ms"
+		fi
+	else
+		not_ok "sigterm: exit status 0" "still running 6 s after SIGTERM"
+		kill -9 "$TPID" 2>/dev/null
+	fi
+	kill "$hpid" 2>/dev/null || true
+}
+
+area_badpolicy() {
+	printf 'allow good.test\nallow a..b\n' >"$TMP/bad.conf"
+	fp=$($PY "$H" freeport)
+	rm -f "$TMP/bad.port"
+	timeout 10 "$EGRESSD" --policy "$TMP/bad.conf" --listen "127.0.0.1:$fp" \
+	    --port-file "$TMP/bad.port" >"$TMP/bad.stdout" 2>"$TMP/bad.stderr"
+	brc=$?
+	if [ "$brc" -eq 2 ]; then ok "bad policy: service mode exits 2"; else
+		not_ok "bad policy: service mode exits 2" "exit $brc"; fi
+	expect_grep "bad policy: stderr names FILE:LINE" "$TMP/bad.stderr" \
+	    "^harn-egressd: $TMP/bad.conf:2: "
+	if [ ! -e "$TMP/bad.port" ] && ! grep -q listening "$TMP/bad.stdout"; then
+		ok "bad policy: no port file, no listening line"
+	else
+		not_ok "bad policy: no port file, no listening line" "$(cat "$TMP/bad.stdout")"
+	fi
+	if $PY -c "import socket,sys; socket.create_connection(('127.0.0.1', $fp), timeout=2)" \
+	    2>/dev/null; then
+		not_ok "bad policy: nothing listening on the port"
+	else
+		ok "bad policy: nothing listening on the port"
+	fi
+	timeout 10 "$EGRESSD" --policy "$TMP/missing.conf" --listen 127.0.0.1:0 \
+	    >"$TMP/bad.stdout" 2>"$TMP/bad.stderr"
+	brc=$?
+	if [ "$brc" -eq 2 ]; then ok "bad policy: missing policy file exits 2"; else
+		not_ok "bad policy: missing policy file exits 2" "exit $brc"; fi
+	printf 'allow good.test\n' >"$TMP/ok.conf"
+	timeout 10 "$EGRESSD" --policy "$TMP/ok.conf" --listen 127.0.0.1:99999 \
+	    >"$TMP/bad.stdout" 2>"$TMP/bad.stderr"
+	brc=$?
+	if [ "$brc" -eq 2 ]; then ok "bad policy: --listen port 99999 exits 2"; else
+		not_ok "bad policy: --listen port 99999 exits 2" "exit $brc"; fi
+}
+
+area_main_end() {
+	[ -n "$MAIN_PID" ] || return 0
+	if alive "$MAIN_PID"; then
+		ok "main: still running after every test"
+	else
+		not_ok "main: still running after every test" "$(tail -c 500 "$TMP/main.stderr")"
+	fi
+	stop_proxy main "$MAIN_PID"
+	if [ "$STOP_RC" -eq 0 ]; then ok "main: SIGTERM exit 0"; else
+		not_ok "main: SIGTERM exit 0" "exit $STOP_RC"; fi
+	if $PY "$H" logcheck "$TMP/main.log" >"$TMP/lc.out" 2>&1; then
+		ok "main: every decision-log line well-formed ($(tail -n1 "$TMP/lc.out"))"
+	else
+		not_ok "main: every decision-log line well-formed" "$(head -c 1500 "$TMP/lc.out")"
+	fi
+	if grep -q '"decision"' "$TMP/main.stdout" "$TMP/main.stderr"; then
+		not_ok "main: no decision on stdout/stderr with --log FILE"
+	else
+		ok "main: no decision on stdout/stderr with --log FILE"
+	fi
+}
+
+# ------------------------------------------------------------------ the run
+
+setup_fixture
+area_start
+if [ -n "$MAIN_PID" ]; then
+	area_http
+	area_connect
+	area_socks
+	area_dns
+	area_nodns
+	area_canary
+	area_refusals
+	area_robust
+	area_tunnels
+fi
+area_iplit
+area_limits
+area_dlog
+area_secrets
+area_signals
+area_badpolicy
+area_main_end
+
+finish
