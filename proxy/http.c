@@ -613,6 +613,25 @@ connected_cb(const struct outbound_result *res, void *arg)
 	forward_start(c, res->fd);
 }
 
+/*
+ * Bytes that cannot begin a request line (a SOCKS4 greeting, TLS, binary)
+ * are refused at once rather than waited on until the header timeout.
+ */
+static bool
+cannot_be_http(struct evbuffer *in)
+{
+	unsigned char b[24];
+	ev_ssize_t n = evbuffer_copyout(in, b, sizeof(b));
+	ev_ssize_t i = 0;
+
+	while (i < n && (b[i] == '\r' || b[i] == '\n'))
+		i++;
+	for (; i < n && b[i] != ' '; i++)
+		if (b[i] < 'A' || b[i] > 'Z')
+			return true;
+	return n == (ev_ssize_t)sizeof(b) && i == n;
+}
+
 static void
 head_read_cb(struct bufferevent *bev, void *arg)
 {
@@ -624,6 +643,10 @@ head_read_cb(struct bufferevent *bev, void *arg)
 
 	if (c->over_limit) {
 		http_refuse(c, EGRESS_R_LIMIT_EXCEEDED);
+		return;
+	}
+	if (c->req == NULL && cannot_be_http(in)) {
+		http_refuse(c, EGRESS_R_INVALID_REQUEST);
 		return;
 	}
 	if ((end = httpmsg_head_end(in, limit)) == 0) {

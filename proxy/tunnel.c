@@ -9,15 +9,16 @@
  * cannot take what the pipe holds, the source's read event is removed and
  * dst's write event added, and the swap back happens once the pipe has
  * drained.  Idle tunnels hold no pipe and no write event: only two read
- * events, the idle timer and this struct.
+ * events, the timer and this struct; and a tunnel that goes quiet for
+ * TUNNEL_QUIET_MS gives its pipes back (made again on the next bytes).
  *
  * A source whose socket type refuses splice (EINVAL), or a direction whose
  * pipe cannot be made (out of descriptors), falls back to read(2)/send(2)
  * through a TUNNEL_BUF_SZ heap buffer; the same one-buffer bound holds.
  *
- * The idle timer is not re-armed on I/O: I/O only records the time, and
- * the timer, when it fires, either ends the tunnel or sleeps for the time
- * still left.
+ * The timer is not re-armed on I/O: I/O only records the time, and the
+ * timer, when it fires, ends the tunnel, gives back the pipes, or sleeps
+ * for the time still left.
  */
 #include <sys/socket.h>
 #include <sys/time.h>
@@ -38,6 +39,7 @@
 #define TUNNEL_PIPE_DEF	(64 * 1024)	/* Linux default pipe capacity */
 #define TUNNEL_BUF_SZ	(16 * 1024)	/* copy fallback buffer */
 #define TUNNEL_ROUNDS	8		/* fill+drain rounds per callback */
+#define TUNNEL_QUIET_MS	2000		/* then the pipes go back */
 
 enum { C2O, O2C };			/* struct tunnel.d[] */
 
@@ -62,10 +64,10 @@ struct dir {
 	struct tunnel	*t;
 	struct event	*rev;		/* src readable */
 	struct event	*wev;		/* dst writable; made on first need */
-	char		*buf;		/* D_COPY only */
+	char		*buf;		/* D_COPY only; NULL while quiet */
 	uint64_t	 bytes;		/* written to dst */
 	int		 src, dst;
-	int		 pipe[2];	/* -1 until src is first readable */
+	int		 pipe[2];	/* -1 until src is readable, and when quiet */
 	uint32_t	 inpipe;	/* bytes in the pipe */
 	uint32_t	 pipesz;	/* its capacity */
 	uint16_t	 boff, blen;	/* unsent part of buf: [boff, blen) */
@@ -75,16 +77,18 @@ struct dir {
 struct tunnel {
 	struct dir	 d[2];
 	struct event_base *base;
-	struct event	*timer;		/* NULL without idle timeout */
+	struct event	*timer;		/* idle end, pipe release */
 	struct evbuffer	*early;		/* NULL once sent */
 	tunnel_done_cb	 cb;
 	void		*arg;
 	int64_t		 last_ms;	/* when a byte last moved */
-	uint32_t	 idle_ms;
+	uint32_t	 idle_ms;	/* 0: no idle end */
+	bool		 timer_pipes;	/* timer due within TUNNEL_QUIET_MS */
 };
 
 static void	 read_cb(evutil_socket_t, short, void *);
 static void	 write_cb(evutil_socket_t, short, void *);
+static int	 timer_next(struct tunnel *, int64_t);
 
 static int64_t
 now_ms(struct tunnel *t)
@@ -95,6 +99,15 @@ now_ms(struct tunnel *t)
 	if (event_base_gettimeofday_cached(t->base, &tv) == -1)
 		return t->last_ms;
 	return (int64_t)tv.tv_sec * 1000 + tv.tv_usec / 1000;
+}
+
+/* Milliseconds since a byte last moved. */
+static int64_t
+tunnel_idle(struct tunnel *t)
+{
+	int64_t idle = now_ms(t) - t->last_ms;
+
+	return idle < 0 ? 0 : idle;	/* wall clock stepped back */
 }
 
 static void
@@ -125,6 +138,7 @@ dir_release(struct dir *d)
 static int
 pipe_open(struct dir *d)
 {
+	struct tunnel *t = d->t;
 	int p[2], sz;
 
 	if (pipe2(p, O_NONBLOCK | O_CLOEXEC) == -1)
@@ -136,19 +150,31 @@ pipe_open(struct dir *d)
 	if (sz == -1)
 		sz = fcntl(d->pipe[1], F_GETPIPE_SZ);
 	d->pipesz = sz > 0 ? (uint32_t)sz : TUNNEL_PIPE_DEF;
+	/* Make sure the timer comes back soon enough to give it back. */
+	if (!t->timer_pipes && timer_next(t, tunnel_idle(t)) == -1) {
+		dir_release(d);
+		return -1;
+	}
 	return 0;
 }
 
-/* Switch d to read/send; bytes still in the pipe are sent first. */
-static int
+/*
+ * Switch d to read/send for good; bytes still in the pipe are sent
+ * first.  The buffer is made when needed, and given back when quiet.
+ */
+static void
 copy_start(struct dir *d)
 {
 	d->flags |= D_COPY;
 	if (d->inpipe == 0)
 		dir_release(d);
-	if ((d->buf = malloc(TUNNEL_BUF_SZ)) == NULL)
+}
+
+static int
+copy_buf(struct dir *d)
+{
+	if (d->buf == NULL && (d->buf = malloc(TUNNEL_BUF_SZ)) == NULL)
 		return -1;
-	d->boff = d->blen = 0;
 	return 0;
 }
 
@@ -157,6 +183,8 @@ copy_fill(struct dir *d)
 {
 	ssize_t n;
 
+	if (copy_buf(d) == -1)
+		return IO_ERR;
 	n = read(d->src, d->buf, TUNNEL_BUF_SZ);
 	if (n > 0) {
 		d->boff = 0;
@@ -200,6 +228,8 @@ copy_drain(struct dir *d)
 {
 	ssize_t n;
 
+	if (copy_buf(d) == -1)
+		return IO_ERR;
 	while (dir_pending(d) > 0) {
 		if (d->boff == d->blen && copy_from_pipe(d) == IO_ERR)
 			return IO_ERR;
@@ -228,9 +258,8 @@ dir_fill(struct dir *d)
 	if (d->flags & D_COPY)
 		return copy_fill(d);
 	if (d->pipe[0] == -1 && pipe_open(d) == -1) {
-		/* Out of descriptors or pipe quota: copy instead. */
-		if (copy_start(d) == -1)
-			return IO_ERR;
+		/* Out of descriptors: copy instead. */
+		copy_start(d);
 		return copy_fill(d);
 	}
 	n = splice(d->src, NULL, d->pipe[1], NULL, d->pipesz,
@@ -247,8 +276,7 @@ dir_fill(struct dir *d)
 		return IO_AGAIN;
 	if (errno == EINVAL) {
 		/* This socket type cannot be spliced from. */
-		if (copy_start(d) == -1)
-			return IO_ERR;
+		copy_start(d);
 		return copy_fill(d);
 	}
 	return IO_ERR;
@@ -277,8 +305,7 @@ dir_drain(struct dir *d)
 		return IO_AGAIN;
 	if (errno == EINVAL) {
 		/* dst cannot be spliced to: send what the pipe holds. */
-		if (copy_start(d) == -1)
-			return IO_ERR;
+		copy_start(d);
 		return copy_drain(d);
 	}
 	return IO_ERR;
@@ -363,7 +390,7 @@ dir_run(struct dir *d)
 	if (r == IO_ERR)
 		return -1;
 	/* Reading a stalled peer's bytes counts as activity too. */
-	if ((filled || d->bytes != before) && t->idle_ms != 0)
+	if (filled || d->bytes != before)
 		t->last_ms = now_ms(t);
 	if ((d->flags & (D_EOF | D_SHUT)) == D_EOF && dir_pending(d) == 0 &&
 	    dir_finish(d) == -1)
@@ -425,7 +452,7 @@ early_flush(struct tunnel *t)
 		return (errno == EAGAIN || errno == EWOULDBLOCK ||
 		    errno == EINTR) ? 0 : -1;
 	d->bytes += (uint64_t)n;
-	if (n > 0 && t->idle_ms != 0)
+	if (n > 0)
 		t->last_ms = now_ms(t);
 	if (evbuffer_get_length(t->early) > 0)
 		return 0;
@@ -463,27 +490,68 @@ write_cb(evutil_socket_t fd, short what, void *arg)
 }
 
 static int
-timer_arm(struct tunnel *t, uint32_t ms)
+timer_arm(struct tunnel *t, int64_t ms)
 {
 	struct timeval tv;
 
-	tv.tv_sec = ms / 1000;
+	if (t->idle_ms != 0 && ms > t->idle_ms)
+		ms = t->idle_ms;
+	if (ms < 1)
+		ms = 1;
+	tv.tv_sec = (time_t)(ms / 1000);
 	tv.tv_usec = (suseconds_t)(ms % 1000) * 1000;
 	return event_add(t->timer, &tv);
 }
 
-/* Idle long enough: end.  Otherwise sleep for what is left. */
+static bool
+tunnel_holds(const struct tunnel *t)
+{
+	return t->d[C2O].pipe[0] != -1 || t->d[O2C].pipe[0] != -1 ||
+	    t->d[C2O].buf != NULL || t->d[O2C].buf != NULL;
+}
+
+/* Quiet: give back empty pipes and buffers; the next bytes remake them. */
+static void
+dir_trim(struct dir *d)
+{
+	if (dir_pending(d) == 0)
+		dir_release(d);
+}
+
+/*
+ * Next wake: at the idle end, or sooner while the tunnel holds a pipe, to
+ * give it back once quiet.  Neither: no wake (pipe_open arms one).
+ */
+static int
+timer_next(struct tunnel *t, int64_t idle)
+{
+	int64_t next = INT64_MAX;
+
+	if (t->idle_ms != 0)
+		next = t->idle_ms - idle;
+	t->timer_pipes = tunnel_holds(t);
+	if (t->timer_pipes && TUNNEL_QUIET_MS - idle < next)
+		next = TUNNEL_QUIET_MS - idle;
+	if (next == INT64_MAX)
+		return 0;
+	return timer_arm(t, next);
+}
+
 static void
 timer_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct tunnel *t = arg;
-	int64_t idle;
+	int64_t idle = tunnel_idle(t);
 
-	idle = now_ms(t) - t->last_ms;
-	if (idle < 0)
-		idle = 0;		/* wall clock stepped back */
-	if (idle >= t->idle_ms || timer_arm(t,
-	    t->idle_ms - (uint32_t)idle) == -1)
+	if (t->idle_ms != 0 && idle >= t->idle_ms) {
+		tunnel_end(t);
+		return;
+	}
+	if (idle >= TUNNEL_QUIET_MS) {
+		dir_trim(&t->d[C2O]);
+		dir_trim(&t->d[O2C]);
+	}
+	if (timer_next(t, idle) == -1)
 		tunnel_end(t);
 }
 
@@ -521,12 +589,10 @@ tunnel_new(struct event_base *base, int client_fd, int origin_fd,
 	if (early != NULL && evbuffer_get_length(early) > 0 &&
 	    (t->early = evbuffer_new()) == NULL)
 		goto fail;
-	if (idle_timeout_ms != 0) {
-		t->last_ms = now_ms(t);
-		t->timer = evtimer_new(base, timer_cb, t);
-		if (t->timer == NULL || timer_arm(t, idle_timeout_ms) == -1)
-			goto fail;
-	}
+	t->last_ms = now_ms(t);
+	if ((t->timer = evtimer_new(base, timer_cb, t)) == NULL ||
+	    timer_next(t, 0) == -1)
+		goto fail;
 	if (dir_arm(&t->d[C2O]) == -1 || dir_arm(&t->d[O2C]) == -1)
 		goto fail;
 	/* Last, so a failure leaves early untouched: moves, no copy. */

@@ -36,18 +36,15 @@ Clients (bounded by --timeout; exit 0 when the exchange went as asked):
 import argparse
 import codecs
 import hashlib
-import http.server
 import json
 import os
 import re
 import signal
 import socket
-import ssl
 import struct
 import sys
 import threading
 import time
-import urllib.request
 
 
 def write_port(path, port):
@@ -78,6 +75,7 @@ TLS_BODY = b"hello over tls\n"
 
 
 def make_handler(logpath, body):
+    import http.server
     lock = threading.Lock()
 
     class Handler(http.server.BaseHTTPRequestHandler):
@@ -89,8 +87,21 @@ def make_handler(logpath, body):
             pass
 
         def handle_any(self):
-            n = int(self.headers.get("Content-Length") or 0)
-            data = self.rfile.read(n) if n else b""
+            data = b""
+            if "chunked" in (self.headers.get("Transfer-Encoding") or ""):
+                while True:
+                    ln = self.rfile.readline(1000)
+                    n = int(ln.split(b";")[0].strip() or b"0", 16)
+                    if n == 0:
+                        while self.rfile.readline(1000) not in (b"\r\n",
+                                                                b"\n", b""):
+                            pass
+                        break
+                    data += self.rfile.read(n)
+                    self.rfile.readline(10)
+            else:
+                n = int(self.headers.get("Content-Length") or 0)
+                data = self.rfile.read(n) if n else b""
             rec = {"method": self.command, "path": self.path,
                    "headers": [[k, v] for k, v in self.headers.items()],
                    "body_len": len(data)}
@@ -111,9 +122,14 @@ def make_handler(logpath, body):
     return Handler
 
 
-class Server(http.server.ThreadingHTTPServer):
-    daemon_threads = True
-    allow_reuse_address = True
+def Server(addr, handler):
+    import http.server
+
+    class S(http.server.ThreadingHTTPServer):
+        daemon_threads = True
+        allow_reuse_address = True
+
+    return S(addr, handler)
 
 
 def cmd_origin(a):
@@ -123,6 +139,7 @@ def cmd_origin(a):
 
 
 def cmd_tlsorigin(a):
+    import ssl
     srv = Server((a.bind, a.port), make_handler(a.log, TLS_BODY))
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     ctx.load_cert_chain(a.cert, a.key)
@@ -136,7 +153,7 @@ def cmd_tlsorigin(a):
         request.settimeout(10)
         try:
             request.do_handshake()
-        except (OSError, ssl.SSLError):
+        except OSError:
             return
         orig(request, client_address)
 
@@ -162,6 +179,27 @@ def cmd_canary(a):
         c, peer = s.accept()
         append_line(a.log, "connect %s:%d" % peer)
         c.close()
+
+
+def cmd_tarpit(a):
+    """A listener whose accept queue is full: connects to it time out."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.bind((a.bind, a.port))
+    s.listen(0)
+    port = s.getsockname()[1]
+    fill = []
+    for _ in range(4):
+        c = socket.socket()
+        c.setblocking(False)
+        try:
+            c.connect((a.bind, port))
+        except BlockingIOError:
+            pass
+        fill.append(c)
+    time.sleep(0.3)
+    write_port(a.port_file, port)
+    while True:
+        time.sleep(3600)
 
 
 def recv_exact(sock, n):
@@ -314,12 +352,18 @@ def cmd_raw(a):
         return 1
     r = Reader(s)
     rc = 0
+    if a.pipeline:
+        try:
+            s.sendall(b"".join(unescape(q) for q in a.req))
+        except OSError as e:
+            print("error send: %s" % e)
     for i, req in enumerate(a.req):
         data = unescape(req)
         if i > 0 and a.gap:
             time.sleep(a.gap)
         try:
-            s.sendall(data)
+            if not a.pipeline:
+                s.sendall(data)
             if a.shut:
                 s.shutdown(socket.SHUT_WR)
             status, hdrs, body, err = read_response(
@@ -576,6 +620,8 @@ def cmd_hold(a):
 
 
 def cmd_urllib(a):
+    import urllib.error
+    import urllib.request
     for k in ("no_proxy", "NO_PROXY"):
         os.environ.pop(k, None)
     ph = urllib.request.ProxyHandler(
@@ -606,11 +652,21 @@ REASONS = {"allow_rule", "default_allow", "deny_rule", "no_allow_rule",
 
 def check_record(line):
     """Problems with one decision-log line (SPEC 5); [] when fine."""
+    dups = []
+
+    def pairs(kv):
+        seen = set()
+        for k, _ in kv:
+            if k in seen:
+                dups.append(k)
+            seen.add(k)
+        return dict(kv)
+
     try:
-        o = json.loads(line)
+        o = json.loads(line, object_pairs_hook=pairs)
     except ValueError as e:
         return None, ["not JSON (%s)" % e]
-    p = []
+    p = ["duplicate key %r" % k for k in dups]
     if not isinstance(o, dict):
         return None, ["not an object"]
     keys = set(o)
@@ -734,6 +790,7 @@ def main():
     p.add_argument("--key", required=True)
     server("canary", cmd_canary)
     server("xferd", cmd_xferd)
+    server("tarpit", cmd_tarpit)
 
     def client(name, fn):
         p = sub.add_parser(name)
@@ -745,6 +802,8 @@ def main():
     p = client("raw", cmd_raw)
     p.add_argument("--close-wait", type=float, default=0.0)
     p.add_argument("--gap", type=float, default=0.0)
+    p.add_argument("--pipeline", action="store_true",
+                   help="send every REQ at once, then read the responses")
     p.add_argument("--shut", action="store_true",
                    help="half-close after sending")
     p.add_argument("req", nargs="+")

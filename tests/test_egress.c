@@ -980,6 +980,38 @@ static const struct judge_case match_cases[] = {
 	    "[2001:db8::1]:443", DENY, "deny_rule"),
 	J("default allow\nblock_private off\ndeny [2001:db8::]/32:443",
 	    "[2001:db8::1]:80", ALLOW, "default_allow"),
+	/* Prefixes that end inside a byte. */
+	J("allow 140.82.112.0/20", "140.82.112.0:443", ALLOW, "allow_rule"),
+	J("allow 140.82.112.0/20", "140.82.127.255:443", ALLOW,
+	    "allow_rule"),
+	J("allow 140.82.112.0/20", "140.82.128.0:443", DENY,
+	    "no_allow_rule"),
+	J("allow 140.82.112.0/20", "140.82.111.255:443", DENY,
+	    "no_allow_rule"),
+	J("allow 93.184.216.34/31", "93.184.216.35:443", ALLOW,
+	    "allow_rule"),
+	J("allow 93.184.216.34/31", "93.184.216.36:443", DENY,
+	    "no_allow_rule"),
+	J("allow [2606:2800::]/23", "[2606:29ff::1]:443", ALLOW,
+	    "allow_rule"),
+	J("allow [2606:2800::]/23", "[2606:2a00::1]:443", DENY,
+	    "no_allow_rule"),
+	J("block_private off\ndefault allow\ndeny 172.16.0.0/12",
+	    "172.31.255.255:80", DENY, "deny_rule"),
+	J("block_private off\ndefault allow\ndeny 172.16.0.0/12",
+	    "172.32.0.0:80", ALLOW, "default_allow"),
+	J("block_private off\ndefault allow\ndeny 172.16.0.0/12",
+	    "172.15.255.255:80", ALLOW, "default_allow"),
+	J("block_private off\ndefault allow\ndeny [2001:db8::]/33",
+	    "[2001:db8:7fff::1]:80", DENY, "deny_rule"),
+	J("block_private off\ndefault allow\ndeny [2001:db8::]/33",
+	    "[2001:db8:8000::1]:80", ALLOW, "default_allow"),
+	/* The longest prefix decides, port by port. */
+	JR("allow 93.184.0.0/16\nallow 93.184.216.0/24:443",
+	    "93.184.216.34:443", ALLOW, "allow_rule",
+	    "allow 93.184.216.0/24:443"),
+	JR("allow 93.184.0.0/16\nallow 93.184.216.0/24:443",
+	    "93.184.216.34:80", ALLOW, "allow_rule", "allow 93.184.0.0/16"),
 	/* A numeric spelling cannot slip past an address rule. */
 	J("default allow\nblock_private off\ndeny 127.0.0.1",
 	    "2130706433:80", DENY, "deny_rule"),
@@ -1625,6 +1657,38 @@ test_policy_object(void **state)
 	egress_policy_free(NULL);
 }
 
+/* Targets not made by the parser: no host or no port is invalid. */
+static void
+test_judge_raw_target(void **state)
+{
+	struct egress_policy *p;
+	struct egress_target t;
+	struct egress_verdict v;
+
+	(void)state;
+	assert_non_null(p = egress_policy_new());
+	egress_policy_set_default_allow(p, true);
+	memset(&t, 0, sizeof(t));
+	t.port = 80;
+	egress_judge_target(p, &t, NULL, 0, &v);
+	assert_int_equal(v.decision, EGRESS_DENY);
+	assert_string_equal(egress_reason_name(v.reason), "invalid_target");
+	strcpy(t.host, "example.com");
+	t.port = 0;
+	egress_judge_target(p, &t, NULL, 0, &v);
+	assert_int_equal(v.decision, EGRESS_DENY);
+	assert_string_equal(egress_reason_name(v.reason), "invalid_target");
+	t.port = 80;
+	egress_judge_target(p, &t, NULL, 0, &v);
+	assert_int_equal(v.decision, EGRESS_RESOLVE);
+	/* A final verdict passes through judge_addrs unchanged. */
+	t.port = 0;
+	egress_judge_target(p, &t, NULL, 0, &v);
+	egress_judge_addrs(p, &t, &v, NULL, 0, NULL, 0, &v);
+	assert_string_equal(egress_reason_name(v.reason), "invalid_target");
+	egress_policy_free(p);
+}
+
 /* Many rules: lookups still find the right one. */
 static void
 test_many_rules(void **state)
@@ -1678,6 +1742,7 @@ main(void)
 		cmocka_unit_test(test_predicates),
 		cmocka_unit_test(test_metadata),
 		cmocka_unit_test(test_policy_object),
+		cmocka_unit_test(test_judge_raw_target),
 		cmocka_unit_test(test_many_rules),
 	};
 
