@@ -195,11 +195,12 @@ d_duration(struct parser *ps, const struct directive *d,
 
 	for (i = 0; i < w->len && w->s[i] >= '0' && w->s[i] <= '9'; i++) {
 		v = v * 10 + (w->s[i] - '0');
-		if (v > MAX_DURATION)
-			break;
+		if (v > MAX_DURATION)	/* too long: say so, not "no unit" */
+			v = MAX_DURATION + 1;
 	}
 	for (u = 0; u < sizeof(units) / sizeof(units[0]); u++) {
-		if (i == 0 || i > 10 || w->len - i != strlen(units[u].unit) ||
+		if (i == 0 || (i > 1 && w->s[0] == '0') ||
+		    w->len - i != strlen(units[u].unit) ||
 		    memcmp(w->s + i, units[u].unit, w->len - i) != 0)
 			continue;
 		v *= units[u].ms;

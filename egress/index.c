@@ -63,6 +63,8 @@ struct rule_index {
 	uint8_t			 lens[129];	/* lengths in use, longest first */
 	size_t			 nlens;
 	size_t			 naddr_rules;
+	size_t			 naddr_anyport;	/* address rules without a port */
+	uint8_t			 addr_ports[65536 / 8];	/* ports of the others */
 };
 
 static int
@@ -345,6 +347,10 @@ addr_add(struct rule_index *ix, const struct egress_rule *r)
 	if (list_add(&s->rules, r) == -1)
 		return -1;
 	ix->naddr_rules++;
+	if (r->port == 0)
+		ix->naddr_anyport++;
+	else
+		ix->addr_ports[r->port / 8] |= 1 << (r->port % 8);
 	return 0;
 }
 
@@ -434,7 +440,8 @@ rule_index_addr(const struct rule_index *ix, const struct egress_addr *a,
 }
 
 bool
-rule_index_has_addr_rules(const struct rule_index *ix)
+rule_index_has_addr_rules(const struct rule_index *ix, uint16_t port)
 {
-	return ix->naddr_rules > 0;
+	return ix->naddr_anyport > 0 ||
+	    (ix->addr_ports[port / 8] & (1 << (port % 8))) != 0;
 }

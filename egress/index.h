@@ -21,6 +21,8 @@ const struct egress_rule *rule_index_host(const struct rule_index *,
 /* The longest prefix covering the address; NULL if none. */
 const struct egress_rule *rule_index_addr(const struct rule_index *,
 			    const struct egress_addr *, uint16_t port);
-bool			 rule_index_has_addr_rules(const struct rule_index *);
+/* Could an address rule apply to this port at all? */
+bool			 rule_index_has_addr_rules(const struct rule_index *,
+			    uint16_t port);
 
 #endif

@@ -179,7 +179,7 @@ egress_judge_target(const struct egress_policy *p,
 		verdict(v, EGRESS_RESOLVE, EGRESS_R_ALLOW_RULE, r);
 	else if (p->default_allow)
 		verdict(v, EGRESS_RESOLVE, EGRESS_R_DEFAULT_ALLOW, NULL);
-	else if (rule_index_has_addr_rules(p->allow))
+	else if (rule_index_has_addr_rules(p->allow, t->port))
 		verdict(v, EGRESS_RESOLVE, EGRESS_R_NONE, NULL);
 	else
 		verdict(v, EGRESS_DENY, EGRESS_R_NO_ALLOW_RULE, NULL);

@@ -12,9 +12,10 @@
  * events, the timer and this struct; and a tunnel that goes quiet for
  * TUNNEL_QUIET_MS gives its pipes back (made again on the next bytes).
  *
- * A source whose socket type refuses splice (EINVAL), or a direction whose
- * pipe cannot be made (out of descriptors), falls back to read(2)/send(2)
- * through a TUNNEL_BUF_SZ heap buffer; the same one-buffer bound holds.
+ * A direction whose sockets refuse splice (EINVAL; not seen on TCP or
+ * AF_UNIX stream sockets) or whose pipe cannot be made (out of
+ * descriptors) falls back for good to read(2)/send(2) through a
+ * TUNNEL_BUF_SZ heap buffer; the same one-buffer bound holds.
  *
  * The timer is not re-armed on I/O: I/O only records the time, and the
  * timer, when it fires, ends the tunnel, gives back the pipes, or sleeps
@@ -173,7 +174,14 @@ copy_start(struct dir *d)
 static int
 copy_buf(struct dir *d)
 {
-	if (d->buf == NULL && (d->buf = malloc(TUNNEL_BUF_SZ)) == NULL)
+	struct tunnel *t = d->t;
+
+	if (d->buf != NULL)
+		return 0;
+	if ((d->buf = malloc(TUNNEL_BUF_SZ)) == NULL)
+		return -1;
+	/* As for a pipe: the timer gives it back once quiet. */
+	if (!t->timer_pipes && timer_next(t, tunnel_idle(t)) == -1)
 		return -1;
 	return 0;
 }
@@ -366,6 +374,19 @@ dir_finish(struct dir *d)
 }
 
 /*
+ * A fill of under half the pipe most likely emptied src: stop after
+ * draining it rather than spend a syscall on the EAGAIN.  If more did
+ * come, the (level-triggered) read event says so.
+ */
+static bool
+dir_more(const struct dir *d)
+{
+	size_t cap = (d->flags & D_COPY) ? TUNNEL_BUF_SZ : d->pipesz;
+
+	return dir_pending(d) >= cap / 2;
+}
+
+/*
  * Move what can be moved now, bounded so one busy tunnel cannot starve
  * the others.  Returns -1 on error, 1 when the tunnel is finished, else 0.
  */
@@ -374,18 +395,19 @@ dir_run(struct dir *d)
 {
 	struct tunnel *t = d->t;
 	uint64_t before = d->bytes;
-	bool filled = false;
+	bool filled = false, more = true;
 	enum io r = IO_OK;
 	int i;
 
 	for (i = 0; i < TUNNEL_ROUNDS; i++) {
 		if (dir_pending(d) > 0 && (r = dir_drain(d)) != IO_OK)
 			break;
-		if (d->flags & D_EOF)
+		if ((d->flags & D_EOF) || !more)
 			break;
 		if ((r = dir_fill(d)) != IO_OK)
 			break;
 		filled = true;
+		more = dir_more(d);
 	}
 	if (r == IO_ERR)
 		return -1;
@@ -494,8 +516,6 @@ timer_arm(struct tunnel *t, int64_t ms)
 {
 	struct timeval tv;
 
-	if (t->idle_ms != 0 && ms > t->idle_ms)
-		ms = t->idle_ms;
 	if (ms < 1)
 		ms = 1;
 	tv.tv_sec = (time_t)(ms / 1000);

@@ -250,6 +250,7 @@ other.test     A 127.0.0.1
 tls.test       A 127.0.0.1
 xfer.test      A 127.0.0.1
 once.test      A 127.0.0.1
+viaip.test     A 127.0.0.1
 refused.test   A 127.0.0.1
 rebind.test    A $1
 private.test   A 10.0.0.1
@@ -305,10 +306,12 @@ setup_fixture() {
 		not_ok "self-signed certificate" "$(head -c 400 "$TMP/openssl.out")"
 		TLS=1
 	fi
+	start_server tarpit tarpit || FIXTURE=bad
+	TARPIT=${SRV_PORT:-1}
 	# A port nobody listens on: connections to it are refused.
 	CLOSED=$($PY "$H" freeport)
 	if [ "$FIXTURE" = ok ]; then
-		ok "fixture: dnsd, origin, canaries, transfer peer, TLS origin"
+		ok "fixture: dnsd, origin, canaries, transfer peer, TLS origin, tarpit"
 	fi
 }
 
@@ -420,6 +423,84 @@ area_http() {
 		ok "http: origin got the 11-byte body"
 	else
 		not_ok "http: origin got the 11-byte body" "$(grep /post "$TMP/origin.log")"
+	fi
+
+	# Pipelined: both requests in one write, the second decided anew.
+	raw "$MP" --pipeline \
+	    "POST http://good.test:$ORIGIN/pipe1 HTTP/1.1\r\nHost: good.test:$ORIGIN\r\nContent-Length: 5\r\n\r\nhello" \
+	    "GET http://nope.test:$ORIGIN/pipe2 HTTP/1.1\r\nHost: nope.test:$ORIGIN\r\n\r\n"
+	section 1
+	expect_status "pipelined: first request 200" 200 "$TMP/sec.out"
+	section 2
+	check_refusal "pipelined: second request (other host) 403 no_allow_rule" \
+	    403 no_allow_rule "$TMP/sec.out"
+	if grep -q '/pipe2' "$TMP/origin.log"; then
+		not_ok "pipelined: denied second request never reached the origin"
+	else
+		ok "pipelined: denied second request never reached the origin"
+	fi
+	raw "$MP" "POST http://good.test:$ORIGIN/chunked HTTP/1.1\r\nHost: good.test:$ORIGIN\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n"
+	expect_status "http: chunked POST forwarded" 200
+	if grep -q '"path": "/chunked".*"body_len": 11' "$TMP/origin.log"; then
+		ok "http: origin got the 11-byte chunked body"
+	else
+		not_ok "http: origin got the 11-byte chunked body" "$(grep /chunked "$TMP/origin.log")"
+	fi
+	CURL -x "http://127.0.0.1:$MP" -o "$TMP/b.out" \
+	    "http://good.test:$ORIGIN/size/5000000" 2>"$TMP/curl.err"
+	n=$(wc -c <"$TMP/b.out")
+	if [ "$n" -eq 5000000 ]; then
+		ok "http: a 5 MB response arrives whole"
+	else
+		not_ok "http: a 5 MB response arrives whole" "got $n bytes" "$(cat "$TMP/curl.err")"
+	fi
+	head -c 4194304 /dev/urandom >"$TMP/up.bin"
+	CURL -x "http://127.0.0.1:$MP" -o /dev/null --data-binary "@$TMP/up.bin" \
+	    "http://good.test:$ORIGIN/upload" 2>"$TMP/curl.err"
+	if grep -q '"path": "/upload".*"body_len": 4194304' "$TMP/origin.log"; then
+		ok "http: a 4 MiB POST body arrives whole (Expect: 100-continue)"
+	else
+		not_ok "http: a 4 MiB POST body arrives whole" \
+		    "$(grep /upload "$TMP/origin.log" | cut -c1-300)" "$(cat "$TMP/curl.err")"
+	fi
+	raw "$MP" "GET http://good.test:80/p80 HTTP/1.1\r\nHost: good.test\r\n\r\n"
+	if grep -q '^status 400$' "$TMP/raw.out"; then
+		not_ok "http: Host may leave out the default port (not 400)" "$(show)"
+	else
+		ok "http: Host may leave out the default port (not 400)"
+	fi
+
+	raw "$MP" "GET http://good.test:$ORIGIN HTTP/1.1\r\nHost: good.test:$ORIGIN\r\n\r\n"
+	if grep -q '^status 200$' "$TMP/raw.out" && grep -q '^body hello from origin' "$TMP/raw.out"; then
+		ok "http: URL without a path is served"
+	else
+		not_ok "http: URL without a path is served" "$(show)"
+	fi
+	raw "$MP" "GET http://good.test:$ORIGIN/noclen HTTP/1.1\r\nHost: good.test:$ORIGIN\r\n\r\n"
+	if grep -q '^body close-delimited body\\n$' "$TMP/raw.out" &&
+	    ! grep -q '^error' "$TMP/raw.out"; then
+		ok "http: a close-delimited response is relayed whole"
+	else
+		not_ok "http: a close-delimited response is relayed whole" "$(show)"
+	fi
+	raw "$MP" "GET http://good.test:$ORIGIN/chunkedresp HTTP/1.1\r\nHost: good.test:$ORIGIN\r\n\r\n" \
+	    "GET http://good.test:$ORIGIN/after-chunked HTTP/1.1\r\nHost: good.test:$ORIGIN\r\n\r\n"
+	section 1
+	if grep -q '^body chunked response body\\n$' "$TMP/sec.out"; then
+		ok "http: a chunked response is relayed"
+	else
+		not_ok "http: a chunked response is relayed" "$(show)"
+	fi
+	section 2
+	expect_status "http: ... and the connection stays usable" 200 "$TMP/sec.out"
+	raw "$MP" "HEAD http://good.test:$ORIGIN/head HTTP/1.1\r\nHost: good.test:$ORIGIN\r\n\r\n" \
+	    "GET http://good.test:$ORIGIN/after-head HTTP/1.1\r\nHost: good.test:$ORIGIN\r\n\r\n"
+	section 2
+	if grep -q '^status 200$' "$TMP/sec.out" &&
+	    grep -q '^body hello from origin' "$TMP/sec.out"; then
+		ok "http: HEAD (Content-Length, no body) then GET on one connection"
+	else
+		not_ok "http: HEAD (Content-Length, no body) then GET on one connection" "$(show)"
 	fi
 
 	$PY "$H" urllib --proxy "$MP" "http://good.test:$ORIGIN/" >"$TMP/b.out" 2>&1
@@ -614,6 +695,11 @@ area_canary() {
 	    "GET http://good.test:$MP/ HTTP/1.1\r\nHost: good.test:$MP\r\n\r\n"
 	refusal "canary: 0.0.0.0 with the proxy's port refused" "$MP" 403 \
 	    proxy_loop "CONNECT 0.0.0.0:$MP HTTP/1.1\r\nHost: 0.0.0.0:$MP\r\n\r\n"
+	refusal "canary: CONNECT [::1] literal without admission: 403 no_allow_rule" \
+	    "$MP" 403 no_allow_rule \
+	    "CONNECT [::1]:$ORIGIN HTTP/1.1\r\nHost: [::1]:$ORIGIN\r\n\r\n"
+	refusal "canary: 127.0.0.1 with the proxy's port: proxy_loop" "$MP" 403 \
+	    proxy_loop "CONNECT 127.0.0.1:$MP HTTP/1.1\r\nHost: 127.0.0.1:$MP\r\n\r\n"
 	no_lines "canary: 127.0.0.2 listener never reached" "$TMP/canary2.log"
 	no_lines "canary: 127.0.0.3 listener never reached" "$TMP/canary3.log"
 }
@@ -735,6 +821,47 @@ area_robust() {
 	socks_reply "robust: socks5 CRLF in domain: 02" 02 "$MP" \
 	    --host 'good\r\n.test' --dport "$O"
 	socks_reply "robust: socks5 empty domain: 02" 02 "$MP" --host '' --dport "$O"
+	refusal "robust: IPv6 zone id: 400 invalid_target" "$MP" 400 invalid_target \
+	    "CONNECT [fe80::1%eth0]:443 HTTP/1.1\r\n\r\n"
+	refusal "robust: CONNECT 127.1 (short form) judged as 127.0.0.1" "$MP" 403 \
+	    no_allow_rule "CONNECT 127.1:$O HTTP/1.1\r\nHost: 127.1:$O\r\n\r\n"
+	refusal "robust: CONNECT 0177.0.0.1 (octal) refused" "$MP" '40[03]' \
+	    'no_allow_rule|invalid_target' "CONNECT 0177.0.0.1:$O HTTP/1.1\r\nHost: 0177.0.0.1:$O\r\n\r\n"
+	refusal "robust: GET 0x7f000001 refused" "$MP" '40[03]' \
+	    'no_allow_rule|invalid_target' "GET http://0x7f000001:$O/ HTTP/1.1\r\nHost: 0x7f000001:$O\r\n\r\n"
+	socks_reply "robust: socks5 domain '127.0.0.2' is the address: 02" 02 "$MP" \
+	    --host 127.0.0.2 --dport "$O"
+	socks_reply "robust: socks5 domain '2130706434': 02" 02 "$MP" \
+	    --host 2130706434 --dport "$O"
+	if grep -Eq '^[0-9]|^0x' "$TMP/dns.log"; then
+		not_ok "robust: no numeric spelling was sent to DNS" "$(grep -E '^[0-9]|^0x' "$TMP/dns.log")"
+	else
+		ok "robust: no numeric spelling was sent to DNS"
+	fi
+	no_lines "robust: canary 127.0.0.2 still untouched" "$TMP/canary2.log"
+	# header_timeout bounds the whole head, however it trickles in.
+	$PY "$H" trickle --proxy "$MP" --interval 0.1 --seconds 4 \
+	    --head "GET http://good.test:$O/ HTTP/1.1\r\nX-Slow: " >"$TMP/t.out" 2>&1
+	el=$(field elapsed "$TMP/t.out")
+	if grep -q '^status 408$' "$TMP/t.out" &&
+	    $PY -c "import sys; sys.exit(0 if float('$el') < 1.5 else 1)"; then
+		ok "robust: a trickling head still gets 408 at header_timeout (${el}s)"
+	else
+		not_ok "robust: a trickling head still gets 408 at header_timeout" "$(cat "$TMP/t.out")"
+	fi
+	# Clients that leave mid-way: during DNS, during connect, mid-body.
+	$PY "$H" abort --proxy "$MP" --after 0.1 \
+	    "GET http://slow.test/ HTTP/1.1\r\nHost: slow.test\r\n\r\n" 2>/dev/null
+	$PY "$H" abort --proxy "$MP" --after 0.1 --rst \
+	    "CONNECT slow.test:443 HTTP/1.1\r\n\r\n" 2>/dev/null
+	$PY "$H" abort --proxy "$MP" --after 0.2 \
+	    "CONNECT refused.test:$TARPIT HTTP/1.1\r\n\r\n" 2>/dev/null
+	$PY "$H" abort --proxy "$MP" --after 0.1 --rst \
+	    "GET http://good.test:$O/size/20000000 HTTP/1.1\r\nHost: good.test:$O\r\n\r\n" 2>/dev/null
+	$PY "$H" abort --proxy "$MP" --after 0.1 --rst \
+	    "POST http://good.test:$O/partial HTTP/1.1\r\nHost: good.test:$O\r\nContent-Length: 100000\r\n\r\nabc" 2>/dev/null
+	$PY "$H" abort --proxy "$MP" --after 0.1 '\x05\x01\x00\x05\x01\x00\x03\x09slow.test\x00\x50' 2>/dev/null
+	sleep 0.8
 	# Truncated SOCKS5 exchanges, then silence.
 	$PY - "$MP" <<'EOF' >"$TMP/t.out" 2>&1 || true
 import socket, sys
@@ -749,6 +876,12 @@ for data in (b"\x05", b"\x05\x05\x00", b"\x05\x01\x00\x05\x01\x00\x03\x20ab"):
         pass
     s.close()
 EOF
+	$PY "$H" burst --proxy "$MP" --n 100 "http://good.test:$O/burst" >"$TMP/burst.out" 2>&1
+	if grep -q '^100 of 100 ok' "$TMP/burst.out"; then
+		ok "robust: 100 concurrent clients all served"
+	else
+		not_ok "robust: 100 concurrent clients all served" "$(cat "$TMP/burst.out")"
+	fi
 	if alive "$MAIN_PID" && CURL -x "http://127.0.0.1:$MP" -o "$TMP/b.out" \
 	    "http://good.test:$O/after-junk" 2>"$TMP/curl.err"; then
 		same_body "robust: after all that, a good request is served" \
@@ -801,20 +934,45 @@ area_tunnels() {
 	fi
 }
 
-# A policy with an IP allow rule: IP literals are admitted by address.
+# A slow reader: the proxy buffers at most a bounded amount (SPEC 4, Limits).
+area_backpressure() {
+	if $PY "$H" slowread --timeout 20 --proxy "$MP" --pid "$MAIN_PID" --via http \
+	    --host good.test --port "$ORIGIN" --size 80000000 --sleep 2 \
+	    >"$TMP/sr.out" 2>&1; then
+		ok "backpressure: HTTP 80 MB to a stalled reader ($(head -n1 "$TMP/sr.out"))"
+	else
+		not_ok "backpressure: HTTP 80 MB to a stalled reader" "$(cat "$TMP/sr.out")"
+	fi
+	if $PY "$H" slowread --timeout 20 --proxy "$MP" --pid "$MAIN_PID" --via connect \
+	    --host xfer.test --port "$XFER" --size 80000000 --sleep 2 \
+	    >"$TMP/sr.out" 2>&1; then
+		ok "backpressure: tunnel 80 MB to a stalled reader ($(head -n1 "$TMP/sr.out"))"
+	else
+		not_ok "backpressure: tunnel 80 MB to a stalled reader" "$(cat "$TMP/sr.out")"
+	fi
+}
+
+# A policy with an IP allow rule: IP literals are admitted by address, and
+# names are resolved (only addresses can be judged against such a rule).
+# block_private off; short connect and idle timeouts.
 area_iplit() {
 	{
-		policy_main | grep -v '^allow'
+		policy_main | grep -v -e '^allow' -e '^block_private' \
+		    -e '^connect_timeout'
+		echo "block_private off"
+		echo "connect_timeout 1s"
+		echo "idle_timeout 1s"
 		echo "allow 127.0.0.1"
 	} >"$TMP/ip.conf"
 	start_proxy ip "$TMP/ip.conf" || return 0
 	IPP=$PX_PORT
+	O=$ORIGIN
 	CURL --socks5 "127.0.0.1:$IPP" -o "$TMP/b.out" \
-	    "http://127.0.0.1:$ORIGIN/" 2>"$TMP/curl.err"
+	    "http://127.0.0.1:$O/" 2>"$TMP/curl.err"
 	same_body "ip: curl --socks5 (IPv4 address type), body exact" "$TMP/b.out" \
 	    'hello from origin\n'
 	# (raw: curl would rewrite the number itself)
-	raw "$IPP" "GET http://2130706433:$ORIGIN/numeric HTTP/1.1\r\nHost: 2130706433:$ORIGIN\r\n\r\n"
+	raw "$IPP" "GET http://2130706433:$O/numeric HTTP/1.1\r\nHost: 2130706433:$O\r\n\r\n"
 	if grep -q '^status 200$' "$TMP/raw.out" &&
 	    grep -q '^body hello from origin' "$TMP/raw.out"; then
 		ok "ip: numeric spelling 2130706433 is 127.0.0.1 (served)"
@@ -828,19 +986,129 @@ area_iplit() {
 		not_ok "ip: SOCKS5 IPv4 tunnel byte-exact" "$(cat "$TMP/x.out")"
 	fi
 	refusal "ip: allowed IP but denied IP rule still wins" "$IPP" 403 deny_rule \
-	    "CONNECT 127.0.0.2:$ORIGIN HTTP/1.1\r\nHost: 127.0.0.2:$ORIGIN\r\n\r\n"
+	    "CONNECT 127.0.0.2:$O HTTP/1.1\r\nHost: 127.0.0.2:$O\r\n\r\n"
+	CURL -x "http://127.0.0.1:$IPP" -o "$TMP/b.out" "http://viaip.test:$O/viaip" \
+	    2>"$TMP/curl.err"
+	same_body "ip: a name without host rule, admitted by its address" \
+	    "$TMP/b.out" 'hello from origin\n'
+	refusal "ip: metadata name, block_private off: 403 metadata_address" \
+	    "$IPP" 403 metadata_address \
+	    "GET http://meta.test/ HTTP/1.1\r\nHost: meta.test\r\n\r\n"
+	refusal "ip: metadata literal, block_private off: 403 metadata_address" \
+	    "$IPP" 403 metadata_address \
+	    "GET http://169.254.169.254/latest HTTP/1.1\r\nHost: 169.254.169.254\r\n\r\n"
+	refusal "ip: private name, block_private off, not covered: 403 no_allow_rule" \
+	    "$IPP" 403 no_allow_rule \
+	    "GET http://private.test/ HTTP/1.1\r\nHost: private.test\r\n\r\n"
+	refusal "ip: connect timeout: 504 connect_timeout" "$IPP" 504 \
+	    connect_timeout "CONNECT 127.0.0.1:$TARPIT HTTP/1.1\r\nHost: 127.0.0.1:$TARPIT\r\n\r\n"
+	el=$(field elapsed)
+	if [ -n "$el" ] && $PY -c "import sys; sys.exit(0 if 0.8 <= float('$el') < 4.0 else 1)"; then
+		ok "ip: 504 after about connect_timeout 1s (${el}s)"
+	else
+		not_ok "ip: 504 after about connect_timeout 1s" "elapsed ${el:-none}"
+	fi
+	socks_reply "ip: socks5 connect timeout: 06" 06 "$IPP" --atyp 1 \
+	    --host 127.0.0.1 --dport "$TARPIT"
+	t0=$(now_ms)
+	$PY "$H" raw --proxy "$IPP" --close-wait 4 \
+	    "CONNECT 127.0.0.1:$O HTTP/1.1\r\nHost: 127.0.0.1:$O\r\n\r\n" \
+	    >"$TMP/raw.out" 2>&1
+	t1=$(now_ms)
+	if grep -q '^status 200$' "$TMP/raw.out" && grep -q '^closed yes' "$TMP/raw.out" &&
+	    [ $((t1 - t0)) -lt 3500 ]; then
+		ok "ip: an idle tunnel is closed at idle_timeout 1s ($((t1 - t0)) ms)"
+	else
+		not_ok "ip: an idle tunnel is closed at idle_timeout 1s" \
+		    "$((t1 - t0)) ms" "$(show)"
+	fi
 	stop_proxy ip "$PX_PID"
+	if grep -q '^viaip\.test A$' "$TMP/dns.log"; then
+		ok "ip: with an IP allow rule, an unlisted name is resolved"
+	else
+		not_ok "ip: with an IP allow rule, an unlisted name is resolved"
+	fi
 	$PY "$H" logcheck "$TMP/ip.log" \
-	    --expect "socks5|127.0.0.1|$ORIGIN|allow|allow_rule|127.0.0.1" \
-	    --expect "http|127.0.0.1|$ORIGIN|allow|allow_rule|127.0.0.1" \
+	    --expect "socks5|127.0.0.1|$O|allow|allow_rule|127.0.0.1" \
+	    --expect "http|127.0.0.1|$O|allow|allow_rule|127.0.0.1" \
 	    --expect "socks5|127.0.0.1|$XFER|allow|allow_rule|127.0.0.1" \
-	    --expect "http_connect|127.0.0.2|$ORIGIN|deny|deny_rule|" \
+	    --expect "http_connect|127.0.0.2|$O|deny|deny_rule|" \
+	    --expect "http|viaip.test|$O|allow|allow_rule|127.0.0.1" \
+	    --expect "http|meta.test|80|deny|metadata_address|" \
+	    --expect "http|169.254.169.254|80|deny|metadata_address|" \
+	    --expect "http|private.test|80|deny|no_allow_rule|" \
+	    --expect "http_connect|127.0.0.1|$TARPIT|deny|connect_timeout|" \
+	    --expect "socks5|127.0.0.1|$TARPIT|deny|connect_timeout|" \
+	    --expect "http_connect|127.0.0.1|$O|allow|allow_rule|127.0.0.1" \
 	    >"$TMP/lc.out" 2>&1
 	if [ $? -eq 0 ]; then
-		ok "ip: log records; 2130706433 logged as 127.0.0.1"
+		ok "ip: log records as expected; 2130706433 logged as 127.0.0.1"
 	else
-		not_ok "ip: log records; 2130706433 logged as 127.0.0.1" "$(cat "$TMP/lc.out")"
+		not_ok "ip: log records as expected; 2130706433 logged as 127.0.0.1" \
+		    "$(cat "$TMP/lc.out")"
 	fi
+}
+
+# default allow: names need no rule; the registry and deny rules still hold.
+area_default() {
+	cat >"$TMP/dflt.conf" <<EOF
+default allow
+allow_loopback on
+resolver 127.0.0.1:$DNS
+deny blocked.test
+EOF
+	start_proxy dflt "$TMP/dflt.conf" || return 0
+	CURL -x "http://127.0.0.1:$PX_PORT" -o "$TMP/b.out" \
+	    "http://good.test:$ORIGIN/" 2>"$TMP/curl.err"
+	same_body "default allow: an unlisted name is served" "$TMP/b.out" \
+	    'hello from origin\n'
+	refusal "default allow: private address still 403" "$PX_PORT" 403 \
+	    private_address "GET http://private.test/ HTTP/1.1\r\nHost: private.test\r\n\r\n"
+	refusal "default allow: deny rule still 403" "$PX_PORT" 403 deny_rule \
+	    "GET http://blocked.test/ HTTP/1.1\r\nHost: blocked.test\r\n\r\n"
+	stop_proxy dflt "$PX_PID"
+	if $PY "$H" logcheck "$TMP/dflt.log" \
+	    --expect "http|good.test|$ORIGIN|allow|default_allow|127.0.0.1" \
+	    --expect "http|private.test|80|deny|private_address|" \
+	    --expect "http|blocked.test|80|deny|deny_rule|" >"$TMP/lc.out" 2>&1; then
+		ok "default allow: logged as default_allow"
+	else
+		not_ok "default allow: logged as default_allow" "$(cat "$TMP/lc.out")"
+	fi
+}
+
+# Two listeners (IPv4 and IPv6); the command line wins over 'listen'.
+area_listen() {
+	fp=$($PY "$H" freeport)
+	{
+		policy_main
+		echo "listen 127.0.0.1:$fp"
+	} >"$TMP/two.conf"
+	start_proxy two "$TMP/two.conf" --listen '[::1]:0' || return 0
+	P1=$PX_PORT
+	P2=$(sed -n 's/^harn-egressd: listening on \[::1\]:\([0-9]*\)$/\1/p' "$TMP/two.stdout")
+	if grep -qx "harn-egressd: listening on 127.0.0.1:$P1" "$TMP/two.stdout" &&
+	    [ -n "$P2" ] && [ "$(wc -l <"$TMP/two.stdout")" -eq 2 ]; then
+		ok "listen: one stdout line per listener, IPv6 as [::1]:PORT"
+	else
+		not_ok "listen: one stdout line per listener, IPv6 as [::1]:PORT" \
+		    "$(cat "$TMP/two.stdout")"
+		P2=1
+	fi
+	if grep -q ":$fp\$" "$TMP/two.stdout"; then
+		not_ok "listen: --listen wins over the policy's listen"
+	else
+		ok "listen: --listen wins over the policy's listen"
+	fi
+	CURL -x "http://[::1]:$P2" -o "$TMP/b.out" "http://good.test:$ORIGIN/" \
+	    2>"$TMP/curl.err"
+	same_body "listen: served on the IPv6 listener" "$TMP/b.out" \
+	    'hello from origin\n'
+	refusal "listen: the other listener's port is proxy_loop" "$P1" 403 \
+	    proxy_loop "GET http://good.test:$P2/ HTTP/1.1\r\nHost: good.test:$P2\r\n\r\n"
+	refusal "listen: [::1] with the IPv6 listener's port is proxy_loop" "$P1" \
+	    403 proxy_loop "CONNECT [::1]:$P2 HTTP/1.1\r\nHost: [::1]:$P2\r\n\r\n"
+	stop_proxy two "$PX_PID"
 }
 
 area_limits() {
@@ -920,6 +1188,11 @@ area_dlog() {
 	socks "$DP" --atyp 1 --host 127.0.0.1 --dport "$O"
 	raw "$DP" "GET http://0x7f.1:$O/ HTTP/1.0\r\n\r\n"
 	socks "$DP" --cmd 3 --atyp 1 --host 0.0.0.0 --dport 0
+	$PY "$H" abort --proxy "$DP" --after 0.1 \
+	    "GET http://slow.test/ HTTP/1.1\r\nHost: slow.test\r\n\r\n" 2>/dev/null
+	sleep 0.8
+	raw "$DP" "GET http://good.test:$O/k1 HTTP/1.1\r\nHost: good.test:$O\r\n\r\n" \
+	    "GET http://nope.test:$O/k2 HTTP/1.1\r\nHost: nope.test:$O\r\n\r\n"
 	stop_proxy dl "$DPID"
 	$PY "$H" logcheck "$TMP/dl.log" \
 	    --expect "http|good.test|$O|allow|allow_rule|127.0.0.1" \
@@ -942,6 +1215,9 @@ area_dlog() {
 	    --expect "socks5|127.0.0.1|$O|deny|no_allow_rule|" \
 	    --expect "http|127.0.0.1|$O|deny|no_allow_rule,invalid_target|" \
 	    --expect "socks5|*|*|deny|unsupported_command|" \
+	    --expect "http|slow.test|80|deny|*|" \
+	    --expect "http|good.test|$O|allow|allow_rule|127.0.0.1" \
+	    --expect "http|nope.test|$O|deny|no_allow_rule|" \
 	    >"$TMP/lc.out" 2>&1
 	if [ $? -eq 0 ]; then
 		ok "dlog: one well-formed record per request, reasons as expected"
@@ -1214,8 +1490,11 @@ if [ -n "$MAIN_PID" ]; then
 	area_refusals
 	area_robust
 	area_tunnels
+	area_backpressure
 fi
 area_iplit
+area_default
+area_listen
 area_limits
 area_dlog
 area_secrets

@@ -110,6 +110,22 @@ def make_handler(logpath, body):
             out = body
             if self.path.startswith("/size/"):
                 out = b"x" * int(self.path[6:])
+            if self.path == "/noclen":
+                # Close-delimited body, no Content-Length.
+                self.close_connection = True
+                self.send_response(200)
+                self.send_header("Connection", "close")
+                self.end_headers()
+                self.wfile.write(b"close-delimited body\n")
+                return
+            if self.path == "/chunkedresp":
+                self.send_response(200)
+                self.send_header("Transfer-Encoding", "chunked")
+                self.end_headers()
+                for part in (b"chunked ", b"response", b" body\n"):
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(part), part))
+                self.wfile.write(b"0\r\n\r\n")
+                return
             self.send_response(200)
             self.send_header("Content-Type", "text/plain")
             self.send_header("Content-Length", str(len(out)))
@@ -603,6 +619,132 @@ def cmd_xfer(a):
     return 0
 
 
+def cmd_trickle(a):
+    """Send HEAD at once, then one byte of 'x' every --interval seconds,
+    until a response arrives or --seconds pass; print when it came."""
+    s = connect_proxy(a)
+    s.setblocking(False)
+    t0 = time.monotonic()
+    s.sendall(unescape(a.head))
+    got = b""
+    nxt = t0
+    while time.monotonic() - t0 < a.seconds:
+        now = time.monotonic()
+        if now >= nxt:
+            try:
+                s.send(b"x")
+            except OSError:
+                pass
+            nxt = now + a.interval
+        try:
+            d = s.recv(4096)
+            if not d:
+                break
+            got += d
+            if b"\r\n\r\n" in got:
+                break
+        except BlockingIOError:
+            time.sleep(0.01)
+        except OSError:
+            break
+    el = time.monotonic() - t0
+    line = got.split(b"\r\n", 1)[0].decode("latin-1")
+    print("elapsed %.3f" % el)
+    print("statusline %s" % line)
+    print("status %s" % (line.split(" ")[1] if " " in line else "none"))
+    return 0
+
+
+def rss_kb(pid):
+    with open("/proc/%d/status" % pid) as f:
+        for ln in f:
+            if ln.startswith("VmRSS:"):
+                return int(ln.split()[1])
+    return -1
+
+
+def cmd_slowread(a):
+    """Ask for --size bytes (HTTP GET of /size/N, or a CONNECT tunnel to
+    xferd), read nothing for --sleep seconds, report the proxy's RSS
+    growth, then read it all and check the length."""
+    before = rss_kb(a.pid)
+    if a.via == "http":
+        s = connect_proxy(a)
+        s.sendall(("GET http://%s:%d/size/%d HTTP/1.1\r\nHost: %s:%d\r\n"
+                   "Connection: close\r\n\r\n" % (a.host, a.port, a.size,
+                                                    a.host, a.port)).encode())
+        extra = b""
+    else:
+        s, extra = open_tunnel(a, struct.pack("!Q", a.size))
+        s.shutdown(socket.SHUT_WR)
+    time.sleep(a.sleep)
+    during = rss_kb(a.pid)
+    s.settimeout(a.timeout)
+    n = len(extra)
+    try:
+        while True:
+            d = s.recv(1 << 20)
+            if not d:
+                break
+            n += len(d)
+    except OSError as e:
+        print("error %s after %d bytes" % (e, n))
+    growth = during - before
+    print("rss before %d kB, while stalled %d kB, growth %d kB; got %d bytes"
+          % (before, during, growth, n))
+    if n < a.size:
+        print("FAIL short: %d < %d" % (n, a.size))
+        return 1
+    if growth > a.max_growth_kb:
+        print("FAIL buffered %d kB > %d kB" % (growth, a.max_growth_kb))
+        return 1
+    return 0
+
+
+def cmd_burst(a):
+    """--n concurrent GETs through the proxy; print how many got 200."""
+    results = []
+    lock = threading.Lock()
+
+    def one(i):
+        code = "err"
+        try:
+            s = connect_proxy(a)
+            s.sendall(("GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close"
+                       "\r\n\r\n" % (a.url, a.url.split("/")[2])).encode())
+            status, hdrs, body, err = read_response(Reader(s), False)
+            code = status.split(" ")[1] if status else "none"
+            if code == "200" and body != ORIGIN_BODY:
+                code = "badbody"
+            s.close()
+        except OSError as e:
+            code = "oserror"
+        with lock:
+            results.append(code)
+
+    ts = [threading.Thread(target=one, args=(i,)) for i in range(a.n)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join(a.timeout + 5)
+    ok = results.count("200")
+    print("%d of %d ok; others: %s" % (ok, a.n, sorted(
+        set(r for r in results if r != "200"))))
+    return 0 if ok == a.n else 1
+
+
+def cmd_abort(a):
+    """Send REQ and close the connection after --after seconds."""
+    s = connect_proxy(a)
+    s.sendall(unescape(a.req))
+    time.sleep(a.after)
+    if a.rst:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
+                     struct.pack("ii", 1, 0))
+    s.close()
+    return 0
+
+
 def cmd_hold(a):
     socks = []
     for i in range(a.n):
@@ -826,6 +968,25 @@ def main():
     p.add_argument("--early", action="store_true")
     p.add_argument("--pause", type=float, default=0.0)
     p.add_argument("--ready")
+    p = client("trickle", cmd_trickle)
+    p.add_argument("--head", required=True)
+    p.add_argument("--interval", type=float, default=0.1)
+    p.add_argument("--seconds", type=float, default=4.0)
+    p = client("slowread", cmd_slowread)
+    p.add_argument("--via", choices=["http", "connect"], default="http")
+    p.add_argument("--host", required=True)
+    p.add_argument("--port", type=int, required=True)
+    p.add_argument("--size", type=int, required=True)
+    p.add_argument("--sleep", type=float, default=2.0)
+    p.add_argument("--pid", type=int, required=True)
+    p.add_argument("--max-growth-kb", type=int, default=16384)
+    p = client("burst", cmd_burst)
+    p.add_argument("--n", type=int, default=50)
+    p.add_argument("url")
+    p = client("abort", cmd_abort)
+    p.add_argument("--after", type=float, default=0.1)
+    p.add_argument("--rst", action="store_true")
+    p.add_argument("req")
     p = client("hold", cmd_hold)
     p.add_argument("--n", type=int, default=1)
     p.add_argument("--target", required=True)
