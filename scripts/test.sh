@@ -29,7 +29,7 @@ if ! make -C build check; then
 fi
 summarize build "suites"
 
-echo "== unit tests under ASan+UBSan (build-san)"
+echo "== unit tests and the proxy suite under ASan+UBSan (build-san)"
 mkdir -p build-san
 cd build-san
 if [ ! -f Makefile ] || [ ../configure -nt Makefile ]; then
@@ -38,7 +38,7 @@ if [ ! -f Makefile ] || [ ../configure -nt Makefile ]; then
 	    LDFLAGS="-fsanitize=address,undefined" >/dev/null
 fi
 make -j"$(nproc)" >/dev/null
-UNIT=$(sed -n 's/^UNIT_TESTS = //p' Makefile)
+UNIT="$(sed -n 's/^UNIT_TESTS = //p' Makefile) tests/proxy.sh"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 if ! make check TESTS="$UNIT" >/dev/null; then

@@ -251,6 +251,10 @@ tls.test       A 127.0.0.1
 xfer.test      A 127.0.0.1
 once.test      A 127.0.0.1
 viaip.test     A 127.0.0.1
+v6.test        AAAA ::1
+wild.test      A 127.0.0.1
+a.wild.test    A 127.0.0.1
+b.a.wild.test  A 127.0.0.1
 refused.test   A 127.0.0.1
 rebind.test    A $1
 private.test   A 10.0.0.1
@@ -294,6 +298,8 @@ setup_fixture() {
 	    --log "$TMP/canary2.log" || FIXTURE=bad
 	start_server canary3 canary --bind 127.0.0.3 --port "$ORIGIN" \
 	    --log "$TMP/canary3.log" || FIXTURE=bad
+	start_server origin6 origin --bind ::1 --log "$TMP/origin6.log" || FIXTURE=bad
+	ORIGIN6=${SRV_PORT:-1}
 	start_server xferd xferd || FIXTURE=bad
 	XFER=${SRV_PORT:-1}
 	if openssl req -x509 -newkey rsa:2048 -nodes -days 2 \
@@ -332,6 +338,7 @@ max_header_bytes 2048
 allow good.test other.test tls.test xfer.test once.test refused.test
 allow rebind.test private.test private2.test meta.test mixed.test
 allow mixed6.test canary.test gone.test fail.test slow.test bare.test
+allow v6.test
 deny blocked.test 127.0.0.2
 EOF
 }
@@ -370,7 +377,7 @@ area_http() {
 	    'hello from origin\n'
 
 	# What the origin sees.
-	raw "$MP" "GET http://good.test:$ORIGIN/hdr-check HTTP/1.1\r\nHost: good.test:$ORIGIN\r\nProxy-Authorization: Basic dXNlcjpwYXNz\r\nProxy-Connection: keep-alive\r\nAuthorization: Bearer tok-123\r\nCookie: a=1; b=2\r\nConnection: X-Hop\r\nX-Hop: hop\r\nKeep-Alive: timeout=5\r\nX-End: e2e\r\n\r\n"
+	raw "$MP" "GET http://good.test:$ORIGIN/hdr-check HTTP/1.1\r\nHost: good.test:$ORIGIN\r\nProxy-Authorization: Basic dXNlcjpwYXNz\r\nProxy-Connection: keep-alive\r\nAuthorization: Bearer tok-123\r\nCookie: a=1; b=2\r\nConnection: X-Hop\r\nX-Hop: hop\r\nKeep-Alive: timeout=5\r\nTE: trailers\r\nUpgrade: h2c\r\nX-End: e2e\r\n\r\n"
 	expect_status "http: request with credentials forwarded" 200
 	$PY "$H" originhdr "$TMP/origin.log" /hdr-check >"$TMP/hdr.out" 2>&1
 	expect_no_grep "http: origin saw no Proxy-Authorization" "$TMP/hdr.out" \
@@ -386,6 +393,8 @@ area_http() {
 	expect_no_grep "http: header named in Connection removed" "$TMP/hdr.out" \
 	    "x-hop:"
 	expect_no_grep "http: Keep-Alive removed" "$TMP/hdr.out" "keep-alive: timeout"
+	expect_no_grep "http: TE (hop-by-hop) removed" "$TMP/hdr.out" "te: trailers"
+	expect_no_grep "http: Upgrade (hop-by-hop) removed" "$TMP/hdr.out" "upgrade: h2c"
 	expect_grep "http: origin saw Host good.test" "$TMP/hdr.out" \
 	    "^host: good\\.test:$ORIGIN\$"
 	if grep -q '"path": "/hdr-check"' "$TMP/origin.log"; then
@@ -470,6 +479,16 @@ area_http() {
 		ok "http: Host may leave out the default port (not 400)"
 	fi
 
+	raw "$MP" --close-wait 2 "GET http://good.test:$ORIGIN/cc HTTP/1.1\r\nHost: good.test:$ORIGIN\r\nConnection: close\r\n\r\n"
+	if grep -q '^status 200$' "$TMP/raw.out" && grep -q '^closed yes' "$TMP/raw.out"; then
+		ok "http: client's Connection: close honoured"
+	else
+		not_ok "http: client's Connection: close honoured" "$(show)"
+	fi
+	CURL -x "http://127.0.0.1:$MP" -o "$TMP/b.out" "http://v6.test:$ORIGIN6/v6" \
+	    2>"$TMP/curl.err"
+	same_body "http: a name with only AAAA ::1 is served over IPv6" "$TMP/b.out" \
+	    'hello from origin\n'
 	raw "$MP" "GET http://good.test:$ORIGIN HTTP/1.1\r\nHost: good.test:$ORIGIN\r\n\r\n"
 	if grep -q '^status 200$' "$TMP/raw.out" && grep -q '^body hello from origin' "$TMP/raw.out"; then
 		ok "http: URL without a path is served"
@@ -551,6 +570,10 @@ area_socks() {
 	expect_grep "socks5: ... and closed" "$TMP/socks.out" '^closed yes'
 	socks "$MP" --methods 0102
 	expect_grep "socks5: GSSAPI+userpass: 05 FF" "$TMP/socks.out" '^method 05 ff$'
+	socks "$MP" --methods ''
+	expect_grep "socks5: zero methods offered: 05 FF" "$TMP/socks.out" '^method 05 ff$'
+	socks_reply "socks5: IPv4-mapped IPv6 of the denied IP: 02" 02 "$MP" \
+	    --atyp 4 --host ::ffff:127.0.0.2 --dport "$ORIGIN"
 	socks_reply "socks5: BIND: 07" 07 "$MP" --cmd 2 --host good.test --dport "$ORIGIN"
 	socks_reply "socks5: UDP ASSOCIATE: 07" 07 "$MP" --cmd 3 --atyp 1 \
 	    --host 0.0.0.0 --dport 0
@@ -748,6 +771,18 @@ area_refusals() {
 	    invalid_request "POST http://$G/ HTTP/1.1\r\nHost: $G\r\nContent-Length: 5\r\nContent-Length: 5\r\n\r\nhello"
 	refusal "refuse: unknown Transfer-Encoding: 400 invalid_request" "$MP" 400 \
 	    invalid_request "POST http://$G/ HTTP/1.1\r\nHost: $G\r\nTransfer-Encoding: bogus\r\n\r\n"
+	refusal "refuse: negative Content-Length: 400" "$MP" 400 invalid_request \
+	    "POST http://$G/ HTTP/1.1\r\nHost: $G\r\nContent-Length: -1\r\n\r\n"
+	refusal "refuse: Content-Length list '5, 5': 400" "$MP" 400 invalid_request \
+	    "POST http://$G/ HTTP/1.1\r\nHost: $G\r\nContent-Length: 5, 5\r\n\r\nhello"
+	refusal "refuse: Content-Length not a number: 400" "$MP" 400 invalid_request \
+	    "POST http://$G/ HTTP/1.1\r\nHost: $G\r\nContent-Length: 5x\r\n\r\nhello"
+	refusal "refuse: space before colon in a header: 400" "$MP" 400 invalid_request \
+	    "POST http://$G/ HTTP/1.1\r\nHost: $G\r\nContent-Length : 5\r\n\r\nhello"
+	refusal "refuse: Transfer-Encoding 'chunked, chunked' or gzip: 400" "$MP" 400 \
+	    invalid_request "POST http://$G/ HTTP/1.1\r\nHost: $G\r\nTransfer-Encoding: gzip\r\n\r\n"
+	refusal "refuse: CR inside a header name: 400" "$MP" 400 invalid_request \
+	    "GET http://$G/ HTTP/1.1\r\nHost: $G\r\nX-A\rB: c\r\n\r\n"
 	big=$(printf '%03000d' 0)
 	refusal "refuse: headers over max_header_bytes 2048: 431 invalid_request" \
 	    "$MP" 431 invalid_request \
@@ -1049,6 +1084,55 @@ area_iplit() {
 	fi
 }
 
+# Port-scoped and wildcard rules, end to end.
+area_ports() {
+	cat >"$TMP/ports.conf" <<EOF
+allow_loopback on
+resolver 127.0.0.1:$DNS
+allow good.test:$ORIGIN
+allow other.test *.wild.test
+deny other.test:$ORIGIN
+EOF
+	start_proxy ports "$TMP/ports.conf" || return 0
+	PP=$PX_PORT
+	na=$(grep -c '^good\.test A$' "$TMP/dns.log")
+	CURL -x "http://127.0.0.1:$PP" -o "$TMP/b.out" "http://good.test:$ORIGIN/" \
+	    2>"$TMP/curl.err"
+	same_body "ports: port-scoped allow, that port: served" "$TMP/b.out" \
+	    'hello from origin\n'
+	refusal "ports: port-scoped allow, other port: 403 no_allow_rule" "$PP" 403 \
+	    no_allow_rule "CONNECT good.test:$XFER HTTP/1.1\r\nHost: good.test:$XFER\r\n\r\n"
+	nb=$(grep -c '^good\.test A$' "$TMP/dns.log")
+	if [ $((nb - na)) -eq 1 ]; then
+		ok "ports: no DNS question for the port the rule does not name"
+	else
+		not_ok "ports: no DNS question for the port the rule does not name" \
+		    "$((nb - na)) A questions for good.test, want 1"
+	fi
+	refusal "ports: port-scoped deny beats a host allow: 403 deny_rule" "$PP" 403 \
+	    deny_rule "GET http://other.test:$ORIGIN/ HTTP/1.1\r\nHost: other.test:$ORIGIN\r\n\r\n"
+	if $PY "$H" xfer --proxy "$PP" --via connect --host other.test --port "$XFER" \
+	    --up 1000 --down 1000 >"$TMP/x.out" 2>&1; then
+		ok "ports: ... and the same host on another port is served"
+	else
+		not_ok "ports: ... and the same host on another port is served" "$(cat "$TMP/x.out")"
+	fi
+	CURL -x "http://127.0.0.1:$PP" -o "$TMP/b.out" "http://a.wild.test:$ORIGIN/" \
+	    2>"$TMP/curl.err"
+	same_body "ports: *.wild.test admits a.wild.test" "$TMP/b.out" 'hello from origin\n'
+	CURL -x "socks5h://127.0.0.1:$PP" -o "$TMP/b.out" "http://b.a.wild.test:$ORIGIN/" \
+	    2>"$TMP/curl.err"
+	same_body "ports: *.wild.test admits b.a.wild.test" "$TMP/b.out" 'hello from origin\n'
+	refusal "ports: *.wild.test does not admit wild.test" "$PP" 403 no_allow_rule \
+	    "GET http://wild.test:$ORIGIN/ HTTP/1.1\r\nHost: wild.test:$ORIGIN\r\n\r\n"
+	if grep -Eq '^wild\.test (A|AAAA)$' "$TMP/dns.log"; then
+		not_ok "ports: no DNS question for wild.test"
+	else
+		ok "ports: no DNS question for wild.test"
+	fi
+	stop_proxy ports "$PX_PID"
+}
+
 # default allow: names need no rule; the registry and deny rules still hold.
 area_default() {
 	cat >"$TMP/dflt.conf" <<EOF
@@ -1316,7 +1400,7 @@ area_signals() {
 allow_loopback on
 resolver 127.0.0.1:$DNS
 drain_timeout 2s
-allow good.test
+allow good.test xfer.test
 EOF
 	if start_proxy hup "$TMP/hup.conf"; then
 		HP=$PX_PORT
@@ -1326,7 +1410,7 @@ EOF
 			    "http://$1:$ORIGIN/" 2>/dev/null
 		}
 		c1=$(code good.test)
-		printf 'allow_loopback on\nresolver 127.0.0.1:%s\nallow good.test other.test\nallw nothing\n' \
+		printf 'allow_loopback on\nresolver 127.0.0.1:%s\nallow good.test other.test xfer.test\nallw nothing\n' \
 		    "$DNS" >"$TMP/hup.conf.new"
 		mv "$TMP/hup.conf.new" "$TMP/hup.conf"
 		: >"$TMP/hup.stderr.before"
@@ -1348,6 +1432,13 @@ EOF
 			not_ok "sighup: stderr says why (names hup.conf:4)" \
 			    "$(cat "$TMP/hup.stderr")"
 		fi
+		# A tunnel opened under the old policy outlives the reload.
+		$PY "$H" xfer --timeout 10 --proxy "$HP" --via connect --host xfer.test \
+		    --port "$XFER" --up 1048576 --down 1048576 --pause 1.0 \
+		    --ready "$TMP/xh.ready" >"$TMP/xh.out" 2>&1 &
+		xhpid=$!
+		BG_PIDS="$BG_PIDS $xhpid"
+		wait_file "$TMP/xh.ready" 50 "$xhpid" || true
 		printf 'allow_loopback on\nresolver 127.0.0.1:%s\nallow other.test\n' \
 		    "$DNS" >"$TMP/hup.conf.new"
 		mv "$TMP/hup.conf.new" "$TMP/hup.conf"
@@ -1360,6 +1451,23 @@ EOF
 		else
 			not_ok "sighup: changed policy applies to new requests" \
 			    "other $c4 good $c5"
+		fi
+		if wait_gone "$xhpid" 80 && wait "$xhpid"; then
+			ok "sighup: a tunnel opened before the reload completes ($(cat "$TMP/xh.out"))"
+		else
+			not_ok "sighup: a tunnel opened before the reload completes" "$(cat "$TMP/xh.out")"
+		fi
+		rm -f "$TMP/hup.conf"
+		cp "$TMP/hup.stderr" "$TMP/hup.stderr.before"
+		kill -HUP "$HPID"
+		sleep 0.3
+		c6=$(code other.test)
+		if alive "$HPID" && [ "$c6" = 200 ] &&
+		    ! cmp -s "$TMP/hup.stderr" "$TMP/hup.stderr.before"; then
+			ok "sighup: policy file gone: old policy stays, stderr says so"
+		else
+			not_ok "sighup: policy file gone: old policy stays, stderr says so" \
+			    "other $c6" "$(cat "$TMP/hup.stderr")"
 		fi
 		stop_proxy hup "$HPID"
 		if [ "$STOP_RC" -eq 0 ]; then ok "sighup: then SIGTERM exit 0"; else
@@ -1494,6 +1602,7 @@ if [ -n "$MAIN_PID" ]; then
 fi
 area_iplit
 area_default
+area_ports
 area_listen
 area_limits
 area_dlog

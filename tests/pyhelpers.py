@@ -144,6 +144,8 @@ def Server(addr, handler):
     class S(http.server.ThreadingHTTPServer):
         daemon_threads = True
         allow_reuse_address = True
+        address_family = socket.AF_INET6 if ":" in addr[0] else \
+            socket.AF_INET
 
     return S(addr, handler)
 

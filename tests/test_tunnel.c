@@ -818,7 +818,7 @@ test_idle_timeout(void **state)
 	assert_int_equal(l->st.to_origin + l->st.to_client, 0);
 }
 
-/* Traffic either way postpones the idle timeout. */
+/* Traffic either way postpones the idle timeout (600 ms of it, here). */
 static void
 test_idle_activity(void **state)
 {
@@ -829,9 +829,9 @@ test_idle_activity(void **state)
 
 	peer_expect(&l->o, fx_alloc(fx, 16), 16);
 	peer_expect(&l->c, fx_alloc(fx, 16), 16);
-	link_tunnel(l, NULL, 200);
+	link_tunnel(l, NULL, 300);
 	for (i = 0; i < 6; i++) {
-		run_for(fx, 120);
+		run_for(fx, 100);
 		assert_int_equal(l->ndone, 0);
 		assert_int_equal(send(i % 2 ? l->o.fd : l->c.fd, "x", 1,
 		    MSG_NOSIGNAL), 1);
@@ -840,7 +840,7 @@ test_idle_activity(void **state)
 	assert_true(run_until(fx, first_done, 3000));
 	el = l->done_ms - last;
 	print_message("ended %lld ms after the last byte\n", (long long)el);
-	assert_true(el >= 180 && el <= 450);
+	assert_true(el >= 280 && el <= 550);
 	assert_int_equal(l->st.to_origin, 3);
 	assert_int_equal(l->st.to_client, 3);
 	assert_true(run_until(fx, peers_eof, 2000));
