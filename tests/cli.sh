@@ -105,4 +105,42 @@ expect_rc "explain without CIDR rules" 0 "$EGRESSD" explain --policy "$TMP/n.con
 expect_grep "no allow rule, no resolve" "$TMP/out" '^b\.example:443 deny no_allow_rule$'
 expect_rc "explain without targets is a usage error" 2 "$EGRESSD" explain --policy "$TMP/n.conf"
 
+# explain --resolve: the proxy's resolver and verdicts, against a DNS
+# server of our own on loopback.
+cat > "$TMP/zone" <<'Z'
+pub.test A 93.184.216.34
+priv.test A 10.0.0.7
+mixed.test A 93.184.216.34
+mixed.test A 192.168.1.9
+gone.test NXDOMAIN
+Z
+python3 "$top_srcdir/tests/dnsd.py" --zone "$TMP/zone" \
+    --port-file "$TMP/dnsport" --log "$TMP/dnsq" 2>"$TMP/dnsd.err" &
+DNSD_PID=$!
+stop_dnsd() { kill "$DNSD_PID"; }
+at_exit stop_dnsd
+i=0
+while [ ! -s "$TMP/dnsport" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+cat > "$TMP/r.conf" <<P
+resolver 127.0.0.1:$(cat "$TMP/dnsport")
+dns_timeout 2s
+allow pub.test:443 priv.test:443 mixed.test:443 gone.test:443
+deny never.test
+P
+expect_rc "explain --resolve exits 0" 0 "$EGRESSD" explain --policy "$TMP/r.conf" \
+    --resolve pub.test:443 priv.test:443 mixed.test:443 gone.test:443 \
+    never.test:443 other.test:443
+expect_grep "resolve: public answer allowed" "$TMP/out" \
+    '^pub\.test:443 allow allow_rule allow pub\.test:443 addr=93\.184\.216\.34$'
+expect_grep "resolve: private answer denied" "$TMP/out" \
+    '^priv\.test:443 deny private_address addr=10\.0\.0\.7$'
+expect_grep "resolve: one private answer denies all" "$TMP/out" \
+    '^mixed\.test:443 deny private_address addr=192\.168\.1\.9$'
+expect_grep "resolve: NXDOMAIN is dns_failure" "$TMP/out" '^gone\.test:443 deny dns_failure$'
+expect_grep "resolve: deny rule" "$TMP/out" '^never\.test:443 deny deny_rule'
+expect_grep "resolve: no allow rule" "$TMP/out" '^other\.test:443 deny no_allow_rule$'
+expect_no_grep "no DNS query for a denied name" "$TMP/dnsq" "never.test"
+expect_no_grep "no DNS query for an unadmitted name" "$TMP/dnsq" "other.test"
+expect_grep "the admitted name was asked" "$TMP/dnsq" '^pub\.test A'
+
 finish
