@@ -17,6 +17,11 @@
  * descriptors) falls back for good to read(2)/send(2) through a
  * TUNNEL_BUF_SZ heap buffer; the same one-buffer bound holds.
  *
+ * A direction starts out copying (D_SMALL): a request or a response that
+ * fits one buffer costs a read and a send, where a pipe would cost its
+ * making and unmaking.  The first read that fills the buffer marks the
+ * direction as bulk, and once that buffer is sent it moves to splice.
+ *
  * The timer is not re-armed on I/O: I/O only records the time, and the
  * timer, when it fires, ends the tunnel, gives back the pipes, or sleeps
  * for the time still left.
@@ -58,6 +63,8 @@ enum io {
 #define D_COPY		0x04	/* splice refused: read/send fallback */
 #define D_RARMED	0x08	/* rev is pending */
 #define D_WARMED	0x10	/* wev is pending */
+#define D_SMALL		0x20	/* copying until a read fills the buffer */
+#define D_GROWN		0x40	/* it did: splice once the buffer is sent */
 
 struct tunnel;
 
@@ -167,6 +174,7 @@ static void
 copy_start(struct dir *d)
 {
 	d->flags |= D_COPY;
+	d->flags &= (uint8_t)~(D_SMALL | D_GROWN);
 	if (d->inpipe == 0)
 		dir_release(d);
 }
@@ -197,6 +205,8 @@ copy_fill(struct dir *d)
 	if (n > 0) {
 		d->boff = 0;
 		d->blen = (uint16_t)n;
+		if ((d->flags & D_SMALL) && n == TUNNEL_BUF_SZ)
+			d->flags |= D_GROWN;
 		return IO_OK;
 	}
 	if (n == 0) {
@@ -253,6 +263,12 @@ copy_drain(struct dir *d)
 		d->bytes += (uint64_t)n;
 		if (d->boff < d->blen)
 			return IO_AGAIN;	/* short: dst is full */
+	}
+	if (d->flags & D_GROWN) {
+		/* Bulk traffic: the buffer is empty, splice from here on. */
+		d->flags &= (uint8_t)~(D_COPY | D_SMALL | D_GROWN);
+		free(d->buf);
+		d->buf = NULL;
 	}
 	return IO_OK;
 }
@@ -582,6 +598,7 @@ dir_init(struct tunnel *t, struct dir *d, int src, int dst)
 	d->src = src;
 	d->dst = dst;
 	d->pipe[0] = d->pipe[1] = -1;
+	d->flags = D_COPY | D_SMALL;
 	d->rev = event_new(t->base, src, EV_READ | EV_PERSIST, read_cb, d);
 	return d->rev == NULL ? -1 : 0;
 }

@@ -972,14 +972,14 @@ area_tunnels() {
 # A slow reader: the proxy buffers at most a bounded amount (SPEC 4, Limits).
 area_backpressure() {
 	if $PY "$H" slowread --timeout 20 --proxy "$MP" --pid "$MAIN_PID" --via http \
-	    --host good.test --port "$ORIGIN" --size 80000000 --sleep 2 \
+	    --host good.test --port "$ORIGIN" --size 80000000 --sleep 1.5 \
 	    >"$TMP/sr.out" 2>&1; then
 		ok "backpressure: HTTP 80 MB to a stalled reader ($(head -n1 "$TMP/sr.out"))"
 	else
 		not_ok "backpressure: HTTP 80 MB to a stalled reader" "$(cat "$TMP/sr.out")"
 	fi
 	if $PY "$H" slowread --timeout 20 --proxy "$MP" --pid "$MAIN_PID" --via connect \
-	    --host xfer.test --port "$XFER" --size 80000000 --sleep 2 \
+	    --host xfer.test --port "$XFER" --size 80000000 --sleep 1.5 \
 	    >"$TMP/sr.out" 2>&1; then
 		ok "backpressure: tunnel 80 MB to a stalled reader ($(head -n1 "$TMP/sr.out"))"
 	else
@@ -1562,6 +1562,55 @@ area_badpolicy() {
 		not_ok "bad policy: --listen port 99999 exits 2" "exit $brc"; fi
 }
 
+# The environment policy in service mode, and the decision log on stderr
+# when --log is not given.
+area_envpolicy() {
+	rm -f "$TMP/env.port"
+	env HARN_EGRESS_ALLOW="127.0.0.1:$ORIGIN" HARN_EGRESS_ALLOW_LOOPBACK=on \
+	    "$EGRESSD" --listen 127.0.0.1:0 --port-file "$TMP/env.port" \
+	    >"$TMP/env.stdout" 2>"$TMP/env.stderr" &
+	EPID=$!
+	BG_PIDS="$BG_PIDS $EPID"
+	if ! wait_file "$TMP/env.port" 50 "$EPID"; then
+		not_ok "env: service mode with HARN_EGRESS_ALLOW starts" \
+		    "$(head -c 400 "$TMP/env.stderr")"
+		return 0
+	fi
+	ok "env: service mode with HARN_EGRESS_ALLOW starts"
+	EP=$(head -n1 "$TMP/env.port")
+	CURL --socks5 "127.0.0.1:$EP" -o "$TMP/b.out" "http://127.0.0.1:$ORIGIN/" \
+	    2>"$TMP/curl.err"
+	same_body "env: the variable's rule admits 127.0.0.1:$ORIGIN" "$TMP/b.out" \
+	    'hello from origin\n'
+	refusal "env: other ports are not admitted" "$EP" 403 no_allow_rule \
+	    "CONNECT 127.0.0.1:$XFER HTTP/1.1\r\nHost: 127.0.0.1:$XFER\r\n\r\n"
+	stop_proxy env "$EPID"
+	grep '^{' "$TMP/env.stderr" >"$TMP/env.dlog"
+	if $PY "$H" logcheck "$TMP/env.dlog" \
+	    --expect "socks5|127.0.0.1|$ORIGIN|allow|allow_rule|127.0.0.1" \
+	    --expect "http_connect|127.0.0.1|$XFER|deny|no_allow_rule|" \
+	    >"$TMP/lc.out" 2>&1; then
+		ok "env: without --log, decisions go to stderr as JSON lines"
+	else
+		not_ok "env: without --log, decisions go to stderr as JSON lines" \
+		    "$(cat "$TMP/lc.out")" "$(head -c 500 "$TMP/env.stderr")"
+	fi
+	if [ "$STOP_RC" -eq 0 ]; then ok "env: SIGTERM exit 0"; else
+		not_ok "env: SIGTERM exit 0" "exit $STOP_RC"; fi
+	printf 'allow good.test\n' >"$TMP/envc.conf"
+	env HARN_EGRESS_ALLOW=good.test timeout 10 "$EGRESSD" --policy "$TMP/envc.conf" \
+	    --listen 127.0.0.1:0 --port-file "$TMP/envc.port" \
+	    >"$TMP/envc.stdout" 2>"$TMP/envc.stderr"
+	erc=$?
+	if [ "$erc" -eq 2 ] && [ ! -e "$TMP/envc.port" ] &&
+	    grep -q 'policy already configured from' "$TMP/envc.stderr"; then
+		ok "env: file and variable both: exit 2, nothing listening"
+	else
+		not_ok "env: file and variable both: exit 2, nothing listening" \
+		    "exit $erc" "$(head -c 300 "$TMP/envc.stderr")"
+	fi
+}
+
 area_main_end() {
 	[ -n "$MAIN_PID" ] || return 0
 	if alive "$MAIN_PID"; then
@@ -1609,6 +1658,7 @@ area_dlog
 area_secrets
 area_signals
 area_badpolicy
+area_envpolicy
 area_main_end
 
 finish

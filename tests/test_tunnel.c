@@ -881,17 +881,32 @@ pong_arrived(struct fx *fx)
 	return fx->l[0].c.inlen == 4;
 }
 
-/* No pipe until a direction carries bytes; let go once it is done. */
+/* What the origin and the client side must have received. */
+static size_t want_o, want_c;
+
+static bool
+both_arrived(struct fx *fx)
+{
+	return fx->l[0].o.inlen == want_o && fx->l[0].c.inlen == want_c;
+}
+
+#define BULK_CHUNK	(256 * 1024)	/* fills a copy buffer: splice */
+
+/*
+ * Small messages are copied and make no pipe; the first bulk transfer in
+ * a direction makes that direction's pipe.
+ */
 static void
 test_pipes_lazy(void **state)
 {
 	struct fx *fx = *state;
 	struct link *l = &fx->l[0];
+	unsigned char *big = random_bytes(fx, BULK_CHUNK, 3);
 	size_t b;
 	int base;
 
 	peer_expect(&l->o, fx_alloc(fx, 16), 16);
-	peer_expect(&l->c, fx_alloc(fx, 16), 16);
+	peer_expect(&l->c, fx_alloc(fx, BULK_CHUNK + 16), BULK_CHUNK + 16);
 	base = count_pipes(&b);
 	link_tunnel(l, NULL, 0);
 	run_for(fx, 20);
@@ -902,8 +917,13 @@ test_pipes_lazy(void **state)
 	assert_int_equal(count_pipes(&b), base);
 	peer_send(&l->o, (const unsigned char *)"pong", 4, false);
 	assert_true(run_until(fx, pong_arrived, 5000));
+	assert_int_equal(count_pipes(&b), base);	/* small: copied */
+	want_o = 4;
+	want_c = 4 + BULK_CHUNK;
+	peer_send(&l->o, big, BULK_CHUNK, false);
+	assert_true(run_until(fx, both_arrived, 5000));
+	assert_memory_equal(l->c.in + 4, big, BULK_CHUNK);
 	assert_int_equal(count_pipes(&b), base + 1);	/* origin -> client */
-	assert_int_equal(b, 0);
 	assert_int_equal(l->ndone, 0);
 }
 
@@ -917,30 +937,32 @@ pipes_back(struct fx *fx)
 
 /*
  * A quiet tunnel gives its pipes back after a while, even with no idle
- * timeout, and makes them again for the next bytes.
+ * timeout, and makes them again for the next bulk bytes.
  */
 static void
 test_pipes_quiet(void **state)
 {
 	struct fx *fx = *state;
 	struct link *l = &fx->l[0];
+	unsigned char *up = random_bytes(fx, BULK_CHUNK, 4);
+	unsigned char *down = random_bytes(fx, BULK_CHUNK, 5);
 	size_t b;
 	int base, round;
 	int64_t t0;
 
 	base = fx->pipe_base = count_pipes(&b);
-	peer_expect(&l->o, fx_alloc(fx, 16), 16);
-	peer_expect(&l->c, fx_alloc(fx, 16), 16);
+	peer_expect(&l->o, fx_alloc(fx, BULK_CHUNK), BULK_CHUNK);
+	peer_expect(&l->c, fx_alloc(fx, BULK_CHUNK), BULK_CHUNK);
 	link_tunnel(l, NULL, 0);
+	want_o = want_c = BULK_CHUNK;
 	for (round = 0; round < 2; round++) {
 		l->o.inlen = l->c.inlen = 0;
-		peer_send(&l->c, (const unsigned char *)"ping", 4, false);
-		peer_send(&l->o, (const unsigned char *)"pong", 4, false);
-		assert_true(run_until(fx, ping_arrived, 5000));
-		assert_true(run_until(fx, pong_arrived, 5000));
+		peer_send(&l->c, up, BULK_CHUNK, false);
+		peer_send(&l->o, down, BULK_CHUNK, false);
+		assert_true(run_until(fx, both_arrived, 5000));
 		assert_int_equal(count_pipes(&b), base + 2);
-		assert_memory_equal(l->o.in, "ping", 4);
-		assert_memory_equal(l->c.in, "pong", 4);
+		assert_memory_equal(l->o.in, up, BULK_CHUNK);
+		assert_memory_equal(l->c.in, down, BULK_CHUNK);
 		t0 = now_ms();
 		assert_true(run_until(fx, pipes_back, 5000));
 		print_message("pipes given back after %lld ms quiet\n",
