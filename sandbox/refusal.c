@@ -1,0 +1,55 @@
+/* The refusal record (SPEC 6.4): why a spawn was refused, as one JSON line. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <jansson.h>
+
+#include "sandbox/sandbox.h"
+
+/* Detail text is for people: printable ASCII only, so it always encodes. */
+static void
+printable(char *dst, size_t len, const char *src)
+{
+	size_t i;
+
+	for (i = 0; src != NULL && src[i] != '\0' && i + 1 < len; i++)
+		dst[i] = (src[i] >= 0x20 && src[i] < 0x7f) ? src[i] : '?';
+	dst[i] = '\0';
+}
+
+void
+sandbox_refusal(const char *mechanism, const char *reason,
+    const char *detail, enum sandbox_profile profile,
+    const char *kernel_mechanism, const char *availability)
+{
+	json_t *rec, *km = NULL;
+	char *line, text[512];
+
+	printable(text, sizeof(text), detail);
+	rec = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}",
+	    "schema", "harn.process.sandbox_refusal.v1",
+	    "mechanism", mechanism, "reason", reason, "detail", text,
+	    "backend", "linux", "profile", sandbox_profile_name(profile));
+	if (rec != NULL && kernel_mechanism != NULL) {
+		km = json_pack("{s:s, s:s, s:s, s:s}",
+		    "mechanism", kernel_mechanism,
+		    "availability", availability,
+		    "profile", sandbox_profile_name(profile),
+		    "requirement", "profile");
+		if (km == NULL || json_object_set_new(rec, "sandbox_mechanism",
+		    km) == -1) {
+			json_decref(rec);
+			rec = NULL;
+		}
+	}
+	line = rec ? json_dumps(rec, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+	if (line != NULL)
+		fprintf(stderr, "%s\n", line);
+	else
+		fprintf(stderr, "{\"schema\":\"harn.process.sandbox_refusal.v1\","
+		    "\"mechanism\":\"unknown\",\"reason\":\"out of memory\","
+		    "\"backend\":\"linux\"}\n");
+	fflush(stderr);
+	free(line);
+	json_decref(rec);
+}
