@@ -73,8 +73,12 @@ struct dns_half {
 	bool			 pending;	/* c-ares still owes a callback */
 	enum dns_status		 status;	/* DNS_TIMEOUT until answered */
 	size_t			 naddrs;
+	bool			 overflow;	/* more than we can hold */
 	struct egress_addr	 addrs[DNS_MAX_ADDRS];
 };
+
+/* Records parsed per answer: more than DNS_MAX_ADDRS, to notice excess. */
+#define DNS_PARSE_MAX	(DNS_MAX_ADDRS * 4)
 
 struct dns_query {
 	TAILQ_ENTRY(dns_query)	 entry;
@@ -470,8 +474,10 @@ half_add(struct dns_half *h, const struct egress_addr *a)
 	for (i = 0; i < h->naddrs; i++)
 		if (memcmp(&h->addrs[i], a, sizeof(*a)) == 0)
 			return true;
-	if (h->naddrs == DNS_MAX_ADDRS)
+	if (h->naddrs == DNS_MAX_ADDRS) {
+		h->overflow = true;
 		return false;
+	}
 	h->addrs[h->naddrs++] = *a;
 	return true;
 }
@@ -507,9 +513,9 @@ map_ares(int status)
 static void
 parse_a(struct dns_half *h, const unsigned char *abuf, int alen)
 {
-	struct ares_addrttl	ttls[DNS_MAX_ADDRS];
+	struct ares_addrttl	ttls[DNS_PARSE_MAX];
 	struct egress_addr	a;
-	int			i, n = DNS_MAX_ADDRS, rc;
+	int			i, n = DNS_PARSE_MAX, rc;
 
 	rc = ares_parse_a_reply(abuf, alen, NULL, ttls, &n);
 	if (rc != ARES_SUCCESS) {
@@ -521,16 +527,18 @@ parse_a(struct dns_half *h, const unsigned char *abuf, int alen)
 		if (!half_add(h, &a))
 			break;
 	}
+	if (n == DNS_PARSE_MAX)
+		h->overflow = true;	/* there may have been more */
 	h->status = h->naddrs > 0 ? DNS_OK : DNS_NODATA;
 }
 
 static void
 parse_aaaa(struct dns_half *h, const unsigned char *abuf, int alen)
 {
-	struct ares_addr6ttl	ttls[DNS_MAX_ADDRS];
+	struct ares_addr6ttl	ttls[DNS_PARSE_MAX];
 	struct egress_addr	a;
 	uint8_t			b[16];
-	int			i, n = DNS_MAX_ADDRS, rc;
+	int			i, n = DNS_PARSE_MAX, rc;
 
 	rc = ares_parse_aaaa_reply(abuf, alen, NULL, ttls, &n);
 	if (rc != ARES_SUCCESS) {
@@ -543,6 +551,8 @@ parse_aaaa(struct dns_half *h, const unsigned char *abuf, int alen)
 		if (!half_add(h, &a))
 			break;
 	}
+	if (n == DNS_PARSE_MAX)
+		h->overflow = true;	/* there may have been more */
 	h->status = h->naddrs > 0 ? DNS_OK : DNS_NODATA;
 }
 
@@ -717,8 +727,15 @@ finish(struct dns_query *q)
 			(void)half_add(&all, &h->addrs[i]);
 		if (rank[h->status] < rank[st])
 			st = h->status;
+		all.overflow |= h->overflow;
 	}
-	if (all.naddrs > 0)
+	/*
+	 * Every address must be judged (SPEC 3.3 step 6): an answer larger
+	 * than we hold is refused whole, never judged in part.
+	 */
+	if (all.overflow)
+		st = DNS_ERROR;
+	else if (all.naddrs > 0)
 		st = DNS_OK;
 	else if (st == DNS_OK)
 		st = DNS_NODATA;	/* cannot happen; never OK with none */

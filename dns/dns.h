@@ -15,7 +15,11 @@ struct event_base;
 struct dns_resolver;
 struct dns_query;
 
-#define DNS_MAX_ADDRS	32	/* answers beyond this are dropped */
+/*
+ * The most addresses one lookup may answer.  A larger answer is refused
+ * whole (DNS_ERROR): every address must be judged, none may be dropped.
+ */
+#define DNS_MAX_ADDRS	32
 
 enum dns_status {
 	DNS_OK = 0,

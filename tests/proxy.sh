@@ -271,7 +271,21 @@ gone.test      NXDOMAIN
 fail.test      SERVFAIL
 slow.test      DROP
 bare.test      NODATA
+mapped.test    AAAA ::ffff:127.0.0.2
+mapped10.test  AAAA ::ffff:10.0.0.1
+zero.test      A 0.0.0.0
+fallback.test  A 127.1.0.9
+fallback.test  A 127.0.0.1
 EOF
+	# Over 512 bytes of answers: dnsd truncates, the resolver retries on TCP.
+	echo "many.test A 127.0.0.1" >>"$ZONE.tmp"
+	i=1
+	while [ $i -le 40 ]; do
+		[ $i -gt 1 ] && echo "many.test A 127.1.0.$i"
+		echo "manybad.test A 127.1.0.$i"
+		i=$((i + 1))
+	done >>"$ZONE.tmp"
+	echo "manybad.test A 10.0.0.1" >>"$ZONE.tmp"
 	mv "$ZONE.tmp" "$ZONE"
 }
 write_zone 127.0.0.1
@@ -338,7 +352,7 @@ max_header_bytes 2048
 allow good.test other.test tls.test xfer.test once.test refused.test
 allow rebind.test private.test private2.test meta.test mixed.test
 allow mixed6.test canary.test gone.test fail.test slow.test bare.test
-allow v6.test
+allow fallback.test v6.test mapped.test mapped10.test zero.test many.test manybad.test
 deny blocked.test 127.0.0.2
 EOF
 }
@@ -447,6 +461,22 @@ area_http() {
 		not_ok "pipelined: denied second request never reached the origin"
 	else
 		ok "pipelined: denied second request never reached the origin"
+	fi
+	# A chunked body followed by a request for another host: decided anew.
+	raw "$MP" --pipeline \
+	    "POST http://good.test:$ORIGIN/chunk-then HTTP/1.1\r\nHost: good.test:$ORIGIN\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n" \
+	    "GET http://nope.test:$ORIGIN/smuggle HTTP/1.1\r\nHost: nope.test:$ORIGIN\r\n\r\n"
+	section 2
+	check_refusal "pipelined after a chunked body: 403 no_allow_rule" 403 \
+	    no_allow_rule "$TMP/sec.out"
+	# A broken chunk size: refused or closed, never passed on as a request.
+	raw "$MP" "POST http://good.test:$ORIGIN/badchunk HTTP/1.1\r\nHost: good.test:$ORIGIN\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nGET http://nope.test:$ORIGIN/smuggle2 HTTP/1.1\r\nHost: nope.test:$ORIGIN\r\n\r\n"
+	sleep 0.2
+	if grep -q '/smuggle' "$TMP/origin.log"; then
+		not_ok "http: no smuggled request reached the origin" \
+		    "$(grep /smuggle "$TMP/origin.log" | cut -c1-200)"
+	else
+		ok "http: no smuggled request reached the origin"
 	fi
 	raw "$MP" "POST http://good.test:$ORIGIN/chunked HTTP/1.1\r\nHost: good.test:$ORIGIN\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n"
 	expect_status "http: chunked POST forwarded" 200
@@ -574,6 +604,9 @@ area_socks() {
 	expect_grep "socks5: zero methods offered: 05 FF" "$TMP/socks.out" '^method 05 ff$'
 	socks_reply "socks5: IPv4-mapped IPv6 of the denied IP: 02" 02 "$MP" \
 	    --atyp 4 --host ::ffff:127.0.0.2 --dport "$ORIGIN"
+	socks "$MP" --host GOOD.Test. --dport "$ORIGIN" --hosthdr good.test --http /
+	expect_grep "socks5: domain normalized (GOOD.Test.)" "$TMP/socks.out" \
+	    '^reply 05 00 00 01 00 00 00 00 00 00$'
 	socks_reply "socks5: BIND: 07" 07 "$MP" --cmd 2 --host good.test --dport "$ORIGIN"
 	socks_reply "socks5: UDP ASSOCIATE: 07" 07 "$MP" --cmd 3 --atyp 1 \
 	    --host 0.0.0.0 --dport 0
@@ -608,6 +641,19 @@ area_dns() {
 	    private_address "CONNECT mixed6.test:$ORIGIN HTTP/1.1\r\nHost: mixed6.test:$ORIGIN\r\n\r\n"
 	socks_reply "dns: socks5 mixed answers: 02" 02 "$MP" --host mixed.test \
 	    --dport "$ORIGIN"
+	refusal "dns: AAAA ::ffff:127.0.0.2 is the denied IPv4: 403 deny_rule" "$MP" \
+	    403 deny_rule "GET http://mapped.test:$ORIGIN/ HTTP/1.1\r\nHost: mapped.test:$ORIGIN\r\n\r\n"
+	refusal "dns: AAAA ::ffff:10.0.0.1: 403 private_address" "$MP" 403 \
+	    private_address "GET http://mapped10.test/ HTTP/1.1\r\nHost: mapped10.test\r\n\r\n"
+	refusal "dns: A 0.0.0.0: 403 private_address" "$MP" 403 private_address \
+	    "GET http://zero.test:$ORIGIN/ HTTP/1.1\r\nHost: zero.test:$ORIGIN\r\n\r\n"
+	CURL -x "http://127.0.0.1:$MP" -o "$TMP/b.out" "http://many.test:$ORIGIN/many" \
+	    2>"$TMP/curl.err"
+	same_body "dns: 40 A records (answer over TCP) served" "$TMP/b.out" \
+	    'hello from origin\n'
+	# (fail-closed on an answer too big to judge, 502 dns_failure, is fine)
+	refusal "dns: 40 loopback A records and a last 10.0.0.1: denied whole" "$MP" \
+	    '[45]0[32]' 'private_address|dns_failure' "GET http://manybad.test:$ORIGIN/ HTTP/1.1\r\nHost: manybad.test:$ORIGIN\r\n\r\n"
 	no_lines "dns: the mixed answers' loopback address was never connected" \
 	    "$TMP/canary3.log"
 	refusal "dns: NXDOMAIN: 502 dns_failure" "$MP" 502 dns_failure \
@@ -625,6 +671,12 @@ area_dns() {
 		not_ok "dns: DROP answered promptly with dns_timeout 500ms" "elapsed ${el:-none}"
 	fi
 	socks_reply "dns: socks5 DROP: 04" 04 "$MP" --host slow.test --dport 80
+
+	# Connect in order: the first checked address refuses, the second serves.
+	CURL -x "http://127.0.0.1:$MP" -o "$TMP/b.out" \
+	    "http://fallback.test:$ORIGIN/fallback" 2>"$TMP/curl.err"
+	same_body "dns: first address refuses, the next checked one serves" \
+	    "$TMP/b.out" 'hello from origin\n'
 
 	# One resolution per request.
 	CURL -x "http://127.0.0.1:$MP" -o "$TMP/b.out" "http://once.test:$ORIGIN/once" \
@@ -723,6 +775,11 @@ area_canary() {
 	    "CONNECT [::1]:$ORIGIN HTTP/1.1\r\nHost: [::1]:$ORIGIN\r\n\r\n"
 	refusal "canary: 127.0.0.1 with the proxy's port: proxy_loop" "$MP" 403 \
 	    proxy_loop "CONNECT 127.0.0.1:$MP HTTP/1.1\r\nHost: 127.0.0.1:$MP\r\n\r\n"
+	for v6 in '::127.0.0.2' '64:ff9b::7f00:2' '2002:7f00:2::1' \
+	    '64:ff9b:1::7f00:2'; do
+		refusal "canary: [$v6] embeds the denied IPv4: 403 deny_rule" "$MP" 403 \
+		    deny_rule "CONNECT [$v6]:$ORIGIN HTTP/1.1\r\nHost: [$v6]:$ORIGIN\r\n\r\n"
+	done
 	no_lines "canary: 127.0.0.2 listener never reached" "$TMP/canary2.log"
 	no_lines "canary: 127.0.0.3 listener never reached" "$TMP/canary3.log"
 }
@@ -784,6 +841,10 @@ area_refusals() {
 	refusal "refuse: CR inside a header name: 400" "$MP" 400 invalid_request \
 	    "GET http://$G/ HTTP/1.1\r\nHost: $G\r\nX-A\rB: c\r\n\r\n"
 	big=$(printf '%03000d' 0)
+	refusal "refuse: request line over max_header_bytes: 4xx invalid_request" \
+	    "$MP" '4[0-9][0-9]' invalid_request "GET http://$G/$big HTTP/1.1\r\nHost: $G\r\n\r\n"
+	refusal "refuse: HTTP/2 preface: 400 invalid_request" "$MP" 400 invalid_request \
+	    "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 	refusal "refuse: headers over max_header_bytes 2048: 431 invalid_request" \
 	    "$MP" 431 invalid_request \
 	    "GET http://$G/ HTTP/1.1\r\nHost: $G\r\nX-Big: $big\r\n\r\n"
@@ -897,6 +958,25 @@ area_robust() {
 	    "POST http://good.test:$O/partial HTTP/1.1\r\nHost: good.test:$O\r\nContent-Length: 100000\r\n\r\nabc" 2>/dev/null
 	$PY "$H" abort --proxy "$MP" --after 0.1 '\x05\x01\x00\x05\x01\x00\x03\x09slow.test\x00\x50' 2>/dev/null
 	sleep 0.8
+	# A SOCKS5 exchange that arrives one byte at a time.
+	$PY - "$MP" "$O" <<'PYX' >"$TMP/frag.out" 2>&1
+import socket, struct, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5)
+def slow(b):
+    for x in b:
+        s.send(bytes([x]))
+        time.sleep(0.005)
+slow(b"\x05\x01\x00")
+print("method", s.recv(2).hex())
+slow(b"\x05\x01\x00\x03\x09good.test" + struct.pack("!H", int(sys.argv[2])))
+print("reply", s.recv(10).hex())
+PYX
+	if grep -q '^method 0500$' "$TMP/frag.out" &&
+	    grep -q '^reply 05000001000000000000$' "$TMP/frag.out"; then
+		ok "robust: SOCKS5 greeting and request one byte at a time"
+	else
+		not_ok "robust: SOCKS5 greeting and request one byte at a time" "$(cat "$TMP/frag.out")"
+	fi
 	# Truncated SOCKS5 exchanges, then silence.
 	$PY - "$MP" <<'EOF' >"$TMP/t.out" 2>&1 || true
 import socket, sys
@@ -1277,6 +1357,11 @@ area_dlog() {
 	sleep 0.8
 	raw "$DP" "GET http://good.test:$O/k1 HTTP/1.1\r\nHost: good.test:$O\r\n\r\n" \
 	    "GET http://nope.test:$O/k2 HTTP/1.1\r\nHost: nope.test:$O\r\n\r\n"
+	raw "$DP" "CONNECT [0:0:0::1]:$O HTTP/1.1\r\n\r\n"
+	raw "$DP" 'CONNECT a"b\\c:443 HTTP/1.1\r\n\r\n'
+	raw "$DP" 'CONNECT a\x01b:443 HTTP/1.1\r\n\r\n'
+	raw "$DP" 'CONNECT b\xfccher.test:443 HTTP/1.1\r\n\r\n'
+	socks "$DP" --host 'x"y\\z\x7f' --dport 80
 	stop_proxy dl "$DPID"
 	$PY "$H" logcheck "$TMP/dl.log" \
 	    --expect "http|good.test|$O|allow|allow_rule|127.0.0.1" \
@@ -1302,6 +1387,11 @@ area_dlog() {
 	    --expect "http|slow.test|80|deny|*|" \
 	    --expect "http|good.test|$O|allow|allow_rule|127.0.0.1" \
 	    --expect "http|nope.test|$O|deny|no_allow_rule|" \
+	    --expect "http_connect|::1|$O|deny|no_allow_rule|" \
+	    --expect "http_connect,http|*|*|deny|invalid_target,invalid_request|" \
+	    --expect "http_connect,http|*|*|deny|invalid_target,invalid_request|" \
+	    --expect "http_connect,http|*|*|deny|invalid_target,invalid_request|" \
+	    --expect "socks5|*|*|deny|invalid_target|" \
 	    >"$TMP/lc.out" 2>&1
 	if [ $? -eq 0 ]; then
 		ok "dlog: one well-formed record per request, reasons as expected"
@@ -1425,7 +1515,7 @@ EOF
 			not_ok "sighup: broken policy: old policy stays" \
 			    "before $c1, after: good $c2 other $c3, alive: $(alive "$HPID" && echo yes || echo no)"
 		fi
-		if grep -q 'hup\.conf:4' "$TMP/hup.stderr" &&
+		if grep -q '^harn-egressd: .*hup\.conf:4' "$TMP/hup.stderr" &&
 		    ! cmp -s "$TMP/hup.stderr" "$TMP/hup.stderr.before"; then
 			ok "sighup: stderr says why (names hup.conf:4)"
 		else
@@ -1538,6 +1628,11 @@ area_badpolicy() {
 		not_ok "bad policy: service mode exits 2" "exit $brc"; fi
 	expect_grep "bad policy: stderr names FILE:LINE" "$TMP/bad.stderr" \
 	    "^harn-egressd: $TMP/bad.conf:2: "
+	if [ "$(wc -l <"$TMP/bad.stderr")" -eq 1 ]; then
+		ok "bad policy: the error is one line"
+	else
+		not_ok "bad policy: the error is one line" "$(cat "$TMP/bad.stderr")"
+	fi
 	if [ ! -e "$TMP/bad.port" ] && ! grep -q listening "$TMP/bad.stdout"; then
 		ok "bad policy: no port file, no listening line"
 	else
@@ -1618,9 +1713,16 @@ area_main_end() {
 	else
 		not_ok "main: still running after every test" "$(tail -c 500 "$TMP/main.stderr")"
 	fi
+	t0=$(now_ms)
 	stop_proxy main "$MAIN_PID"
+	t1=$(now_ms)
 	if [ "$STOP_RC" -eq 0 ]; then ok "main: SIGTERM exit 0"; else
 		not_ok "main: SIGTERM exit 0" "exit $STOP_RC"; fi
+	if [ $((t1 - t0)) -lt 1500 ]; then
+		ok "main: with nothing open, SIGTERM exits at once ($((t1 - t0)) ms)"
+	else
+		not_ok "main: with nothing open, SIGTERM exits at once" "$((t1 - t0)) ms"
+	fi
 	if $PY "$H" logcheck "$TMP/main.log" >"$TMP/lc.out" 2>&1; then
 		ok "main: every decision-log line well-formed ($(tail -n1 "$TMP/lc.out"))"
 	else
@@ -1660,5 +1762,13 @@ area_signals
 area_badpolicy
 area_envpolicy
 area_main_end
+
+# Under sanitizers: nothing reported by any proxy instance.
+if cat "$TMP"/*.stderr 2>/dev/null | grep -Eq 'Sanitizer|runtime error:'; then
+	not_ok "no sanitizer report from any proxy instance" \
+	    "$(grep -E -A3 'Sanitizer|runtime error:' "$TMP"/*.stderr | head -20)"
+else
+	ok "no sanitizer report from any proxy instance"
+fi
 
 finish

@@ -91,7 +91,12 @@ def make_handler(logpath, body):
             if "chunked" in (self.headers.get("Transfer-Encoding") or ""):
                 while True:
                     ln = self.rfile.readline(1000)
-                    n = int(ln.split(b";")[0].strip() or b"0", 16)
+                    try:
+                        n = int(ln.split(b";")[0].strip() or b"0", 16)
+                    except ValueError:
+                        # Whatever follows is read as the next request, so
+                        # a proxy that passed it on is caught smuggling.
+                        break
                     if n == 0:
                         while self.rfile.readline(1000) not in (b"\r\n",
                                                                 b"\n", b""):
@@ -849,9 +854,17 @@ def cmd_logcheck(a):
     if raw and not raw.endswith(b"\n"):
         print("log does not end with a newline")
         bad += 1
-    lines = raw.decode("utf-8", "replace").split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
+    blines = raw.split(b"\n")
+    if blines and blines[-1] == b"":
+        blines.pop()
+    lines = []
+    for i, bl in enumerate(blines, 1):
+        try:
+            lines.append(bl.decode("utf-8"))
+        except UnicodeDecodeError:
+            bad += 1
+            print("line %d: not UTF-8: %r" % (i, bl[:300]))
+            lines.append(bl.decode("utf-8", "replace"))
     recs = []
     for i, ln in enumerate(lines, 1):
         o, p = check_record(ln)
