@@ -20,5 +20,6 @@ struct conf *cli_load_policy(const char *path);
 
 int	 cmd_check(int argc, char **argv);
 int	 cmd_explain(int argc, char **argv);
+int	 cmd_doctor(int argc, char **argv);
 
 #endif

@@ -5,11 +5,16 @@
 #include "config.h"
 #include "cli/cli.h"
 #include "cli/options.h"
+#include "cli/run.h"
 #include "cli/serve.h"
 
 static const char usage_text[] =
 "usage: harn-egressd --policy FILE [--listen ADDR:PORT]... [--port-file F] [--log F]\n"
 "       harn-egressd --policy FILE [options] -- CMD [ARG...]  run CMD confined\n"
+"       harn-egressd --policy FILE [--profile P] [--workspace DIR] [--env NAME]...\n"
+"                    [--read-only-root DIR]... [--write-root DIR]... [--read-deny-root PATH]...\n"
+"                    [--no-sandbox] -- CMD [ARG...]                    run CMD confined\n"
+"       harn-egressd doctor  [--json]\n"
 "       harn-egressd check   --policy FILE\n"
 "       harn-egressd explain --policy FILE [--resolve] TARGET...\n"
 "       harn-egressd --version | --help\n";
@@ -20,6 +25,7 @@ static const struct {
 } commands[] = {
 	{ "check", cmd_check },
 	{ "explain", cmd_explain },
+	{ "doctor", cmd_doctor },
 };
 
 /* Service mode, or run mode with a command after --. */
@@ -31,11 +37,6 @@ service_or_run(int argc, char **argv)
 
 	if (options_parse(argc, argv, &opt) == -1)
 		return EXIT_USAGE;
-	if (opt.cmd != NULL) {
-		cli_error("run mode (-- CMD) is not built yet: "
-		    "nothing was started");
-		return EXIT_USAGE;
-	}
 	if (opt.attest != NULL || opt.sign_key != NULL) {
 		cli_error("--attest and --sign-key are not built yet: "
 		    "nothing was started");
@@ -43,6 +44,8 @@ service_or_run(int argc, char **argv)
 	}
 	if ((c = cli_load_policy(opt.policy)) == NULL)
 		return EXIT_USAGE;
+	if (opt.cmd != NULL)
+		return run_mode(&opt, c);
 	return serve(&opt, c);
 }
 

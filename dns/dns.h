@@ -19,7 +19,7 @@ struct dns_query;
  * The most addresses one lookup may answer.  A larger answer is refused
  * whole (DNS_ERROR): every address must be judged, none may be dropped.
  */
-#define DNS_MAX_ADDRS	32
+#define DNS_MAX_ADDRS	64
 
 enum dns_status {
 	DNS_OK = 0,

@@ -114,6 +114,8 @@ mixed.test A 93.184.216.34
 mixed.test A 192.168.1.9
 gone.test NXDOMAIN
 Z
+i=1
+while [ $i -le 70 ]; do echo "huge.test A 93.184.216.$i"; i=$((i + 1)); done >> "$TMP/zone"
 python3 "$top_srcdir/tests/dnsd.py" --zone "$TMP/zone" \
     --port-file "$TMP/dnsport" --log "$TMP/dnsq" 2>"$TMP/dnsd.err" &
 DNSD_PID=$!
@@ -124,12 +126,12 @@ while [ ! -s "$TMP/dnsport" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 cat > "$TMP/r.conf" <<P
 resolver 127.0.0.1:$(cat "$TMP/dnsport")
 dns_timeout 2s
-allow pub.test:443 priv.test:443 mixed.test:443 gone.test:443
+allow pub.test:443 priv.test:443 mixed.test:443 gone.test:443 huge.test:443
 deny never.test
 P
 expect_rc "explain --resolve exits 0" 0 "$EGRESSD" explain --policy "$TMP/r.conf" \
     --resolve pub.test:443 priv.test:443 mixed.test:443 gone.test:443 \
-    never.test:443 other.test:443
+    never.test:443 other.test:443 huge.test:443
 expect_grep "resolve: public answer allowed" "$TMP/out" \
     '^pub\.test:443 allow allow_rule allow pub\.test:443 addr=93\.184\.216\.34$'
 expect_grep "resolve: private answer denied" "$TMP/out" \
@@ -137,6 +139,8 @@ expect_grep "resolve: private answer denied" "$TMP/out" \
 expect_grep "resolve: one private answer denies all" "$TMP/out" \
     '^mixed\.test:443 deny private_address addr=192\.168\.1\.9$'
 expect_grep "resolve: NXDOMAIN is dns_failure" "$TMP/out" '^gone\.test:443 deny dns_failure$'
+expect_grep "resolve: an answer too large to judge whole is refused" "$TMP/out" \
+    '^huge\.test:443 deny dns_failure$'
 expect_grep "resolve: deny rule" "$TMP/out" '^never\.test:443 deny deny_rule'
 expect_grep "resolve: no allow rule" "$TMP/out" '^other\.test:443 deny no_allow_rule$'
 expect_no_grep "no DNS query for a denied name" "$TMP/dnsq" "never.test"

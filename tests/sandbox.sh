@@ -1,0 +1,1183 @@
+#!/bin/sh
+# Run mode's sandbox (SPEC 2 exit codes, SPEC 6): escape attempts from
+# inside the confined command, each paired with an unconfined control.
+#
+# tests/escape.c is the probe: one attempt per run, "ESCAPED ..." (exit 10)
+# or "BLOCKED ... ERRNO" (exit 0).  For every escape probe the control runs
+# the same attempt unconfined and must ESCAPE (a probe that cannot notice
+# an escape never passes); then the confined run must be BLOCKED, and the
+# canary (the host-side listener the attempt aims at) must have seen no
+# connection.  Where the host cannot give the control its power (a kernel
+# feature off, a privilege the pass lacks) the check is skipped, naming
+# what is missing.  A second line for some probes ("layer: ...") names
+# the mechanism SPEC 6.2 expects to stop it (seccomp's EPERM at the
+# syscall, Landlock's EACCES), so a block by the wrong layer shows.
+#
+# The suite runs as root (when the script is run as root) and then again
+# as nobody (su), which exercises the user namespace; without root, only
+# the unprivileged pass runs.  All traffic stays on loopback (and the
+# host's own address, which never leaves the machine).
+#
+# Standalone: top_builddir=/path/to/build top_srcdir=/path/to/src sh tests/sandbox.sh
+# HARN_EGRESSD=/path/to/binary overrides the binary under test.
+set -u
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
+set +e
+EGRESSD=${HARN_EGRESSD:-$EGRESSD}
+PASS=${HARN_SANDBOX_PASS:-auto}
+unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY ALL_PROXY all_proxy \
+    no_proxy NO_PROXY LD_PRELOAD GLIBC_TUNABLES SSH_AUTH_SOCK \
+    XDG_RUNTIME_DIR 2>/dev/null || true
+export LANG=C
+
+# The interpreter itself, not a version-manager shim.  Inside the sandbox
+# only system roots are readable: prefer the system's python there.
+PY=$(${PYTHON:-python3} -c 'import sys; print(sys.executable)' 2>/dev/null)
+[ -n "$PY" ] || PY=python3
+PYIN=$PY
+for p in /usr/bin/python3 /usr/local/bin/python3; do
+	if [ -x "$p" ]; then
+		PYIN=$p
+		break
+	fi
+done
+
+# ------------------------------------------------------------------ helpers
+
+BG_PIDS=""
+stop_bg() {
+	for p in $BG_PIDS; do
+		kill "$p" 2>/dev/null || true
+	done
+}
+at_exit stop_bg
+
+alive() {
+	[ -r "/proc/$1/stat" ] || return 1
+	! sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | grep -q '^[ZX]'
+}
+
+wait_gone() {
+	wn=0
+	while alive "$1"; do
+		[ $wn -ge "$2" ] && return 1
+		sleep 0.1
+		wn=$((wn + 1))
+	done
+	return 0
+}
+
+wait_file() {
+	wn=0
+	while [ ! -s "$1" ]; do
+		[ $wn -ge "$2" ] && return 1
+		sleep 0.1
+		wn=$((wn + 1))
+	done
+	return 0
+}
+
+now_ms() {
+	echo $(($(date +%s%N) / 1000000))
+}
+
+first_line() {
+	head -n 1 "$1" | cut -c1-200
+}
+
+# box [OPTION...] -- CMD...: the binary under test, confined, with the
+# fake HOME, the policy, the workspace, the decision log.  The planted
+# SECRET_TOKEN is in its environment.
+# BOX_ENV: more NAME=VALUE words for its environment (no glob characters).
+BOX_ENV=""
+box() {
+	# shellcheck disable=SC2086
+	env HOME="$H" SECRET_TOKEN="$ENV_SECRET" $BOX_ENV "$EGRESSD" --policy "$POL" \
+	    --workspace "$WS" --log "$TMP/decisions.log" "$@"
+}
+# The same, replacing the calling (sub)shell: for `box_exec ... &`, whose
+# $! is then harn-egressd itself.
+box_exec() {
+	exec env HOME="$H" SECRET_TOKEN="$ENV_SECRET" "$EGRESSD" --policy \
+	    "$POL" --workspace "$WS" --log "$TMP/decisions.log" "$@"
+}
+
+# run_out FILE CMD...: run, stdout+stderr to FILE; sets RC.
+run_out() {
+	rof=$1
+	shift
+	"$@" >"$rof" 2>&1
+	RC=$?
+}
+
+# wait_tag TAG: the canary recorded TAG (within 3 s).
+wait_tag() {
+	wn=0
+	while ! grep -Fq -- " $1" "$TMP/canary.log" 2>/dev/null; do
+		[ $wn -ge 30 ] && return 1
+		sleep 0.1
+		wn=$((wn + 1))
+	done
+	return 0
+}
+
+# control MODE LABEL PROBE ARGS...: the attempt, unconfined, must ESCAPE.
+# MODE: direct (as this pass's user), or userns (in `unshare -rnm`: the
+# root-in-a-user-namespace the sandbox's own set-up holds, for probes that
+# need a capability in the unprivileged pass).  Returns 0 when it escaped.
+control() {
+	cmode=$1 clabel=$2
+	shift 2
+	case $cmode in
+	direct)	run_out "$TMP/control.out" env HOME="$H" \
+		    SECRET_TOKEN="$ENV_SECRET" "$ESC" "$@" ;;
+	userns)	run_out "$TMP/control.out" unshare -rnm "$ESC" "$@" ;;
+	esac
+	if [ "$RC" -eq 10 ] && grep -q '^ESCAPED ' "$TMP/control.out"; then
+		ok "control ($cmode) escapes: $clabel: $(first_line "$TMP/control.out")"
+		return 0
+	fi
+	not_ok "control ($cmode) escapes: $clabel" \
+	    "exit $RC, want 10 (ESCAPED): $ESC $*" \
+	    "output: $(head -c 400 "$TMP/control.out")"
+	return 1
+}
+
+# confined LABEL [OPTION... --] PROBE ARGS...: must be BLOCKED (exit 0).
+# Leaves the probe's output in $TMP/box.out; returns 0 when blocked.
+confined() {
+	blabel=$1
+	shift
+	run_out "$TMP/box.out" box -- "$ESC" "$@"
+	if [ "$RC" -eq 0 ] && grep -q '^BLOCKED ' "$TMP/box.out"; then
+		ok "confined blocked: $blabel: $(first_line "$TMP/box.out")"
+		return 0
+	fi
+	not_ok "confined blocked: $blabel" \
+	    "exit $RC, want 0 (BLOCKED): $ESC $*" \
+	    "output: $(head -c 400 "$TMP/box.out")"
+	return 1
+}
+
+# confined_opts LABEL OPTIONS... -- PROBE ARGS...: as confined, with options.
+confined_opts() {
+	blabel=$1
+	shift
+	run_out "$TMP/box.out" box "$@"
+	if [ "$RC" -eq 0 ] && grep -q '^BLOCKED ' "$TMP/box.out"; then
+		ok "confined blocked: $blabel: $(first_line "$TMP/box.out")"
+		return 0
+	fi
+	not_ok "confined blocked: $blabel" "exit $RC, want 0 (BLOCKED): $*" \
+	    "output: $(head -c 400 "$TMP/box.out")"
+	return 1
+}
+
+# layer NAME ERE: the last confined probe was stopped where SPEC says.
+layer() {
+	if grep -Eq -- "$2" "$TMP/box.out"; then
+		ok "layer: $1"
+	else
+		not_ok "layer: $1" "want /$2/, got: $(first_line "$TMP/box.out")"
+	fi
+}
+
+# esc MODE LABEL PROBE ARGS...: control, then confined.
+esc() {
+	emode=$1 elabel=$2
+	shift 2
+	control "$emode" "$elabel" "$@" || return 1
+	confined "$elabel" "$@"
+}
+
+# net_esc LABEL PROBE HOST PORT: network attempt at a canary; the control
+# must reach it (canary records the control's tag), the confined one must
+# not (checked at the end, in canary_final).
+SANDBOX_TAGS=""
+net_esc() {
+	nlabel=$1 nprobe=$2
+	shift 2
+	NTAG=$(echo "$nlabel" | tr -c 'A-Za-z0-9\n' '-')
+	if control direct "$nlabel" "$nprobe" "$@" "C-$NTAG"; then
+		if wait_tag "C-$NTAG"; then
+			ok "canary recorded the control: $nlabel"
+		else
+			not_ok "canary recorded the control: $nlabel" \
+			    "no 'C-$NTAG' in the canary log"
+		fi
+	else
+		return 1
+	fi
+	SANDBOX_TAGS="$SANDBOX_TAGS S-$NTAG"
+	confined "$nlabel" "$nprobe" "$@" "S-$NTAG"
+}
+
+canary_final() {
+	sleep 1
+	for t in $SANDBOX_TAGS; do
+		if grep -Fq -- " $t" "$TMP/canary.log"; then
+			not_ok "canary saw no connection from inside: $t" \
+			    "$(grep -F -- " $t" "$TMP/canary.log" | head -3)"
+		else
+			ok "canary saw no connection from inside: $t"
+		fi
+	done
+}
+
+sysctl_val() {
+	cat "/proc/sys/$1" 2>/dev/null || echo absent
+}
+
+# ------------------------------------------------------------------ set-up
+
+# The canaries: TCP on 127.0.0.1, 127.0.0.2, [::1] and the host's own
+# address; a UDP echo; pathname and abstract unix servers; an HTTP origin.
+# Each connection is one line in canary.log: "KIND NAME TAG".
+write_canary() {
+	cat >"$TMP/canary.py" <<'EOF'
+import os, signal, socket, sys, threading
+d = sys.argv[1]
+log = open(os.path.join(d, "canary.log"), "a", buffering=1)
+lock = threading.Lock()
+signal.signal(signal.SIGTERM, lambda *a: os._exit(0))
+
+def rec(line):
+    with lock:
+        log.write(line + "\n")
+        log.flush()
+
+def first_line(c):
+    c.settimeout(1.0)
+    data = b""
+    try:
+        while b"\n" not in data and len(data) < 4096:
+            b = c.recv(4096)
+            if not b:
+                break
+            data += b
+    except OSError:
+        pass
+    return data
+
+def handle(c, kind, name):
+    data = first_line(c)
+    if kind == "origin":
+        rec("origin %s %s" % (name, data.split(b"\r\n")[0].decode("ascii", "replace")))
+        try:
+            c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n"
+                      b"Connection: close\r\n\r\norigin-ok\n")
+        except OSError:
+            pass
+    else:
+        tag = data.decode("ascii", "replace").strip() or "-"
+        rec("%s %s %s" % (kind, name, tag))
+    c.close()
+
+def serve(s, kind, name):
+    while True:
+        c, _ = s.accept()
+        threading.Thread(target=handle, args=(c, kind, name), daemon=True).start()
+
+def udp(s):
+    while True:
+        data, peer = s.recvfrom(4096)
+        rec("udp u4 %s" % data.decode("ascii", "replace"))
+        s.sendto(data, peer)
+
+env = []
+def tcp(var, fam, addr, kind="tcp"):
+    try:
+        s = socket.socket(fam, socket.SOCK_STREAM)
+        s.bind((addr, 0))
+        s.listen(64)
+    except OSError as e:
+        env.append("%s=" % var)
+        sys.stderr.write("canary: %s %s: %s\n" % (var, addr, e))
+        return
+    env.append("%s=%d" % (var, s.getsockname()[1]))
+    threading.Thread(target=serve, args=(s, kind, var), daemon=True).start()
+
+tcp("P_TCP4", socket.AF_INET, "127.0.0.1")
+tcp("P_TCP4B", socket.AF_INET, "127.0.0.2")
+tcp("P_TCP6", socket.AF_INET6, "::1")
+tcp("P_ORIGIN", socket.AF_INET, "127.0.0.1", "origin")
+# The host's own address: a UDP connect sends nothing.
+hostip = ""
+try:
+    u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    u.connect(("192.0.2.1", 9))
+    hostip = u.getsockname()[0]
+    u.close()
+except OSError:
+    pass
+if hostip and not hostip.startswith("127."):
+    env.append("HOST_IP=%s" % hostip)
+    tcp("P_HOST", socket.AF_INET, hostip)
+else:
+    env.append("HOST_IP=")
+us = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+us.bind(("127.0.0.1", 0))
+env.append("P_UDP=%d" % us.getsockname()[1])
+threading.Thread(target=udp, args=(us,), daemon=True).start()
+for a in sys.argv[2:]:
+    kind, _, path = a.partition(":")
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    if kind == "abstract":
+        s.bind("\0" + path)
+    else:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+        s.bind(path)
+        os.chmod(path, 0o666)
+    s.listen(64)
+    threading.Thread(target=serve, args=(s, kind, path), daemon=True).start()
+tmp = os.path.join(d, "canary.env.tmp")
+with open(tmp, "w") as f:
+    f.write("\n".join(env) + "\n")
+os.replace(tmp, os.path.join(d, "canary.env"))
+signal.pause()
+EOF
+}
+
+setup() {
+	WS=$TMP/ws
+	H=$TMP/home
+	mkdir -p "$WS/.bin" "$H/.ssh" "$H/.aws" "$H/.config/gh" \
+	    "$H/.config/other" "$H/.config/extra" "$H/.docker/desktop" \
+	    "$H/.gnupg" "$TMP/roroot" "$TMP/rwroot"
+	chmod 700 "$H/.gnupg"
+	SECRET="HARN-FAKE-CREDENTIAL-$$-$(date +%s%N)"
+	ENV_SECRET="harn-env-secret-$$"
+	printf -- '-----BEGIN OPENSSH PRIVATE KEY-----\n%s\n' "$SECRET" \
+	    >"$H/.ssh/id_rsa"
+	printf '[default]\naws_secret_access_key = %s\n' "$SECRET" \
+	    >"$H/.aws/credentials"
+	printf 'github.com:\n  oauth_token: %s\n' "$SECRET" \
+	    >"$H/.config/gh/hosts.yml"
+	printf 'github.com:\n  user: control\n' >"$H/.config/gh/config.yml"
+	printf '{"auths":{"x":{"auth":"%s"}}}\n' "$SECRET" \
+	    >"$H/.docker/config.json"
+	printf 'machine example.com password %s\n' "$SECRET" >"$H/.netrc"
+	printf 'extra %s\n' "$SECRET" >"$H/.config/extra/secret.txt"
+	echo "control-ok-home" >"$H/ok.txt"
+	echo "control-ok-config" >"$H/.config/other/ok.txt"
+	echo "read-only-root-file" >"$TMP/roroot/ro.txt"
+	ln -s "$H/.ssh/id_rsa" "$WS/key-link"
+	printf '#!/bin/sh\nexit 0\n' >"$WS/noexec.sh"
+	chmod 644 "$WS/noexec.sh"
+	ESC=$WS/.bin/escape
+	if ! cc -O1 -o "$ESC" "$top_srcdir/tests/escape.c" 2>"$TMP/cc.err"; then
+		not_ok "the probe builds" "$(head -c 600 "$TMP/cc.err")"
+		return 1
+	fi
+	chmod 755 "$ESC"
+	# A directory outside every grant and every private dir.
+	if [ -n "${HARN_OUTSIDE_DIR:-}" ]; then
+		OUT=$HARN_OUTSIDE_DIR
+	elif [ "$(id -u)" -eq 0 ] && OUT=$(mktemp -d /var/lib/harn-test.XXXXXX 2>/dev/null); then
+		OUTSIDE_OWNED=$OUT
+		at_exit rm_outside
+	elif OUT=$(mktemp -d "$HOME/.harn-test-outside.XXXXXX" 2>/dev/null); then
+		OUTSIDE_OWNED=$OUT
+		at_exit rm_outside
+	else
+		OUT=""
+	fi
+	[ -n "$OUT" ] && echo "outside-readable" >"$OUT/readable.txt"
+	# Unix sockets of "host processes" in the places SPEC 6.1 names.
+	SOCK_ARGS="unix:$TMP/host.sock unix:$WS/ws.sock unix:$H/.gnupg/S.gpg-agent unix:$H/.docker/desktop/docker.sock abstract:harn-canary-$$"
+	SOCK_DIRS=""
+	for base in /tmp /var/tmp /run /dev/shm; do
+		d=$(mktemp -d "$base/harn-sock.XXXXXX" 2>/dev/null) || continue
+		SOCK_DIRS="$SOCK_DIRS $d"
+		SOCK_ARGS="$SOCK_ARGS unix:$d/s.sock"
+	done
+	at_exit rm_sock_dirs
+	write_canary
+	# shellcheck disable=SC2086
+	$PY -S "$TMP/canary.py" "$TMP" $SOCK_ARGS >"$TMP/canary.out" 2>&1 &
+	BG_PIDS="$BG_PIDS $!"
+	if ! wait_file "$TMP/canary.env" 50; then
+		not_ok "the canaries start" "$(head -c 600 "$TMP/canary.out")"
+		return 1
+	fi
+	. "$TMP/canary.env"
+	printf 'default deny\nallow_loopback on\nallow 127.0.0.1:%s\n' \
+	    "$P_ORIGIN" >"$TMP/policy.conf"
+	POL=$TMP/policy.conf
+	cc -shared -fPIC -o "$TMP/empty.so" -x c /dev/null 2>/dev/null
+	return 0
+}
+
+rm_outside() {
+	[ -n "${OUTSIDE_OWNED:-}" ] && rm -rf "$OUTSIDE_OWNED"
+}
+rm_sock_dirs() {
+	for d in $SOCK_DIRS; do
+		rm -rf "$d"
+	done
+}
+
+# ------------------------------------------------------------------ network
+
+net_checks() {
+	net_esc "tcp 127.0.0.1 (host loopback)" tcp 127.0.0.1 "$P_TCP4"
+	net_esc "tcp 127.0.0.2" tcp 127.0.0.2 "$P_TCP4B"
+	if [ -n "$P_TCP6" ]; then
+		net_esc "tcp [::1]" tcp ::1 "$P_TCP6"
+	else
+		skip "tcp [::1]: no IPv6 loopback on this host"
+	fi
+	if [ -n "$HOST_IP" ] && [ -n "${P_HOST:-}" ]; then
+		net_esc "tcp host address $HOST_IP" tcp "$HOST_IP" "$P_HOST"
+	else
+		skip "tcp host address: no non-loopback IPv4 address"
+	fi
+	net_esc "udp 127.0.0.1 echo" udp 127.0.0.1 "$P_UDP"
+	for a in $SOCK_ARGS; do
+		kind=${a%%:*} path=${a#*:}
+		case $path in
+		"$WS"/*) continue ;;	# the user's grant: checked below
+		esac
+		if [ "$kind" = abstract ]; then
+			net_esc "abstract unix socket @$path" unix-abstract "$path"
+		else
+			net_esc "unix socket $path" unix-path "$path"
+		fi
+	done
+	[ -w /run ] || skip "unix socket under /run: /run is not writable by $(id -un)"
+	if [ "$(sysctl_val net/mptcp/enabled)" = 1 ]; then
+		net_esc "mptcp 127.0.0.1" mptcp 127.0.0.1 "$P_TCP4" &&
+		    layer "seccomp refuses socket(IPPROTO_MPTCP)" \
+		    '^BLOCKED mptcp:socket EPERM'
+		net_esc "mptcp 127.0.0.1 (protocol with upper 32 bits set)" \
+		    mptcp-hi 127.0.0.1 "$P_TCP4" &&
+		    layer "seccomp masks the upper 32 bits (mptcp)" \
+		    '^BLOCKED mptcp-hi:socket EPERM'
+	else
+		skip "mptcp: net.mptcp.enabled=$(sysctl_val net/mptcp/enabled)"
+	fi
+	net_esc "tcp fast open: sendto(MSG_FASTOPEN)" tfo 127.0.0.1 "$P_TCP4" &&
+	    layer "seccomp refuses sendto(MSG_FASTOPEN)" '^BLOCKED tfo:sendto EPERM'
+	net_esc "tcp fast open: MSG_FASTOPEN with upper 32 bits set" \
+	    tfo-hi 127.0.0.1 "$P_TCP4" &&
+	    layer "seccomp masks the upper 32 bits (MSG_FASTOPEN)" \
+	    '^BLOCKED tfo-hi:sendto EPERM'
+	net_esc "tcp fast open: TCP_FASTOPEN_CONNECT" tfo-connect 127.0.0.1 \
+	    "$P_TCP4"
+
+	# Socket families SPEC 6.2 refuses.
+	if [ "$(id -u)" -eq 0 ]; then
+		rmode=direct
+	elif unshare -rn true 2>/dev/null; then
+		rmode=userns
+	else
+		rmode=""
+	fi
+	if [ -n "$rmode" ]; then
+		esc "$rmode" "raw socket (AF_INET SOCK_RAW ICMP)" raw &&
+		    layer "raw socket refused with EPERM" '^BLOCKED raw:socket EPERM'
+		esc "$rmode" "AF_PACKET socket" packet
+		esc "$rmode" "AF_PACKET socket (family with upper 32 bits set)" \
+		    packet-hi
+	else
+		skip "raw socket: needs CAP_NET_RAW (not root, no unshare -rn)"
+		skip "AF_PACKET socket: needs CAP_NET_RAW (not root, no unshare -rn)"
+		skip "AF_PACKET socket (hi): needs CAP_NET_RAW"
+	fi
+	esc direct "AF_NETLINK NETLINK_AUDIT socket" netlink-audit &&
+	    layer "seccomp refuses AF_NETLINK other than route" \
+	    '^BLOCKED netlink-audit:socket EPERM'
+	if "$ESC" vsock >/dev/null 2>&1; then
+		skip "AF_VSOCK socket: $("$ESC" vsock | cut -d' ' -f3) on this host"
+	else
+		esc direct "AF_VSOCK socket" vsock
+	fi
+	if "$ESC" alg >/dev/null 2>&1; then
+		skip "AF_ALG socket: $("$ESC" alg | cut -d' ' -f3) on this host"
+	else
+		esc direct "AF_ALG socket" alg
+	fi
+
+	# Allowed inside: route netlink (only lo), the child's own sockets.
+	run_out "$TMP/box.out" box -- "$ESC" netlink-route
+	if [ "$RC" -eq 0 ] && grep -q '^ALLOWED netlink-route links=lo$' "$TMP/box.out"; then
+		ok "route netlink allowed inside; the only link is lo"
+	else
+		not_ok "route netlink allowed inside; the only link is lo" \
+		    "exit $RC: $(head -c 300 "$TMP/box.out")"
+	fi
+	for a in socketpair "unix-self $WS" "unix-self /tmp" tcp-self; do
+		# shellcheck disable=SC2086
+		run_out "$TMP/box.out" box -- "$ESC" $a
+		if [ "$RC" -eq 0 ] && grep -q '^ALLOWED ' "$TMP/box.out"; then
+			ok "the child's own sockets work: $a"
+		else
+			not_ok "the child's own sockets work: $a" \
+			    "exit $RC: $(head -c 300 "$TMP/box.out")"
+		fi
+	done
+	# A socket inside a granted root is reachable: the user's grant.
+	run_out "$TMP/box.out" box -- "$ESC" unix-path "$WS/ws.sock" S-ws-sock
+	if [ "$RC" -eq 10 ]; then
+		ok "a unix socket inside the workspace is reachable (grant)"
+	else
+		not_ok "a unix socket inside the workspace is reachable (grant)" \
+		    "exit $RC: $(head -c 300 "$TMP/box.out")"
+	fi
+
+	# The managed path: the proxy, by each of its variables.
+	run_out "$TMP/box.out" box -- sh -c \
+	    'curl -sS -m 5 -o /dev/null -w "%{http_code}\n" http://127.0.0.1:'"$P_ORIGIN"'/via-http-proxy'
+	if [ "$RC" -eq 0 ] && [ "$(cat "$TMP/box.out")" = 200 ]; then
+		ok "proxy path from inside (http_proxy): HTTP 200 from the allowed origin"
+	else
+		not_ok "proxy path from inside (http_proxy): HTTP 200 from the allowed origin" \
+		    "exit $RC: $(head -c 300 "$TMP/box.out")"
+	fi
+	run_out "$TMP/box.out" box -- sh -c \
+	    'curl -sS -m 5 -p -x "$HTTPS_PROXY" -o /dev/null -w "%{http_code}\n" http://127.0.0.1:'"$P_ORIGIN"'/via-connect'
+	if [ "$RC" -eq 0 ] && [ "$(cat "$TMP/box.out")" = 200 ]; then
+		ok "proxy path from inside (CONNECT via HTTPS_PROXY): HTTP 200"
+	else
+		not_ok "proxy path from inside (CONNECT via HTTPS_PROXY): HTTP 200" \
+		    "exit $RC: $(head -c 300 "$TMP/box.out")"
+	fi
+	run_out "$TMP/box.out" box -- sh -c \
+	    'curl -sS -m 5 -x "$ALL_PROXY" -o /dev/null -w "%{http_code}\n" http://127.0.0.1:'"$P_ORIGIN"'/via-socks'
+	if [ "$RC" -eq 0 ] && [ "$(cat "$TMP/box.out")" = 200 ]; then
+		ok "proxy path from inside (SOCKS5 via ALL_PROXY): HTTP 200"
+	else
+		not_ok "proxy path from inside (SOCKS5 via ALL_PROXY): HTTP 200" \
+		    "exit $RC: $(head -c 300 "$TMP/box.out")"
+	fi
+	expect_grep "the origin saw the three proxied requests" "$TMP/canary.log" \
+	    'origin P_ORIGIN GET /via-socks'
+	# The proxy still judges: the canary port is not allowed.
+	run_out "$TMP/box.out" box -- sh -c \
+	    'curl -sS -m 5 -o /dev/null -w "%{http_code}\n" http://127.0.0.1:'"$P_TCP4"'/S-via-proxy-denied'
+	if [ "$(cat "$TMP/box.out")" = 403 ]; then
+		ok "proxy from inside refuses a port the policy does not allow (403)"
+	else
+		not_ok "proxy from inside refuses a port the policy does not allow (403)" \
+		    "exit $RC: $(head -c 300 "$TMP/box.out")"
+	fi
+	SANDBOX_TAGS="$SANDBOX_TAGS S-via-proxy-denied"
+
+	# The child's own loopback server inside its namespace.
+	run_out "$TMP/box.out" box -- sh -c '
+		"$0" -S -m http.server --bind 127.0.0.1 8765 >/dev/null 2>&1 &
+		i=0
+		while [ $i -lt 50 ]; do
+			c=$(curl -s -m 2 --noproxy "*" -o /dev/null -w "%{http_code}" http://127.0.0.1:8765/) &&
+			    [ "$c" = 200 ] && { echo served; kill $!; exit 0; }
+			sleep 0.1
+			i=$((i + 1))
+		done
+		kill $!
+		exit 1' "$PYIN"
+	if [ "$RC" -eq 0 ] && grep -q served "$TMP/box.out"; then
+		ok "the child's own loopback server (python http.server) answers inside"
+	else
+		not_ok "the child's own loopback server (python http.server) answers inside" \
+		    "exit $RC: $(head -c 300 "$TMP/box.out")"
+	fi
+}
+
+# ------------------------------------------------------------------ process
+
+proc_checks() {
+	iod=$(sysctl_val kernel/io_uring_disabled)
+	if [ "$iod" = 2 ]; then
+		skip "io_uring: kernel.io_uring_disabled=2"
+	elif [ "$iod" = 1 ] && [ "$(id -u)" -ne 0 ]; then
+		skip "io_uring: kernel.io_uring_disabled=1 (unprivileged)"
+	else
+		esc direct "io_uring_setup" io_uring &&
+		    layer "seccomp refuses io_uring_setup" '^BLOCKED io_uring:setup EPERM'
+	fi
+
+	# ptrace: a sibling the control may attach to; inside, init (pid 1)
+	# and a sibling of the probe.
+	sleep 30 &
+	tp=$!
+	control direct "ptrace a same-user process" ptrace "$tp" &&
+	    confined "ptrace pid 1 (the namespace's init) or its mem" ptrace 1
+	control direct "PTRACE_ATTACH a same-user process" ptrace-attach "$tp"
+	cr=$?
+	kill "$tp" 2>/dev/null
+	wait "$tp" 2>/dev/null
+	if [ $cr -eq 0 ]; then
+		run_out "$TMP/box.out" box -- sh -c 'sleep 5 & exec "$0" ptrace-attach $!' "$ESC"
+		if [ "$RC" -eq 0 ] && grep -q '^BLOCKED ptrace-attach:attach EPERM' "$TMP/box.out"; then
+			ok "confined blocked: PTRACE_ATTACH a sibling: seccomp EPERM"
+		else
+			not_ok "confined blocked: PTRACE_ATTACH a sibling: seccomp EPERM" \
+			    "exit $RC: $(head -c 300 "$TMP/box.out")"
+		fi
+	fi
+	esc direct "PTRACE_TRACEME" traceme &&
+	    layer "seccomp refuses ptrace" '^BLOCKED traceme:traceme EPERM'
+
+	# Namespaces.
+	esc direct "unshare(CLONE_NEWUSER)" userns &&
+	    layer "seccomp refuses unshare" '^BLOCKED userns:unshare EPERM'
+	esc direct "unshare(CLONE_NEWNET) (with CLONE_NEWUSER)" netns
+	esc direct "clone(CLONE_NEWUSER)" clone-userns &&
+	    layer "seccomp refuses namespace clone flags" \
+	    '^BLOCKED clone-userns:clone EPERM'
+	esc direct "clone3(CLONE_NEWUSER)" clone3 &&
+	    layer "clone3 is ENOSYS" '^BLOCKED clone3:clone3 ENOSYS'
+
+	# TIOCSTI, on a pty the probe makes its controlling tty.
+	if [ "$(id -u)" -ne 0 ] && [ "$(sysctl_val dev/tty/legacy_tiocsti)" = 0 ]; then
+		skip "TIOCSTI: dev.tty.legacy_tiocsti=0 (needs CAP_SYS_ADMIN)"
+	else
+		esc direct "ioctl(TIOCSTI)" tiocsti &&
+		    layer "seccomp refuses TIOCSTI" '^BLOCKED tiocsti:[a-z-]+ EPERM'
+		esc direct "ioctl(TIOCSTI) (request with upper 32 bits set)" \
+		    tiocsti-hi &&
+		    layer "seccomp masks the upper 32 bits (TIOCSTI)" \
+		    '^BLOCKED tiocsti-hi:[a-z-]+ EPERM'
+	fi
+
+	# The rest of SPEC 6.2's list.
+	esc direct "add_key" keyctl &&
+	    layer "seccomp refuses add_key" '^BLOCKED keyctl:add_key EPERM'
+	if [ "$(id -u)" -ne 0 ] && [ "$(sysctl_val kernel/unprivileged_bpf_disabled)" != 0 ]; then
+		skip "bpf: kernel.unprivileged_bpf_disabled=$(sysctl_val kernel/unprivileged_bpf_disabled)"
+	else
+		esc direct "bpf(BPF_MAP_CREATE)" bpf
+	fi
+	pp=$(sysctl_val kernel/perf_event_paranoid)
+	if [ "$(id -u)" -ne 0 ] && [ "$pp" != absent ] && [ "$pp" -gt 2 ]; then
+		skip "perf_event_open: kernel.perf_event_paranoid=$pp"
+	else
+		esc direct "perf_event_open" perf &&
+		    layer "seccomp refuses perf_event_open" '^BLOCKED perf:perf_event_open EPERM'
+	fi
+	esc direct "userfaultfd" userfaultfd &&
+	    layer "seccomp refuses userfaultfd" '^BLOCKED userfaultfd:userfaultfd EPERM'
+	esc direct "process_vm_readv" process_vm_readv &&
+	    layer "seccomp refuses process_vm_readv" '^BLOCKED process_vm_readv:self EPERM'
+	if [ "$(id -u)" -eq 0 ]; then
+		esc direct "mount tmpfs" mount
+		esc direct "open_by_handle_at" open_by_handle_at
+	else
+		if unshare -rm true 2>/dev/null; then
+			esc userns "mount tmpfs" mount
+		else
+			skip "mount: needs CAP_SYS_ADMIN (not root, no unshare -rm)"
+		fi
+		skip "open_by_handle_at: needs CAP_DAC_READ_SEARCH in the initial namespace"
+	fi
+	"$ESC" ia32 >"$TMP/control.out" 2>&1
+	if grep -q '^ESCAPED' "$TMP/control.out"; then
+		esc direct "a foreign ABI (int 0x80)" ia32 &&
+		    layer "a foreign ABI is killed (SIGSYS)" '^BLOCKED ia32:int80 SIGSYS'
+	else
+		skip "foreign ABI: no ia32 syscalls here ($(first_line "$TMP/control.out"))"
+	fi
+
+	# Capabilities, no_new_privs, seccomp mode.
+	if control direct "capabilities/no_new_privs/seccomp state" caps; then
+		run_out "$TMP/box.out" box -- "$ESC" caps
+		if grep -q 'Cap' "$TMP/box.out"; then
+			not_ok "confined: all capability sets empty" "$(first_line "$TMP/box.out")"
+		else
+			ok "confined: all capability sets empty"
+		fi
+		if grep -q 'NoNewPrivs' "$TMP/box.out"; then
+			not_ok "confined: no_new_privs is 1" "$(first_line "$TMP/box.out")"
+		else
+			ok "confined: no_new_privs is 1"
+		fi
+		if grep -q 'Seccomp' "$TMP/box.out"; then
+			not_ok "confined: seccomp mode 2 (filter)" "$(first_line "$TMP/box.out")"
+		else
+			ok "confined: seccomp mode 2 (filter)"
+		fi
+	fi
+
+	# An fd the parent shell had open.
+	echo inherited >"$TMP/fd7.txt"
+	exec 7<"$TMP/fd7.txt"
+	esc direct "inherited fd 7" fd 7 &&
+	    layer "fd 7 is closed" '^BLOCKED fd:7 EBADF'
+	exec 7<&-
+
+	# A new session, no controlling tty.
+	run_out "$TMP/box.out" box -- sh -c \
+	    'read pid comm st ppid pgrp sid tty rest </proc/self/stat; echo "$pid $sid $tty"'
+	# shellcheck disable=SC2046
+	set -- $(cat "$TMP/box.out")
+	if [ "$RC" -eq 0 ] && [ "$#" -eq 3 ] && [ "$1" = "$2" ] && [ "$3" = 0 ]; then
+		ok "a new session without a controlling tty (pid=sid=$1, tty 0)"
+	else
+		not_ok "a new session without a controlling tty" \
+		    "exit $RC: $(head -c 300 "$TMP/box.out")"
+	fi
+
+	# The PID namespace: a few low pids only.
+	run_out "$TMP/box.out" box -- sh -c 'ls /proc | grep -E "^[0-9]+$"'
+	np=$(grep -c . "$TMP/box.out")
+	maxp=$(sort -n "$TMP/box.out" | tail -n 1)
+	if [ "$RC" -eq 0 ] && [ "$np" -ge 1 ] && [ "$np" -le 8 ] && [ "${maxp:-999}" -lt 50 ]; then
+		ok "/proc inside shows only the namespace's own pids ($(tr '\n' ' ' <"$TMP/box.out"))"
+	else
+		not_ok "/proc inside shows only the namespace's own pids" \
+		    "exit $RC: $(tr '\n' ' ' <"$TMP/box.out" | head -c 300)"
+	fi
+
+	# /proc/PID/environ: the control reads a same-user process's; inside,
+	# neither init's nor the proxy's (host pid) is readable.
+	SECRET_TOKEN=$ENV_SECRET sleep 30 &
+	tp=$!
+	sleep 0.1
+	control direct "read /proc/PID/environ of a same-user process" \
+	    environ-of "$tp"
+	cr=$?
+	grep -q 'SECRET_TOKEN' "$TMP/control.out" ||
+	    not_ok "the environ control saw the planted SECRET_TOKEN" \
+	    "$(first_line "$TMP/control.out")"
+	kill "$tp" 2>/dev/null
+	wait "$tp" 2>/dev/null
+	if [ $cr -eq 0 ]; then
+		confined "/proc/1/environ (the namespace's init)" environ-of 1
+		rm -f "$WS/proxy.pid"
+		box_exec -- sh -c 'i=0; while [ ! -s proxy.pid ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i+1)); done; exec "$0" environ-of "$(cat proxy.pid)"' "$ESC" >"$TMP/box.out" 2>&1 &
+		ppid_px=$!	# harn-egressd itself (box_exec execs it)
+		echo "$ppid_px" >"$WS/proxy.pid"
+		wait "$ppid_px"
+		if grep -q '^BLOCKED environ-of' "$TMP/box.out"; then
+			ok "the proxy's /proc/$ppid_px/environ is not readable inside: $(first_line "$TMP/box.out")"
+		else
+			not_ok "the proxy's /proc/$ppid_px/environ is not readable inside" \
+			    "$(head -c 300 "$TMP/box.out")"
+		fi
+	fi
+}
+
+# ------------------------------------------------------------------ filesystem
+
+fs_checks() {
+	for f in .ssh/id_rsa .aws/credentials .config/gh/hosts.yml \
+	    .docker/config.json .netrc; do
+		if control direct "read ~/$f" read "$H/$f"; then
+			grep -Fq "$SECRET" "$TMP/control.out" ||
+			    not_ok "the control read the planted secret in ~/$f"
+			# A denied file may read as the empty /dev/null that
+			# masks it; a denied directory must be refused.
+			confined "read ~/$f" read "$H/$f" &&
+			case $f in
+			.ssh/*|.aws/*)
+				# shellcheck disable=SC2088
+				layer "~/${f%%/*} is refused (EACCES)" \
+				    "^BLOCKED read:$H/$f EACCES" ;;
+			esac
+			if grep -Fq "$SECRET" "$TMP/box.out"; then
+				not_ok "the secret of ~/$f does not leak" "$(first_line "$TMP/box.out")"
+			fi
+		fi
+	done
+	esc direct "list ~/.ssh" list "$H/.ssh"
+	esc direct "list ~/.aws" list "$H/.aws"
+	esc direct "read ~/.ssh/id_rsa through a symlink in the workspace" \
+	    read "$WS/key-link"
+	control direct "read a --read-deny-root file" read "$H/.config/extra/secret.txt" &&
+	    confined_opts "read a --read-deny-root file" \
+	    --read-deny-root "$H/.config/extra/secret.txt" -- \
+	    "$ESC" read "$H/.config/extra/secret.txt"
+	control direct "read a file in a --read-deny-root dir" read "$H/.config/extra/secret.txt" &&
+	    confined_opts "read a file in a --read-deny-root dir" \
+	    --read-deny-root "$H/.config/extra" -- \
+	    "$ESC" read "$H/.config/extra/secret.txt"
+
+	# Control files next to the denied ones stay readable.
+	for f in ok.txt .config/other/ok.txt .config/gh/config.yml; do
+		run_out "$TMP/box.out" box -- "$ESC" read "$H/$f"
+		if [ "$RC" -eq 10 ]; then
+			ok "readable inside: ~/$f"
+		else
+			not_ok "readable inside: ~/$f" "exit $RC: $(first_line "$TMP/box.out")"
+		fi
+	done
+	run_out "$TMP/box.out" box --profile workspace_paths -- "$ESC" read "$H/ok.txt"
+	if [ "$RC" -eq 0 ]; then
+		ok "workspace_paths: \$HOME is not readable: $(first_line "$TMP/box.out")"
+	else
+		not_ok "workspace_paths: \$HOME is not readable" \
+		    "exit $RC: $(first_line "$TMP/box.out")"
+	fi
+
+	# Writes: inside the workspace yes, anywhere else no.
+	rm -f "$WS/inside.txt"
+	run_out "$TMP/box.out" box -- "$ESC" write "$WS/inside.txt"
+	if [ "$RC" -eq 10 ] && grep -q harn-escape-write "$WS/inside.txt" 2>/dev/null; then
+		ok "writing inside the workspace works"
+	else
+		not_ok "writing inside the workspace works" \
+		    "exit $RC: $(first_line "$TMP/box.out")"
+	fi
+	esc direct "write into \$HOME (read-only)" write "$H/new-in-home.txt" &&
+	    layer "Landlock refuses a write in \$HOME (EACCES)" '^BLOCKED write:.* EACCES'
+	rm -f "$H/new-in-home.txt"
+	[ -e "$H/new-in-home.txt" ] && not_ok "no file appeared in \$HOME"
+	if [ -n "$OUT" ]; then
+		esc direct "write outside every grant ($OUT)" write "$OUT/new.txt"
+		rm -f "$OUT/new.txt"
+		esc direct "read outside every grant ($OUT)" read "$OUT/readable.txt"
+	else
+		skip "write outside every grant: no directory to use"
+	fi
+	esc direct "write into the read-only root" write "$TMP/roroot/new.txt"
+	rm -f "$TMP/roroot/new.txt"
+	run_out "$TMP/box.out" box --read-only-root "$TMP/roroot" -- "$ESC" read "$TMP/roroot/ro.txt"
+	if [ "$RC" -eq 10 ]; then
+		ok "--read-only-root is readable"
+	else
+		not_ok "--read-only-root is readable" "exit $RC: $(first_line "$TMP/box.out")"
+	fi
+	confined_opts "--read-only-root is not writable" --read-only-root \
+	    "$TMP/roroot" -- "$ESC" write "$TMP/roroot/new.txt"
+	run_out "$TMP/box.out" box --write-root "$TMP/rwroot" -- "$ESC" write "$TMP/rwroot/new.txt"
+	if [ "$RC" -eq 10 ] && [ -s "$TMP/rwroot/new.txt" ]; then
+		ok "--write-root is writable"
+	else
+		not_ok "--write-root is writable" "exit $RC: $(first_line "$TMP/box.out")"
+	fi
+	# A read-only root inside the workspace stays read-only.
+	mkdir -p "$WS/vendor"
+	echo vendored >"$WS/vendor/lib.txt"
+	control direct "write into a --read-only-root inside the workspace" \
+	    write "$WS/vendor/new.txt" &&
+	    confined_opts "write into a --read-only-root inside the workspace" \
+	    --read-only-root "$WS/vendor" -- "$ESC" write "$WS/vendor/new.txt"
+	rm -f "$WS/vendor/new.txt"
+	# A denied file inside the workspace: unreadable, and the workspace
+	# stays writable around it.
+	echo "ws-secret $SECRET" >"$WS/secret.env"
+	control direct "read a --read-deny-root file inside the workspace" \
+	    read "$WS/secret.env" &&
+	    confined_opts "read a --read-deny-root file inside the workspace" \
+	    --read-deny-root "$WS/secret.env" -- "$ESC" read "$WS/secret.env"
+	rm -f "$WS/new-beside-denied.txt"
+	run_out "$TMP/box.out" box --read-deny-root "$WS/secret.env" -- \
+	    "$ESC" write "$WS/new-beside-denied.txt"
+	if [ "$RC" -eq 10 ] && [ -s "$WS/new-beside-denied.txt" ]; then
+		ok "the workspace stays writable beside a denied file in it"
+	else
+		not_ok "the workspace stays writable beside a denied file in it" \
+		    "exit $RC: $(first_line "$TMP/box.out")"
+	fi
+	rm -f "$WS/secret.env" "$WS/new-beside-denied.txt"
+	# /tmp inside is private: a write there never reaches the host's;
+	# and it is the command's own writable /tmp.
+	hostname_tmp=/tmp/harn-private-probe-$$
+	run_out "$TMP/box.out" box -- "$ESC" write "$hostname_tmp"
+	if [ -e "$hostname_tmp" ]; then
+		not_ok "a write to /tmp inside never reaches the host's /tmp" \
+		    "$hostname_tmp appeared on the host"
+		rm -f "$hostname_tmp"
+	else
+		ok "a write to /tmp inside never reaches the host's /tmp ($(first_line "$TMP/box.out"))"
+	fi
+	for d in /tmp /var/tmp /run; do
+		run_out "$TMP/box.out" box -- "$ESC" write "$d/harn-private-probe-$$"
+		if [ "$RC" -eq 10 ]; then
+			ok "$d inside is writable (private)"
+		else
+			not_ok "$d inside is writable (private)" \
+			    "$(first_line "$TMP/box.out")"
+		fi
+		[ -e "$d/harn-private-probe-$$" ] && {
+			not_ok "a write to $d inside never reaches the host's"
+			rm -f "$d/harn-private-probe-$$"
+		}
+	done
+	# /dev/shm is shared with the host unless made private.
+	if shm=$(mktemp -d /dev/shm/harn-shm.XXXXXX 2>/dev/null); then
+		esc direct "write into the host's /dev/shm" write "$shm/new.txt"
+		rm -rf "$shm"
+	else
+		skip "write into /dev/shm: not writable on this host"
+	fi
+}
+
+# ------------------------------------------------------------------ environment
+
+env_checks() {
+	planted="LD_PRELOAD=$TMP/empty.so GLIBC_TUNABLES=glibc.malloc.check=0 SSH_AUTH_SOCK=/tmp/agent.sock NO_PROXY=localhost,127.0.0.1 no_proxy=localhost,127.0.0.1 XDG_RUNTIME_DIR=/run/user/0"
+	for v in SECRET_TOKEN LD_PRELOAD GLIBC_TUNABLES SSH_AUTH_SOCK NO_PROXY \
+	    no_proxy XDG_RUNTIME_DIR; do
+		# shellcheck disable=SC2086
+		run_out "$TMP/control.out" env $planted \
+		    SECRET_TOKEN="$ENV_SECRET" "$ESC" env "$v"
+		if [ "$RC" -ne 10 ]; then
+			not_ok "control (direct) escapes: env $v" \
+			    "exit $RC: $(first_line "$TMP/control.out")"
+			continue
+		fi
+		ok "control (direct) escapes: env $v"
+		BOX_ENV=$planted
+		run_out "$TMP/box.out" box -- "$ESC" env "$v"
+		BOX_ENV=""
+		if [ "$RC" -eq 0 ]; then
+			ok "confined blocked: env $v is not passed"
+		else
+			not_ok "confined blocked: env $v is not passed" \
+			    "exit $RC: $(first_line "$TMP/box.out")"
+		fi
+	done
+	BOX_ENV="HARN_PASS_ME=1"
+	run_out "$TMP/box.out" box --env HARN_PASS_ME -- "$ESC" env HARN_PASS_ME
+	BOX_ENV=""
+	if [ "$RC" -eq 10 ]; then
+		ok "--env NAME passes NAME"
+	else
+		not_ok "--env NAME passes NAME" "exit $RC: $(first_line "$TMP/box.out")"
+	fi
+	for v in LD_PRELOAD LD_LIBRARY_PATH GLIBC_TUNABLES SSH_AUTH_SOCK; do
+		rm -f "$WS/env-usage.mark"
+		BOX_ENV="$v=x"
+		run_out "$TMP/box.out" box --env "$v" -- sh -c 'echo ran > env-usage.mark'
+		BOX_ENV=""
+		if [ "$RC" -eq 2 ] && [ ! -e "$WS/env-usage.mark" ]; then
+			ok "--env $v is a usage error (exit 2, nothing run)"
+		else
+			not_ok "--env $v is a usage error (exit 2, nothing run)" \
+			    "exit $RC: $(first_line "$TMP/box.out")"
+		fi
+	done
+	run_out "$TMP/box.out" box -- sh -c 'printf "%s|%s|%s|%s|%s|%s|%s|%s|%s|%s\n" "$HTTP_PROXY" "$HTTPS_PROXY" "$http_proxy" "$https_proxy" "$ALL_PROXY" "$all_proxy" "$TMPDIR" "$TMP" "$TEMP" "$XDG_CACHE_HOME"'
+	IFS='|' read -r hp hsp lhp lhsp ap lap td tm te xc <"$TMP/box.out"
+	case $hp in
+	http://127.0.0.1:[0-9]*)
+		if [ "$hsp" = "$hp" ] && [ "$lhp" = "$hp" ] && [ "$lhsp" = "$hp" ] &&
+		    [ "$ap" = "socks5h://127.0.0.1:${hp##*:}" ] && [ "$lap" = "$ap" ]; then
+			ok "proxy variables: $hp, $ap"
+		else
+			not_ok "proxy variables" "$(cat "$TMP/box.out")"
+		fi ;;
+	*)	not_ok "proxy variables" "exit $RC: $(cat "$TMP/box.out")" ;;
+	esac
+	if [ "$td" = "$WS/.harn-tmp" ] && [ "$tm" = "$td" ] && [ "$te" = "$td" ] &&
+	    [ "$xc" = "$WS/.harn-cache" ]; then
+		ok "TMPDIR/TMP/TEMP in the workspace's .harn-tmp, XDG_CACHE_HOME .harn-cache"
+	else
+		not_ok "TMPDIR/TMP/TEMP in the workspace's .harn-tmp" "$(cat "$TMP/box.out")"
+	fi
+	BOX_ENV="FOO_UNLISTED=1 LC_ALL=C"
+	run_out "$TMP/box.out" box -- sh -c 'env | cut -d= -f1 | sort | tr "\n" " "'
+	BOX_ENV=""
+	extra=""
+	for n in $(cat "$TMP/box.out"); do
+		case $n in
+		PATH|HOME|USER|LOGNAME|SHELL|TERM|LANG|LC_*|TZ|PWD|SHLVL|_) ;;
+		HTTP_PROXY|HTTPS_PROXY|http_proxy|https_proxy|ALL_PROXY|all_proxy) ;;
+		TMPDIR|TMP|TEMP|XDG_CACHE_HOME) ;;
+		*) extra="$extra $n" ;;
+		esac
+	done
+	if [ "$RC" -eq 0 ] && [ -z "$extra" ]; then
+		ok "the environment is the baseline allowlist only"
+	else
+		not_ok "the environment is the baseline allowlist only" "extra:$extra"
+	fi
+}
+
+# ------------------------------------------------------------------ lifecycle
+
+life_checks() {
+	run_out "$TMP/box.out" box -- sh -c 'exit 7'
+	[ "$RC" -eq 7 ] && ok "exit status: 7 passes through" ||
+	    not_ok "exit status: 7 passes through" "exit $RC"
+	run_out "$TMP/box.out" box -- sh -c 'kill -TERM $$'
+	[ "$RC" -eq 143 ] && ok "exit status: SIGTERM is 143" ||
+	    not_ok "exit status: SIGTERM is 143" "exit $RC"
+	run_out "$TMP/box.out" box -- harn-no-such-command-xyz
+	[ "$RC" -eq 127 ] && ok "exit status: command not found is 127" ||
+	    not_ok "exit status: command not found is 127" "exit $RC"
+	run_out "$TMP/box.out" box -- "$WS/noexec.sh"
+	[ "$RC" -eq 126 ] && ok "exit status: not executable is 126" ||
+	    not_ok "exit status: not executable is 126" "exit $RC"
+	rm -f "$WS/nochild.mark"
+	run_out "$TMP/box.out" env HOME="$H" "$EGRESSD" --policy "$POL" \
+	    --workspace "$TMP/no-such-workspace" --write-root "$WS" -- \
+	    sh -c "echo ran > '$WS/nochild.mark'"
+	if [ "$RC" -eq 2 ] && [ ! -e "$WS/nochild.mark" ]; then
+		ok "a workspace that does not exist: exit 2, no child"
+	else
+		not_ok "a workspace that does not exist: exit 2, no child" "exit $RC"
+	fi
+	rm -f "$WS/nochild.mark"
+	run_out "$TMP/box.out" box --read-only-root "$H/ok.txt" -- \
+	    sh -c "echo ran > nochild.mark"
+	if [ "$RC" -eq 2 ] && [ ! -e "$WS/nochild.mark" ]; then
+		ok "--read-only-root on a file: exit 2, no child"
+	else
+		not_ok "--read-only-root on a file: exit 2, no child" "exit $RC"
+	fi
+
+	# SIGTERM to harn-egressd reaches the command.
+	rm -f "$WS/term.mark" "$WS/ready.mark"
+	box_exec -- sh -c 'trap "echo term > term.mark; exit 0" TERM; echo > ready.mark; sleep 30 & wait' \
+	    >"$TMP/term.out" 2>&1 &
+	hp=$!
+	if wait_file "$WS/ready.mark" 50; then
+		t0=$(now_ms)
+		kill -TERM "$hp"
+		if wait_gone "$hp" 50; then
+			wait "$hp"
+			trc=$?
+			ok "SIGTERM: harn-egressd exits promptly ($(($(now_ms) - t0)) ms, exit $trc)"
+		else
+			not_ok "SIGTERM: harn-egressd exits promptly" "still running after 5 s"
+			kill -9 "$hp" 2>/dev/null
+		fi
+		if [ -s "$WS/term.mark" ]; then
+			ok "SIGTERM is forwarded to the command (its trap ran)"
+		else
+			not_ok "SIGTERM is forwarded to the command (its trap ran)" \
+			    "$(head -c 300 "$TMP/term.out")"
+		fi
+	else
+		not_ok "SIGTERM: the command starts" "$(head -c 300 "$TMP/term.out")"
+		kill -9 "$hp" 2>/dev/null
+	fi
+
+	# A background process does not outlive the run.  The duration is
+	# unique to this run, so pgrep finds only ours.
+	dur=3000.$$$(id -u)
+	cpid=$(sh -c "sleep $dur >/dev/null 2>&1 & echo \$!")
+	sleep 0.1
+	if pgrep -f "^sleep $dur\$" >/dev/null; then
+		ok "control: an unconfined 'sleep $dur &' outlives its shell"
+	else
+		not_ok "control: an unconfined 'sleep $dur &' outlives its shell" \
+		    "pgrep does not see it"
+	fi
+	kill "$cpid" 2>/dev/null
+	dur=3001.$$$(id -u)
+	run_out "$TMP/box.out" box -- sh -c "sleep $dur & exit 0"
+	sleep 0.2
+	left=$(pgrep -f "^sleep $dur\$")
+	if [ -n "$left" ]; then
+		not_ok "no 'sleep $dur' left after harn-egressd returns" \
+		    "pids: $left"
+		# shellcheck disable=SC2086
+		kill $left 2>/dev/null
+	else
+		ok "no 'sleep $dur' left after harn-egressd returns (exit $RC)"
+	fi
+
+	# Every decision line carries the run id.
+	if [ -s "$TMP/decisions.log" ]; then
+		n=$(grep -c . "$TMP/decisions.log")
+		bad=$(grep -cvE '"run":"[0-9a-f]{32}"' "$TMP/decisions.log")
+		if [ "$bad" -eq 0 ]; then
+			ok "decision log: all $n lines carry \"run\":\"<32 hex>\""
+		else
+			not_ok "decision log: every line carries \"run\"" \
+			    "$bad of $n lines without it" "$(grep -vE '"run":"[0-9a-f]{32}"' "$TMP/decisions.log" | head -2)"
+		fi
+	else
+		not_ok "decision log: written in run mode" "$TMP/decisions.log is empty"
+	fi
+}
+
+doctor_checks() {
+	run_out "$TMP/doctor.out" "$EGRESSD" doctor --json
+	if [ "$RC" -eq 0 ] && $PY -S -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+missing = [k for k in ("landlock_abi", "seccomp", "user_namespaces", "network_namespaces") if k not in d]
+sys.exit(1 if missing else 0)' "$TMP/doctor.out" 2>/dev/null; then
+		ok "doctor --json: JSON with landlock_abi, seccomp, user_namespaces, network_namespaces"
+	else
+		not_ok "doctor --json: JSON with landlock_abi, seccomp, user_namespaces, network_namespaces" \
+		    "exit $RC: $(head -c 400 "$TMP/doctor.out")"
+	fi
+	run_out "$TMP/doctor.out" "$EGRESSD" doctor
+	if [ "$RC" -eq 0 ] && [ -s "$TMP/doctor.out" ]; then
+		ok "doctor: prints what the host can enforce"
+	else
+		not_ok "doctor: prints what the host can enforce" "exit $RC"
+	fi
+}
+
+suite() {
+	echo "# pass: $1 (uid $(id -u)), binary: $EGRESSD"
+	setup || return
+	net_checks
+	proc_checks
+	fs_checks
+	env_checks
+	life_checks
+	doctor_checks
+	canary_final
+}
+
+# ------------------------------------------------------------------ the passes
+
+# The same script as nobody; its lines come back prefixed "nobody: ".
+nobody_pass() {
+	NB=$(mktemp -d /tmp/harn-nobody.XXXXXX)
+	NB_DIR=$NB
+	at_exit rm_nobody
+	chmod 755 "$NB"
+	mkdir -p "$NB/src/tests" "$NB/tmp"
+	cp "$top_srcdir/tests/sandbox.sh" "$top_srcdir/tests/lib.sh" \
+	    "$top_srcdir/tests/escape.c" "$NB/src/tests/"
+	cp "$EGRESSD" "$NB/harn-egressd"
+	NB_OUT=$(mktemp -d /var/lib/harn-test.XXXXXX 2>/dev/null) || NB_OUT=""
+	NB_OUTSIDE=$NB_OUT
+	chmod -R a+rX "$NB"
+	chmod 755 "$NB/harn-egressd"
+	[ -n "$NB_OUT" ] && chmod 755 "$NB_OUT" && chown nobody "$NB_OUT"
+	chown -R nobody "$NB"
+	if command -v unshare >/dev/null &&
+	    ! su nobody -s /bin/sh -c "unshare -U true" >/dev/null 2>&1; then
+		skip "unprivileged pass: user namespaces unavailable to nobody (user.max_user_namespaces=$(sysctl_val user/max_user_namespaces), kernel.unprivileged_userns_clone=$(sysctl_val kernel/unprivileged_userns_clone))"
+		return
+	fi
+	su nobody -s /bin/sh -c "cd '$NB' && env -i PATH=/usr/local/bin:/usr/bin:/bin \
+	    TMPDIR='$NB/tmp' HOME='$NB' LANG=C PYTHON='$PYIN' \
+	    HARN_SANDBOX_PASS=unprivileged HARN_EGRESSD='$NB/harn-egressd' \
+	    HARN_OUTSIDE_DIR='$NB_OUT' top_srcdir='$NB/src' top_builddir='$NB' \
+	    sh '$NB/src/tests/sandbox.sh'" >"$TMP/nobody.out" 2>&1
+	nrc=$?
+	done_line=0
+	while IFS= read -r line; do
+		case $line in
+		"ok "*" - SKIP "*) skip "nobody: ${line#* - SKIP }" ;;
+		"ok "*) ok "nobody: ${line#* - }" ;;
+		"not ok "*) not_ok "nobody: ${line#* - }" ;;
+		"1.."*) done_line=1 ;;
+		*) echo "$line" ;;
+		esac
+	done <"$TMP/nobody.out"
+	if [ $done_line -eq 0 ]; then
+		not_ok "the unprivileged pass ran to its end" "exit $nrc"
+	fi
+}
+rm_nobody() {
+	rm -rf "$NB_DIR"
+	[ -n "${NB_OUTSIDE:-}" ] && rm -rf "$NB_OUTSIDE"
+}
+
+T0=$(now_ms)
+if [ "$PASS" = unprivileged ] || [ "$(id -u)" -ne 0 ]; then
+	suite unprivileged
+else
+	suite root
+	if id nobody >/dev/null 2>&1; then
+		nobody_pass
+	else
+		skip "unprivileged pass: no user 'nobody'"
+	fi
+fi
+echo "# $(($(now_ms) - T0)) ms"
+finish
