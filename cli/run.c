@@ -40,7 +40,9 @@ static const char *const home_denylist[] = {
 	".m2/settings-security.xml", ".gradle/gradle.properties", ".pgpass",
 	".my.cnf", ".s3cfg", ".boto", ".config/rclone", ".local/share/keyrings",
 	".config/op", ".dockercfg", ".config/google-chrome",
-	".config/chromium", ".mozilla", NULL
+	".config/chromium", ".mozilla",
+	/* Sockets of container engines kept in $HOME (docker.sock). */
+	".docker", ".colima", ".lima", ".rd", NULL
 };
 
 /* Read-execute for the system; the private dirs exist only with netns. */

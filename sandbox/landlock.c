@@ -158,6 +158,8 @@ _Static_assert(sizeof(struct ll_net_port_attr) == 16, "net port attr");
 
 #define FS_RO	(LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR)
 #define FS_RX	(FS_RO | LANDLOCK_ACCESS_FS_EXECUTE)
+/* A directory's own rights: list, create and remove entries, move them. */
+#define FS_STRUCT ((FS_ABI1 & ~FS_FILE) | LANDLOCK_ACCESS_FS_REFER)
 
 /* A file's identity: what Landlock attaches rules to. */
 struct ident {
@@ -177,6 +179,7 @@ struct denied {
 
 struct build {
 	int			 fd;		/* the ruleset */
+	bool			 masked;	/* denied paths are masked by mounts */
 	uint64_t		 handled;
 	unsigned		 max;
 	struct landlock_stats	*st;
@@ -670,6 +673,15 @@ expand(struct build *b, int dirfd, const char *const *rel, size_t nrel,
 	bool whole, done;
 
 	b->st->expanded++;
+	/*
+	 * With the denied paths masked by read-only mounts, the directory
+	 * itself may keep its structural rights (list, create, remove): what
+	 * they reach below it in a denied path is an empty read-only mount.
+	 * Without masks it gets none, or they would reach the denied path.
+	 */
+	if (b->masked && add_rule(b, dirfd, access & FS_STRUCT, true,
+	    b->path) == -1)
+		return -1;
 	if (grant_entries(b, dirfd, rel, nrel, access) == -1)
 		return -1;
 	for (i = 0; i < nrel; i++) {
@@ -781,7 +793,17 @@ grant_root(struct build *b, const struct landlock_path *g)
 		seterr(b, "out of memory");
 		goto out;
 	}
-	if ((nrel = rel == NULL ? 0 : denied_below(b, &sb, rel)) == 0) {
+	/*
+	 * Landlock cannot take a path out of a tree without taking the
+	 * tree's own rights: a writable root split around a denied file
+	 * could no longer have files made in it.  Where every denied path is
+	 * masked by a read-only mount, the mask is what keeps a denied path
+	 * inside a writable root; read-only roots are still split.
+	 */
+	nrel = 0;
+	if (rel != NULL && !(b->masked && g->grant == GRANT_RW))
+		nrel = denied_below(b, &sb, rel);
+	if (nrel == 0) {
 		rv = add_rule(b, fd, access, S_ISDIR(sb.st_mode), canon);
 		goto out;
 	}
@@ -813,10 +835,10 @@ free_denied(struct build *b)
 	b->nd = 0;
 }
 
-int
-sandbox_landlock_build(const struct landlock_path *grants, size_t n,
-    const char *const *deny, size_t ndeny, unsigned max_rules,
-    struct landlock_stats *st, char *err, size_t errlen)
+static int
+build(const struct landlock_path *grants, size_t n, const char *const *deny,
+    size_t ndeny, unsigned max_rules, bool masked, struct landlock_stats *st,
+    char *err, size_t errlen)
 {
 	struct landlock_stats dummy;
 	struct build b;
@@ -829,6 +851,7 @@ sandbox_landlock_build(const struct landlock_path *grants, size_t n,
 	memset(st, 0, sizeof(*st));
 	memset(&b, 0, sizeof(b));
 	b.fd = -1;
+	b.masked = masked;
 	b.max = max_rules;
 	b.st = st;
 	b.err = err;
@@ -858,6 +881,24 @@ fail:
 	free_denied(&b);
 	st->ms = now_ms() - t0;
 	return -1;
+}
+
+int
+sandbox_landlock_build(const struct landlock_path *grants, size_t n,
+    const char *const *deny, size_t ndeny, unsigned max_rules,
+    struct landlock_stats *st, char *err, size_t errlen)
+{
+	return build(grants, n, deny, ndeny, max_rules, false, st, err,
+	    errlen);
+}
+
+int
+sandbox_landlock_build_masked(const struct landlock_path *grants, size_t n,
+    const char *const *deny, size_t ndeny, unsigned max_rules,
+    struct landlock_stats *st, char *err, size_t errlen)
+{
+	return build(grants, n, deny, ndeny, max_rules, true, st, err,
+	    errlen);
 }
 
 int

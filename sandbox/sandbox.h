@@ -70,6 +70,16 @@ struct landlock_stats {
 int	 sandbox_landlock_build(const struct landlock_path *, size_t n,
 	    const char *const *deny, size_t ndeny, unsigned max_rules,
 	    struct landlock_stats *, char *err, size_t errlen);
+/*
+ * The same, where every denied path is also masked by a read-only mount.
+ * Read-only roots are still split, and the directories split keep their
+ * own structural rights (listing); a writable root is granted whole, the
+ * mask keeping the denied paths in it, so a denied file inside the
+ * workspace leaves the workspace usable.
+ */
+int	 sandbox_landlock_build_masked(const struct landlock_path *, size_t n,
+	    const char *const *deny, size_t ndeny, unsigned max_rules,
+	    struct landlock_stats *, char *err, size_t errlen);
 /* Enforce on the calling thread (no_new_privs must be set); closes fd. */
 int	 sandbox_landlock_enforce(int fd, char *err, size_t errlen);
 

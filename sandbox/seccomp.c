@@ -207,7 +207,7 @@ static const struct attr {
 	{ SCMP_FLTATR_CTL_NNP, 1, "no_new_privs" },
 	/* A thread the caller did not expect is filtered as well. */
 	{ SCMP_FLTATR_CTL_TSYNC, 1, "thread synchronisation" },
-	/* Some 380 rules: a binary search on the number, not a list. */
+	/* Some 500 numbers with rules: search them as a tree, not a list. */
 	{ SCMP_FLTATR_CTL_OPTIMIZE, 2, "binary tree" },
 	/* So that a failed load reports the kernel's errno. */
 	{ SCMP_FLTATR_API_SYSRAWRC, 1, "raw return codes" },

@@ -278,6 +278,20 @@ private_dir(int ctl, const char *dir, const struct sandbox_spec *spec)
 	}
 }
 
+static void
+read_only_bind(int ctl, const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) == -1)
+		return;
+	if (mount(path, path, NULL, MS_BIND | MS_REC, NULL) == -1 ||
+	    mount(NULL, path, NULL, MS_BIND | MS_REMOUNT | MS_RDONLY, NULL) ==
+	    -1)
+		child_fail(ctl, "write", "read-only %s: %s", path,
+		    strerror(errno));
+}
+
 /* A denied path is masked: an empty read-only dir, or /dev/null. */
 static void
 mask_path(int ctl, const char *path)
@@ -300,7 +314,8 @@ mask_path(int ctl, const char *path)
 static void
 setup_mounts(int ctl, const struct sandbox_spec *spec)
 {
-	static const char *const private_dirs[] = { "/tmp", "/var/tmp", "/run" };
+	static const char *const private_dirs[] = { "/tmp", "/var/tmp", "/run",
+	    "/dev/shm" };
 	size_t i;
 
 	/* Nothing we mount here may leak back to the host. */
@@ -309,6 +324,14 @@ setup_mounts(int ctl, const struct sandbox_spec *spec)
 		    strerror(errno));
 	for (i = 0; i < sizeof(private_dirs) / sizeof(private_dirs[0]); i++)
 		private_dir(ctl, private_dirs[i], spec);
+	/*
+	 * Read-only grants become read-only mounts: Landlock rights add up
+	 * down the tree, so a read-only root inside a writable one would be
+	 * writable by Landlock alone.
+	 */
+	for (i = 0; i < spec->ngrants; i++)
+		if (spec->grants[i].grant == GRANT_RO)
+			read_only_bind(ctl, spec->grants[i].path);
 	for (i = 0; i < spec->ndeny; i++)
 		mask_path(ctl, spec->deny[i]);
 }
@@ -391,7 +414,8 @@ run_command(int ctl, const struct sandbox_spec *spec, int listen_fd,
 	if (setsid() == -1)
 		child_fail(ctl, "unknown", "setsid: %s", strerror(errno));
 	if (spec->landlock) {
-		ll = sandbox_landlock_build(spec->grants, spec->ngrants,
+		ll = (spec->netns ? sandbox_landlock_build_masked :
+		    sandbox_landlock_build)(spec->grants, spec->ngrants,
 		    spec->deny, spec->ndeny, spec->max_rules, &m.landlock, err,
 		    sizeof(err));
 		if (ll == -1)
