@@ -300,7 +300,7 @@ make_plan(const struct options *o, struct plan *p)
 	p->network_mode = "unrestricted";
 	if (p->profile == PROFILE_UNRESTRICTED)
 		return 0;
-	sandbox_probe(&caps);
+	sandbox_probe_quick(&caps);
 	hardened = p->profile == PROFILE_OS_HARDENED;
 	if (!caps.netns) {
 		if (hardened) {
@@ -361,6 +361,14 @@ check_command(const char *cmd)
 	return 127;
 }
 
+/* A kernel without the feature, as opposed to one refusing this process. */
+static bool
+errno_absent(const char *err)
+{
+	return strstr(err, "Invalid argument") != NULL ||
+	    strstr(err, "not implemented") != NULL;
+}
+
 static void
 signal_cb(evutil_socket_t sig, short ev, void *arg)
 {
@@ -411,18 +419,94 @@ run_id(char out[33])
 		snprintf(out + 2 * i, 3, "%02x", b[i]);
 }
 
+/* Listen on the host's loopback: the command shares our network. */
+static int
+listen_on_host(struct run *r, struct sandbox_spec *spec)
+{
+	struct conf_sockaddr lo = { .addr = { { 0,0,0,0, 0,0,0,0, 0,0,0xff,
+	    0xff, 127,0,0,1 } } };
+	char err[256], bound[64];
+
+	if (proxy_listen(r->px, &lo, bound, sizeof(bound), err,
+	    sizeof(err)) == -1) {
+		cli_error("%s", err);
+		return -1;
+	}
+	spec->host_port = (unsigned short)atoi(strrchr(bound, ':') + 1);
+	return 0;
+}
+
+/*
+ * Start the command.  The child sets up its namespaces while we build
+ * the seccomp program; a host that refuses the namespaces gets the
+ * profile's answer: os_hardened refuses, worktree goes on without them
+ * and says so.  Returns 0, or the exit code to leave with.
+ */
+static int
+start_command(struct run *r, struct plan *p, struct sandbox_spec *spec)
+{
+	struct conf_sockaddr lo = { .addr = { { 0,0,0,0, 0,0,0,0, 0,0,0xff,
+	    0xff, 127,0,0,1 } } };
+	const char *mech;
+	void *prog = NULL;
+	size_t len = 0;
+	char err[256];
+
+	if (!spec->netns && listen_on_host(r, spec) == -1)
+		return EXIT_RUNTIME;
+	if (sandbox_spawn(spec, &r->child, err, sizeof(err)) == -1) {
+		sandbox_refusal("unknown", "spawn_failed", err, p->profile,
+		    NULL, NULL);
+		return EXIT_REFUSED;
+	}
+	if (spec->seccomp && sandbox_seccomp_program(&prog, &len, err,
+	    sizeof(err)) == -1) {
+		free(prog);
+		prog = NULL;	/* the child refuses without one */
+	}
+	if (sandbox_ready(&r->child, prog, len, &mech, err,
+	    sizeof(err)) == -1) {
+		free(prog);
+		if (strcmp(mech, "linux_namespaces") == 0 && spec->netns) {
+			if (p->profile == PROFILE_OS_HARDENED) {
+				sandbox_refusal("egress",
+				    "unsupported_fail_closed", err, p->profile,
+				    "linux_namespaces", errno_absent(err) ?
+				    "absent_on_host" :
+				    "entry_point_cannot_attach");
+				return EXIT_REFUSED;
+			}
+			not_enforced("network namespace", err);
+			spec->netns = spec->userns = false;
+			p->netns = false;
+			p->network_mode = "unrestricted";
+			return start_command(r, p, spec);
+		}
+		sandbox_refusal(mech, "spawn_failed", err, p->profile, NULL,
+		    NULL);
+		return EXIT_REFUSED;
+	}
+	free(prog);
+	lo.port = r->child.port;
+	if (r->child.listen_fd != -1 && proxy_listen_fd(r->px,
+	    r->child.listen_fd, &lo, err, sizeof(err)) == -1) {
+		cli_error("%s", err);
+		sandbox_signal(&r->child, SIGKILL);
+		sandbox_wait(&r->child, &r->wstatus);
+		return EXIT_RUNTIME;
+	}
+	return 0;
+}
+
 /* Serve until the command ends; returns its exit code. */
 static int
-serve_command(struct run *r, struct conf *c, const struct plan *p,
+serve_command(struct run *r, struct conf *c, struct plan *p,
     struct sandbox_spec *spec, int logfd)
 {
 	static const int fwd[] = { SIGINT, SIGTERM, SIGHUP };
 	struct event *sigs[3] = { NULL };
-	struct conf_sockaddr lo = { .addr = { { 0,0,0,0, 0,0,0,0, 0,0,0xff,0xff,
-	    127,0,0,1 } } };
 	struct dlog *log = NULL;
-	const char *mech;
-	char err[256], bound[64], id[33];
+	char err[256], id[33];
 	int rv = EXIT_RUNTIME;
 	size_t i;
 
@@ -435,28 +519,9 @@ serve_command(struct run *r, struct conf *c, const struct plan *p,
 			conf_free(c);
 		goto out;
 	}
-	if (!p->netns) {
-		if (proxy_listen(r->px, &lo, bound, sizeof(bound), err,
-		    sizeof(err)) == -1) {
-			cli_error("%s", err);
-			goto out;
-		}
-		spec->host_port = (unsigned short)atoi(strrchr(bound, ':') + 1);
-	}
-	if (sandbox_spawn(spec, &r->child, &mech, err, sizeof(err)) == -1) {
-		sandbox_refusal(mech, "spawn_failed", err, p->profile, NULL,
-		    NULL);
-		rv = EXIT_REFUSED;
+	if ((rv = start_command(r, p, spec)) != 0)
 		goto out;
-	}
-	lo.port = r->child.port;
-	if (r->child.listen_fd != -1 && proxy_listen_fd(r->px,
-	    r->child.listen_fd, &lo, err, sizeof(err)) == -1) {
-		cli_error("%s", err);
-		sandbox_signal(&r->child, SIGKILL);
-		sandbox_wait(&r->child, &r->wstatus);
-		goto out;
-	}
+	rv = EXIT_RUNTIME;
 	r->ctl_ev = event_new(r->base, r->child.ctl, EV_READ, ctl_cb, r);
 	for (i = 0; i < 3; i++) {
 		sigs[i] = evsignal_new(r->base, fwd[i], signal_cb, r);

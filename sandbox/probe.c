@@ -67,10 +67,9 @@ try_namespaces(bool userns)
 void
 sandbox_probe(struct sandbox_caps *c)
 {
-	int e = 0, abi;
+	int e = 0;
 
-	memset(c, 0, sizeof(*c));
-	c->root = geteuid() == 0;
+	sandbox_probe_quick(c);
 	c->userns = c->root || (e = try_namespaces(true)) == 0;
 	if (!c->userns)
 		snprintf(c->userns_why, sizeof(c->userns_why),
@@ -79,6 +78,17 @@ sandbox_probe(struct sandbox_caps *c)
 		snprintf(c->userns_why, sizeof(c->userns_why),
 		    "network/mount/pid namespace: %s", strerror(e));
 	c->netns = c->mountns = c->userns && c->userns_why[0] == '\0';
+}
+
+void
+sandbox_probe_quick(struct sandbox_caps *c)
+{
+	int abi;
+
+	memset(c, 0, sizeof(*c));
+	c->root = geteuid() == 0;
+	/* Namespaces: assumed until the spawn itself says otherwise. */
+	c->userns = c->netns = c->mountns = true;
 	abi = (int)syscall(SYS_landlock_create_ruleset, NULL, 0,
 	    LANDLOCK_VERSION_FLAG);
 	c->landlock_abi = abi > 0 ? abi : 0;

@@ -32,6 +32,8 @@ struct sandbox_caps {
 };
 
 void	 sandbox_probe(struct sandbox_caps *);
+/* Without trying namespaces (a fork each): those are taken as there. */
+void	 sandbox_probe_quick(struct sandbox_caps *);
 int	 sandbox_profile_parse(const char *, enum sandbox_profile *);
 const char *sandbox_profile_name(enum sandbox_profile);
 
@@ -42,6 +44,13 @@ const char *sandbox_profile_name(enum sandbox_profile);
  * (no_new_privs must already be set).
  */
 int	 sandbox_seccomp_load(char *err, size_t errlen);
+/* The same filter as a BPF program (malloc'd), and loading one. */
+int	 sandbox_seccomp_program(void **prog, size_t *len, char *err,
+	    size_t errlen);
+int	 sandbox_seccomp_load_program(const void *prog, size_t len,
+	    char *err, size_t errlen);
+/* Write the program to fd (seccomp_export_bpf), for inspection. */
+int	 sandbox_seccomp_export_bpf(int fd, char *err, size_t errlen);
 
 /*
  * Landlock (SPEC 6.3).  Paths are absolute.  Denied paths beat every
@@ -113,13 +122,19 @@ struct sandbox_child {
 };
 
 /*
- * Fork the confined child.  With netns, the child creates the proxy's
- * listener inside its network namespace and hands it over (listen_fd,
- * port); without, listen_fd is -1 and the caller listens on the host.
- * Returns 0 once the child is set up and about to exec; -1 with err set
- * and *mechanism naming what failed (no child left running).
+ * Fork the confined child; it sets itself up while the caller goes on.
+ * With netns, the child creates the proxy's listener inside its network
+ * namespace and hands it over; without, the caller listens on the host
+ * (spec->host_port).  -1 with err set when nothing could be started.
  */
 int	 sandbox_spawn(const struct sandbox_spec *, struct sandbox_child *,
+	    char *err, size_t errlen);
+/*
+ * Hand the child the seccomp program (NULL without seccomp) and wait
+ * until it is set up and about to exec: then listen_fd and port are set.
+ * On failure, err and *mechanism say what failed, and no child is left.
+ */
+int	 sandbox_ready(struct sandbox_child *, const void *prog, size_t len,
 	    const char **mechanism, char *err, size_t errlen);
 /*
  * A refusal record (SPEC 6.4), one JSON line on stderr.  kernel_mechanism

@@ -29,9 +29,14 @@
  */
 #include <sys/ioctl.h>
 #include <sys/personality.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 
+#include <linux/filter.h>
 #include <linux/netlink.h>
+#include <linux/seccomp.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 
@@ -42,6 +47,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sandbox/sandbox.h"
 
@@ -515,6 +521,57 @@ sandbox_seccomp_load(char *err, size_t errlen)
 	seccomp_release(ctx);
 	if (rc < 0)
 		return fail(err, errlen, "seccomp_load", NULL, rc);
+	return 0;
+}
+
+/*
+ * The filter as a BPF program in memory, built by the parent while the
+ * child sets up its namespaces; the child only loads it.
+ */
+int
+sandbox_seccomp_program(void **prog, size_t *len, char *err, size_t errlen)
+{
+	struct stat st;
+	void *buf = NULL;
+	int fd;
+
+	*prog = NULL;
+	*len = 0;
+	if ((fd = memfd_create("harn-seccomp", MFD_CLOEXEC)) == -1)
+		return fail(err, errlen, "memfd_create", NULL, -errno);
+	if (sandbox_seccomp_export_bpf(fd, err, errlen) == -1)
+		goto fail;
+	if (fstat(fd, &st) == -1 || st.st_size <= 0 ||
+	    st.st_size % sizeof(struct sock_filter) != 0 ||
+	    (buf = malloc(st.st_size)) == NULL ||
+	    pread(fd, buf, st.st_size, 0) != st.st_size) {
+		fail(err, errlen, "export", NULL, -EIO);
+		goto fail;
+	}
+	close(fd);
+	*prog = buf;
+	*len = st.st_size;
+	return 0;
+fail:
+	free(buf);
+	close(fd);
+	return -1;
+}
+
+int
+sandbox_seccomp_load_program(const void *prog, size_t len, char *err,
+    size_t errlen)
+{
+	struct sock_fprog fp = {
+		.len = (unsigned short)(len / sizeof(struct sock_filter)),
+		.filter = (struct sock_filter *)(uintptr_t)prog,
+	};
+
+	if (len == 0 || len % sizeof(struct sock_filter) != 0 ||
+	    len / sizeof(struct sock_filter) > BPF_MAXINSNS)
+		return fail(err, errlen, "load", NULL, -EINVAL);
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &fp) == -1)
+		return fail(err, errlen, "seccomp", NULL, -errno);
 	return 0;
 }
 

@@ -40,6 +40,7 @@
 #include "sandbox/sandbox.h"
 
 #define SETUP_TIMEOUT_MS	10000
+#define SECCOMP_PROG_MAX	(4096 * 8)	/* BPF_MAXINSNS instructions */
 
 enum msg_kind {
 	MSG_INIT = 1,	/* init's host pid */
@@ -402,6 +403,30 @@ command_env(const struct sandbox_spec *spec, unsigned short port)
 	return env;
 }
 
+/* The seccomp program the parent built meanwhile: receive and load it. */
+static int
+load_filter(int ctl, char *err, size_t errlen)
+{
+	struct pollfd pfd = { ctl, POLLIN, 0 };
+	void *prog;
+	ssize_t n;
+	int rv;
+
+	if ((prog = malloc(SECCOMP_PROG_MAX)) == NULL) {
+		snprintf(err, errlen, "seccomp: out of memory");
+		return -1;
+	}
+	if (poll(&pfd, 1, SETUP_TIMEOUT_MS) != 1 ||
+	    (n = recv(ctl, prog, SECCOMP_PROG_MAX, 0)) <= 0) {
+		snprintf(err, errlen, "seccomp: no filter from the parent");
+		free(prog);
+		return -1;
+	}
+	rv = sandbox_seccomp_load_program(prog, (size_t)n, err, errlen);
+	free(prog);
+	return rv;
+}
+
 /* The command: confined, then exec'd.  Never returns. */
 static void __attribute__((noreturn))
 run_command(int ctl, const struct sandbox_spec *spec, int listen_fd,
@@ -427,8 +452,8 @@ run_command(int ctl, const struct sandbox_spec *spec, int listen_fd,
 	if (chdir(spec->workspace) == -1)
 		child_fail(ctl, "write", "%s: %s", spec->workspace,
 		    strerror(errno));
-	if (spec->seccomp && sandbox_seccomp_load(err, sizeof(err)) == -1)
-		child_fail(ctl, "egress", "seccomp: %s", err);
+	if (spec->seccomp && load_filter(ctl, err, sizeof(err)) == -1)
+		child_fail(ctl, "egress", "%s", err);
 	if ((envp = command_env(spec, port ? port : spec->host_port)) == NULL)
 		child_fail(ctl, "unknown", "environment: out of memory");
 	if (send_msg(ctl, &m, listen_fd) == -1)
@@ -544,16 +569,13 @@ kill_setup(struct sandbox_child *c)
 
 int
 sandbox_spawn(const struct sandbox_spec *spec, struct sandbox_child *c,
-    const char **mechanism, char *err, size_t errlen)
+    char *err, size_t errlen)
 {
-	static char mech[32];
-	struct msg m;
-	bool ready = false;
-	int sv[2], fd;
+	int sv[2];
 
 	memset(c, 0, sizeof(*c));
 	c->listen_fd = -1;
-	*mechanism = "unknown";
+	c->ctl = -1;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == -1) {
 		snprintf(err, errlen, "socketpair: %s", strerror(errno));
 		return -1;
@@ -570,33 +592,50 @@ sandbox_spawn(const struct sandbox_spec *spec, struct sandbox_child *c,
 	}
 	close(sv[1]);
 	c->ctl = sv[0];
+	return 0;
+}
+
+int
+sandbox_ready(struct sandbox_child *c, const void *prog, size_t len,
+    const char **mechanism, char *err, size_t errlen)
+{
+	static char mech[32];
+	struct msg m;
+	bool ready = false;
+	int fd;
+
+	*mechanism = "unknown";
+	if (prog != NULL && send(c->ctl, prog, len, MSG_NOSIGNAL) !=
+	    (ssize_t)len) {
+		snprintf(err, errlen, "seccomp: cannot hand the filter over: "
+		    "%s", strerror(errno));
+		goto fail;
+	}
 	/* Both INIT (from set-up) and READY (from the command), any order. */
-	for (;;) {
-		if (c->init_pid > 0 && ready)
-			return 0;
+	while (c->init_pid == 0 || !ready) {
 		if (recv_msg(c->ctl, &m, &fd, SETUP_TIMEOUT_MS) == -1) {
 			snprintf(err, errlen, "sandbox set-up: %s",
 			    strerror(errno));
-			break;
+			goto fail;
 		}
 		if (m.kind == MSG_INIT) {
 			c->init_pid = m.pid;
-			continue;
-		}
-		if (m.kind == MSG_READY) {
+		} else if (m.kind == MSG_READY) {
 			c->listen_fd = fd;
 			c->port = m.port;
 			c->landlock = m.landlock;
 			ready = true;
-			continue;
+		} else {
+			if (fd != -1)
+				close(fd);
+			snprintf(mech, sizeof(mech), "%s", m.mechanism);
+			*mechanism = mech;
+			snprintf(err, errlen, "%s", m.text);
+			goto fail;
 		}
-		if (fd != -1)
-			close(fd);
-		snprintf(mech, sizeof(mech), "%s", m.mechanism);
-		*mechanism = mech;
-		snprintf(err, errlen, "%s", m.text);
-		break;
 	}
+	return 0;
+fail:
 	if (c->listen_fd != -1)
 		close(c->listen_fd);
 	c->listen_fd = -1;
