@@ -337,9 +337,14 @@ setup_mounts(int ctl, const struct sandbox_spec *spec)
 		mask_path(ctl, spec->deny[i]);
 }
 
-/* Every capability gone, in every set, and never back through exec. */
+/*
+ * Every capability gone, in every set, and never back through exec.  A
+ * process that already holds none (a run without namespaces by a plain
+ * user) cannot change its securebits or bounding set: no_new_privs then
+ * keeps exec from gaining any, and stderr says the bounding set is left.
+ */
 static void
-drop_privileges(int ctl)
+drop_privileges(int ctl, bool have_caps)
 {
 	struct __user_cap_header_struct hdr = {
 	    _LINUX_CAPABILITY_VERSION_3, 0 };
@@ -349,12 +354,20 @@ drop_privileges(int ctl)
 	if (prctl(PR_SET_SECUREBITS, SECBIT_NOROOT | SECBIT_NOROOT_LOCKED |
 	    SECBIT_NO_SETUID_FIXUP | SECBIT_NO_SETUID_FIXUP_LOCKED |
 	    SECBIT_KEEP_CAPS_LOCKED | SECBIT_NO_CAP_AMBIENT_RAISE |
-	    SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED) == -1)
+	    SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED) == -1 &&
+	    (have_caps || errno != EPERM))
 		child_fail(ctl, "unknown", "securebits: %s", strerror(errno));
-	for (cap = 0; prctl(PR_CAPBSET_READ, cap) >= 0; cap++)
-		if (prctl(PR_CAPBSET_DROP, cap) == -1)
+	for (cap = 0; prctl(PR_CAPBSET_READ, cap) >= 0; cap++) {
+		if (prctl(PR_CAPBSET_DROP, cap) == 0)
+			continue;
+		if (have_caps || errno != EPERM)
 			child_fail(ctl, "unknown", "bounding set: %s",
 			    strerror(errno));
+		dprintf(STDERR_FILENO, "harn-egressd: sandbox: not enforced: "
+		    "capability bounding set (no capability to drop it; "
+		    "no_new_privs keeps exec from gaining any)\n");
+		break;
+	}
 	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) == -1)
 		child_fail(ctl, "unknown", "ambient: %s", strerror(errno));
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1)
@@ -362,6 +375,19 @@ drop_privileges(int ctl)
 	memset(data, 0, sizeof(data));
 	if (syscall(SYS_capset, &hdr, data) == -1)
 		child_fail(ctl, "unknown", "capset: %s", strerror(errno));
+}
+
+/* May this process change its securebits and bounding set? */
+static bool
+have_setpcap(void)
+{
+	struct __user_cap_header_struct hdr = {
+	    _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct data[2];
+
+	if (syscall(SYS_capget, &hdr, data) == -1)
+		return true;	/* unknown: insist, and fail loudly */
+	return (data[0].effective & (1U << CAP_SETPCAP)) != 0;
 }
 
 static void
@@ -446,7 +472,7 @@ run_command(int ctl, const struct sandbox_spec *spec, int listen_fd,
 		if (ll == -1)
 			child_fail(ctl, "home_read", "landlock: %s", err);
 	}
-	drop_privileges(ctl);
+	drop_privileges(ctl, spec->netns || have_setpcap());
 	if (ll != -1 && sandbox_landlock_enforce(ll, err, sizeof(err)) == -1)
 		child_fail(ctl, "write", "landlock: %s", err);
 	if (chdir(spec->workspace) == -1)
@@ -602,20 +628,26 @@ sandbox_ready(struct sandbox_child *c, const void *prog, size_t len,
 	static char mech[32];
 	struct msg m;
 	bool ready = false;
-	int fd;
+	int fd, send_errno = 0;
 
 	*mechanism = "unknown";
+	/*
+	 * A child that failed early has closed its end: then the send fails,
+	 * and its own word on why is still waiting to be read below.
+	 */
 	if (prog != NULL && send(c->ctl, prog, len, MSG_NOSIGNAL) !=
-	    (ssize_t)len) {
-		snprintf(err, errlen, "seccomp: cannot hand the filter over: "
-		    "%s", strerror(errno));
-		goto fail;
-	}
+	    (ssize_t)len)
+		send_errno = errno;
 	/* Both INIT (from set-up) and READY (from the command), any order. */
 	while (c->init_pid == 0 || !ready) {
 		if (recv_msg(c->ctl, &m, &fd, SETUP_TIMEOUT_MS) == -1) {
-			snprintf(err, errlen, "sandbox set-up: %s",
-			    strerror(errno));
+			if (send_errno != 0)
+				snprintf(err, errlen, "seccomp: cannot hand "
+				    "the filter over: %s",
+				    strerror(send_errno));
+			else
+				snprintf(err, errlen, "sandbox set-up: %s",
+				    strerror(errno));
 			goto fail;
 		}
 		if (m.kind == MSG_INIT) {

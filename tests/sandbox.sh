@@ -1108,6 +1108,42 @@ sys.exit(1 if missing else 0)' "$TMP/doctor.out" 2>/dev/null; then
 	fi
 }
 
+# Profiles where the kernel refuses namespaces: a harn-egressd run inside
+# the sandbox (no capabilities, seccomp) cannot make any.  os_hardened
+# must refuse with a record and run nothing; worktree must run and say
+# what it could not enforce.
+profile_checks() {
+	cp "$EGRESSD" "$WS/harn-inner"
+	printf 'default deny\n' > "$WS/inner.conf"
+	rm -f "$WS/hardened-ran" "$WS/worktree-ran"
+	run_out "$TMP/prof.out" box -- "$WS/harn-inner" --policy "$WS/inner.conf" \
+	    --profile os_hardened --workspace "$WS" -- sh -c ': > hardened-ran'
+	if [ "$RC" -eq 3 ] && [ ! -e "$WS/hardened-ran" ]; then
+		ok "os_hardened without namespaces: exit 3, nothing ran"
+	else
+		not_ok "os_hardened without namespaces: exit 3, nothing ran" \
+		    "exit $RC: $(head -c 600 "$TMP/prof.out")"
+	fi
+	expect_grep "os_hardened refusal record names the missing mechanism" \
+	    "$TMP/prof.out" '"schema":"harn.process.sandbox_refusal.v1"'
+	expect_grep "refusal record: linux_namespaces, cannot attach" \
+	    "$TMP/prof.out" '"sandbox_mechanism":\{[^}]*"availability":"entry_point_cannot_attach"[^}]*"mechanism":"linux_namespaces"'
+	expect_grep "refusal record: reason unsupported_fail_closed" \
+	    "$TMP/prof.out" '"reason":"unsupported_fail_closed"'
+	run_out "$TMP/prof.out" box -- "$WS/harn-inner" --policy "$WS/inner.conf" \
+	    --profile worktree --workspace "$WS" -- sh -c ': > worktree-ran'
+	if [ "$RC" -eq 0 ] && [ -e "$WS/worktree-ran" ]; then
+		ok "worktree without namespaces: runs"
+	else
+		not_ok "worktree without namespaces: runs" \
+		    "exit $RC: $(head -c 600 "$TMP/prof.out")"
+	fi
+	expect_grep "worktree says what it could not enforce" "$TMP/prof.out" \
+	    '^harn-egressd: sandbox: not enforced: network namespace \('
+	rm -f "$WS/harn-inner" "$WS/inner.conf" "$WS/hardened-ran" \
+	    "$WS/worktree-ran"
+}
+
 suite() {
 	echo "# pass: $1 (uid $(id -u)), binary: $EGRESSD"
 	setup || return
@@ -1116,6 +1152,7 @@ suite() {
 	fs_checks
 	env_checks
 	life_checks
+	profile_checks
 	doctor_checks
 	canary_final
 }
