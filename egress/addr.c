@@ -3,6 +3,8 @@
  * IPv4-mapped IPv6 address and the IPv4 address it carries are the same.
  */
 #include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <string.h>
 
 #include "egress/egress.h"
@@ -54,6 +56,26 @@ format_v4(const uint8_t b[4], char *out)
 		*out++ = '0' + b[i] % 10;
 		*out++ = i < 3 ? '.' : '\0';
 	}
+}
+
+unsigned
+egress_addr_sockaddr(const struct egress_addr *a, uint16_t port,
+    struct sockaddr_storage *ss)
+{
+	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	if (egress_addr_is_v4(a)) {
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons(port);
+		memcpy(&sin->sin_addr, a->b + 12, 4);
+		return sizeof(*sin);
+	}
+	sin6->sin6_family = AF_INET6;
+	sin6->sin6_port = htons(port);
+	memcpy(sin6->sin6_addr.s6_addr, a->b, 16);
+	return sizeof(*sin6);
 }
 
 void

@@ -92,6 +92,13 @@ void	 egress_addr_from_v4(struct egress_addr *, uint32_t host_order);
 void	 egress_addr_from_v6(struct egress_addr *, const uint8_t b[16]);
 bool	 egress_addr_is_v4(const struct egress_addr *);
 uint32_t egress_addr_v4(const struct egress_addr *);
+/*
+ * The socket address for addr and port: AF_INET for an IPv4 (or mapped)
+ * address, AF_INET6 otherwise.  Returns its length.
+ */
+struct sockaddr_storage;
+unsigned egress_addr_sockaddr(const struct egress_addr *, uint16_t port,
+	    struct sockaddr_storage *);
 /* Canonical text: dotted quad, or RFC 5952 IPv6 without brackets. */
 void	 egress_addr_format(const struct egress_addr *, char *, size_t);
 

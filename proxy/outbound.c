@@ -85,27 +85,6 @@ ob_defer(struct outbound *ob)
 }
 
 static void
-sockaddr_of(const struct egress_addr *a, uint16_t port,
-    struct sockaddr_storage *ss, socklen_t *len)
-{
-	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
-	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
-
-	memset(ss, 0, sizeof(*ss));
-	if (egress_addr_is_v4(a)) {
-		sin->sin_family = AF_INET;
-		sin->sin_port = htons(port);
-		sin->sin_addr.s_addr = htonl(egress_addr_v4(a));
-		*len = sizeof(*sin);
-	} else {
-		sin6->sin6_family = AF_INET6;
-		sin6->sin6_port = htons(port);
-		memcpy(sin6->sin6_addr.s6_addr, a->b, 16);
-		*len = sizeof(*sin6);
-	}
-}
-
-static void
 connect_cb(evutil_socket_t fd, short ev, void *arg)
 {
 	struct outbound *ob = arg;
@@ -139,7 +118,8 @@ connect_next(struct outbound *ob)
 	int one = 1;
 
 	while (ob->next < ob->naddrs) {
-		sockaddr_of(&ob->addrs[ob->next++], ob->target.port, &ss, &len);
+		len = egress_addr_sockaddr(&ob->addrs[ob->next++],
+		    ob->target.port, &ss);
 		ob->fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK |
 		    SOCK_CLOEXEC, IPPROTO_TCP);
 		if (ob->fd == -1) {

@@ -192,27 +192,6 @@ add_loop_wildcard(struct proxy *px, uint16_t port)
 	freeifaddrs(ifa);
 }
 
-static void
-sockaddr_from(struct sockaddr_storage *ss, socklen_t *len,
-    const struct conf_sockaddr *ca)
-{
-	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
-	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
-
-	memset(ss, 0, sizeof(*ss));
-	if (egress_addr_is_v4(&ca->addr)) {
-		sin->sin_family = AF_INET;
-		sin->sin_port = htons(ca->port);
-		sin->sin_addr.s_addr = htonl(egress_addr_v4(&ca->addr));
-		*len = sizeof(*sin);
-	} else {
-		sin6->sin6_family = AF_INET6;
-		sin6->sin6_port = htons(ca->port);
-		memcpy(sin6->sin6_addr.s6_addr, ca->addr.b, 16);
-		*len = sizeof(*sin6);
-	}
-}
-
 static uint16_t
 bound_port(int fd)
 {
@@ -271,7 +250,7 @@ proxy_listen(struct proxy *px, const struct conf_sockaddr *ca, char *bound,
 	socklen_t len;
 	int fd, one = 1;
 
-	sockaddr_from(&ss, &len, ca);
+	len = egress_addr_sockaddr(&ca->addr, ca->port, &ss);
 	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
 	    0);
 	if (fd == -1)
