@@ -24,6 +24,7 @@ struct outbound {
 	int			 fd;
 	struct event		*ev;		/* connect, or a deferred result */
 	enum egress_reason	 last_failure;
+	bool			 starting;	/* inside outbound_start */
 	outbound_cb		 cb;
 	void			*arg;
 };
@@ -78,6 +79,8 @@ ob_defer(struct outbound *ob)
 {
 	struct timeval tv = { 0, 0 };
 
+	if (ob->ev != NULL)
+		event_free(ob->ev);
 	ob->ev = evtimer_new(ob->px->base, deferred_cb, ob);
 	if (ob->ev == NULL || evtimer_add(ob->ev, &tv) == -1)
 		return -1;
@@ -149,6 +152,14 @@ connect_next(struct outbound *ob)
 		}
 		return;
 	}
+	if (ob->starting) {
+		/* Never call back from inside outbound_start. */
+		ob->verdict.decision = EGRESS_DENY;
+		ob->verdict.reason = ob->last_failure;
+		if (ob_defer(ob) == -1)
+			ob->verdict.reason = EGRESS_R_NONE;
+		return;
+	}
 	ob_finish(ob, ob->last_failure);
 }
 
@@ -192,8 +203,17 @@ outbound_start(struct proxy *px, struct gen *gen,
 	egress_judge_target(gen->conf->policy, t, px->loop, px->nloop,
 	    &ob->verdict);
 	if (ob->verdict.decision == EGRESS_ALLOW) {
+		/* An address literal: connect at once. */
 		ob->addrs[0] = t->addr;
 		ob->naddrs = 1;
+		ob->starting = true;
+		connect_next(ob);
+		ob->starting = false;
+		if (ob->verdict.reason == EGRESS_R_NONE) {
+			ob_free(ob);
+			return NULL;
+		}
+		return ob;
 	} else if (ob->verdict.decision == EGRESS_RESOLVE) {
 		ob->query = dns_resolve(gen->dns, t->host, resolved, ob);
 		if (ob->query != NULL)
