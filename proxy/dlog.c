@@ -34,6 +34,7 @@ struct dlog {
 	EVP_MD_CTX		*sha;
 	struct dlog_totals	 totals;
 	bool			 failed;	/* a write failed; said once */
+	bool			 sha_failed;	/* the digest is not whole */
 };
 
 static const char *const protocol_names[] = {
@@ -53,12 +54,6 @@ dlog_new(struct event_base *base, int fd, const char *run_id)
 {
 	struct dlog *l;
 
-	/*
-	 * A digest needs no openssl.cnf: not reading it keeps start-up short
-	 * and the digest independent of the host's configuration.
-	 */
-	if (OPENSSL_init_crypto(OPENSSL_INIT_NO_LOAD_CONFIG, NULL) != 1)
-		return NULL;
 	if ((l = calloc(1, sizeof(*l))) == NULL)
 		return NULL;
 	l->fd = fd;
@@ -66,13 +61,32 @@ dlog_new(struct event_base *base, int fd, const char *run_id)
 		snprintf(l->run_id, sizeof(l->run_id), "%s", run_id);
 	l->buf = evbuffer_new();
 	l->timer = evtimer_new(base, flush_cb, l);
-	l->sha = EVP_MD_CTX_new();
-	if (l->buf == NULL || l->timer == NULL || l->sha == NULL ||
-	    EVP_DigestInit_ex(l->sha, EVP_sha256(), NULL) != 1) {
+	if (l->buf == NULL || l->timer == NULL) {
 		dlog_free(l);
 		return NULL;
 	}
 	return l;
+}
+
+/*
+ * The digest is started at the first record, not at start-up: OpenSSL's
+ * set-up costs about a millisecond that a run without decisions need not
+ * pay.  It needs no openssl.cnf, so none is read.
+ */
+static int
+sha_start(struct dlog *l)
+{
+	if (l->sha != NULL)
+		return 0;
+	if (OPENSSL_init_crypto(OPENSSL_INIT_NO_LOAD_CONFIG, NULL) != 1 ||
+	    (l->sha = EVP_MD_CTX_new()) == NULL)
+		return -1;
+	if (EVP_DigestInit_ex(l->sha, EVP_sha256(), NULL) != 1) {
+		EVP_MD_CTX_free(l->sha);
+		l->sha = NULL;
+		return -1;
+	}
+	return 0;
 }
 
 void
@@ -111,14 +125,16 @@ dlog_flush(struct dlog *l)
 }
 
 void
-dlog_totals(const struct dlog *l, struct dlog_totals *out)
+dlog_totals(struct dlog *l, struct dlog_totals *out)
 {
 	EVP_MD_CTX *copy;
 	unsigned len = 0;
 
 	*out = l->totals;
 	memset(out->sha256, 0, sizeof(out->sha256));
-	if ((copy = EVP_MD_CTX_new()) == NULL)
+	/* A digest that missed a record is no digest: left all zero. */
+	if (l->sha_failed || sha_start(l) == -1 ||
+	    (copy = EVP_MD_CTX_new()) == NULL)
 		return;
 	if (EVP_MD_CTX_copy_ex(copy, l->sha) == 1)
 		EVP_DigestFinal_ex(copy, out->sha256, &len);
@@ -173,7 +189,8 @@ dlog_decision(struct dlog *l, enum proxy_protocol proto, const char *host,
 	    a[0] ? "\"" : "", run);
 	if (n < 0 || (size_t)n >= sizeof(line))
 		return;
-	EVP_DigestUpdate(l->sha, line, n);
+	if (sha_start(l) == -1 || EVP_DigestUpdate(l->sha, line, n) != 1)
+		l->sha_failed = true;
 	l->totals.records++;
 	if (allow)
 		l->totals.allow++;

@@ -31,7 +31,7 @@ struct dlog_totals {
 struct dlog	*dlog_new(struct event_base *, int fd, const char *run_id);
 void		 dlog_free(struct dlog *);	/* flushes */
 int		 dlog_flush(struct dlog *);
-void		 dlog_totals(const struct dlog *, struct dlog_totals *);
+void		 dlog_totals(struct dlog *, struct dlog_totals *);
 
 enum proxy_protocol {
 	PROXY_HTTP,

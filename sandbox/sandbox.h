@@ -44,8 +44,14 @@ const char *sandbox_profile_name(enum sandbox_profile);
  * (no_new_privs must already be set).
  */
 int	 sandbox_seccomp_load(char *err, size_t errlen);
-/* The same filter as a BPF program (malloc'd), and loading one. */
+/*
+ * The same filter as a BPF program (malloc'd): as generated at build
+ * time, or built now with libseccomp (the two are the same; a test says
+ * so).  And loading one.
+ */
 int	 sandbox_seccomp_program(void **prog, size_t *len, char *err,
+	    size_t errlen);
+int	 sandbox_seccomp_build_program(void **prog, size_t *len, char *err,
 	    size_t errlen);
 int	 sandbox_seccomp_load_program(const void *prog, size_t len,
 	    char *err, size_t errlen);

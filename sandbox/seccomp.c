@@ -524,12 +524,30 @@ sandbox_seccomp_load(char *err, size_t errlen)
 	return 0;
 }
 
+#ifndef SECCOMP_GEN_ONLY	/* the generator itself has no program yet */
+/* The program generated at build time (sandbox/seccomp-prog.c). */
+extern const unsigned char sandbox_seccomp_bpf[];
+extern const size_t sandbox_seccomp_bpf_len;
+
 /*
- * The filter as a BPF program in memory, built by the parent while the
- * child sets up its namespaces; the child only loads it.
+ * The filter as a BPF program in memory, for the parent to hand to the
+ * child, which only loads it: the copy generated at build time.
  */
 int
 sandbox_seccomp_program(void **prog, size_t *len, char *err, size_t errlen)
+{
+	if ((*prog = malloc(sandbox_seccomp_bpf_len)) == NULL)
+		return fail(err, errlen, "program", NULL, -ENOMEM);
+	memcpy(*prog, sandbox_seccomp_bpf, sandbox_seccomp_bpf_len);
+	*len = sandbox_seccomp_bpf_len;
+	return 0;
+}
+#endif
+
+/* The same program, built now with libseccomp. */
+int
+sandbox_seccomp_build_program(void **prog, size_t *len, char *err,
+    size_t errlen)
 {
 	struct stat st;
 	void *buf = NULL;

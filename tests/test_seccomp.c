@@ -1617,10 +1617,33 @@ test_bpf_numbers(void **state)
 	assert_int_equal(bpf_failures, 0);
 }
 
+/*
+ * The program a run loads was generated at build time: it must be the
+ * very program libseccomp builds now from the same rules.
+ */
+static void
+test_generated_program(void **state)
+{
+	void *built, *generated;
+	size_t blen, glen;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(sandbox_seccomp_build_program(&built, &blen, err,
+	    sizeof(err)), 0);
+	assert_int_equal(sandbox_seccomp_program(&generated, &glen, err,
+	    sizeof(err)), 0);
+	assert_int_equal(blen, glen);
+	assert_memory_equal(built, generated, blen);
+	free(built);
+	free(generated);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_generated_program),
 		cmocka_unit_test(test_socket),
 		cmocka_unit_test(test_kernel_surface),
 		cmocka_unit_test(test_host_state),
