@@ -429,28 +429,22 @@ command_env(const struct sandbox_spec *spec, unsigned short port)
 	return env;
 }
 
-/* The seccomp program the parent built meanwhile: receive and load it. */
-static int
-load_filter(int ctl, char *err, size_t errlen)
+/* The seccomp program, from the parent: its length, or -1. */
+static ssize_t
+recv_filter(int ctl, void **prog)
 {
 	struct pollfd pfd = { ctl, POLLIN, 0 };
-	void *prog;
 	ssize_t n;
-	int rv;
 
-	if ((prog = malloc(SECCOMP_PROG_MAX)) == NULL) {
-		snprintf(err, errlen, "seccomp: out of memory");
+	if ((*prog = malloc(SECCOMP_PROG_MAX)) == NULL)
 		return -1;
-	}
 	if (poll(&pfd, 1, SETUP_TIMEOUT_MS) != 1 ||
-	    (n = recv(ctl, prog, SECCOMP_PROG_MAX, 0)) <= 0) {
-		snprintf(err, errlen, "seccomp: no filter from the parent");
-		free(prog);
+	    (n = recv(ctl, *prog, SECCOMP_PROG_MAX, 0)) <= 0) {
+		free(*prog);
+		*prog = NULL;
 		return -1;
 	}
-	rv = sandbox_seccomp_load_program(prog, (size_t)n, err, errlen);
-	free(prog);
-	return rv;
+	return n;
 }
 
 /* The command: confined, then exec'd.  Never returns. */
@@ -460,8 +454,13 @@ run_command(int ctl, const struct sandbox_spec *spec, int listen_fd,
 {
 	struct msg m = { .kind = MSG_READY, .port = port };
 	char err[256], **envp;
+	void *prog = NULL;
+	ssize_t plen = 0;
 	int ll = -1;
 
+	/* The filter first: nothing below may fail with it unread. */
+	if (spec->seccomp && (plen = recv_filter(ctl, &prog)) <= 0)
+		child_fail(ctl, "egress", "seccomp: no filter from the parent");
 	if (setsid() == -1)
 		child_fail(ctl, "unknown", "setsid: %s", strerror(errno));
 	if (spec->landlock) {
@@ -478,8 +477,10 @@ run_command(int ctl, const struct sandbox_spec *spec, int listen_fd,
 	if (chdir(spec->workspace) == -1)
 		child_fail(ctl, "write", "%s: %s", spec->workspace,
 		    strerror(errno));
-	if (spec->seccomp && load_filter(ctl, err, sizeof(err)) == -1)
+	if (spec->seccomp && sandbox_seccomp_load_program(prog, (size_t)plen,
+	    err, sizeof(err)) == -1)
 		child_fail(ctl, "egress", "%s", err);
+	free(prog);
 	if ((envp = command_env(spec, port ? port : spec->host_port)) == NULL)
 		child_fail(ctl, "unknown", "environment: out of memory");
 	if (send_msg(ctl, &m, listen_fd) == -1)
@@ -628,30 +629,29 @@ sandbox_ready(struct sandbox_child *c, const void *prog, size_t len,
 	static char mech[32];
 	struct msg m;
 	bool ready = false;
-	int fd, send_errno = 0;
+	int fd;
 
 	*mechanism = "unknown";
 	/*
-	 * A child that failed early has closed its end: then the send fails,
-	 * and its own word on why is still waiting to be read below.
+	 * INIT (from set-up) first: only then is the filter sent, so that a
+	 * set-up that fails never leaves it unread (closing on unread data
+	 * would reset the socket and lose the child's word on why).  The
+	 * command takes it before anything it does can fail.
 	 */
-	if (prog != NULL && send(c->ctl, prog, len, MSG_NOSIGNAL) !=
-	    (ssize_t)len)
-		send_errno = errno;
-	/* Both INIT (from set-up) and READY (from the command), any order. */
 	while (c->init_pid == 0 || !ready) {
 		if (recv_msg(c->ctl, &m, &fd, SETUP_TIMEOUT_MS) == -1) {
-			if (send_errno != 0)
-				snprintf(err, errlen, "seccomp: cannot hand "
-				    "the filter over: %s",
-				    strerror(send_errno));
-			else
-				snprintf(err, errlen, "sandbox set-up: %s",
-				    strerror(errno));
+			snprintf(err, errlen, "sandbox set-up: %s",
+			    strerror(errno));
 			goto fail;
 		}
 		if (m.kind == MSG_INIT) {
 			c->init_pid = m.pid;
+			if (prog != NULL && send(c->ctl, prog, len,
+			    MSG_NOSIGNAL) != (ssize_t)len) {
+				snprintf(err, errlen, "seccomp: cannot hand "
+				    "the filter over: %s", strerror(errno));
+				goto fail;
+			}
 		} else if (m.kind == MSG_READY) {
 			c->listen_fd = fd;
 			c->port = m.port;
