@@ -82,6 +82,39 @@ expect_no_grep() {
 	fi
 }
 
+# alive PID: the process exists and is not a zombie.
+alive() {
+	[ -r "/proc/$1/stat" ] || return 1
+	! sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | grep -q '^[ZX]'
+}
+
+# wait_gone PID TENTHS: wait until PID has exited; 1 when it has not.
+wait_gone() {
+	wn=0
+	while alive "$1"; do
+		[ $wn -ge "$2" ] && return 1
+		sleep 0.1
+		wn=$((wn + 1))
+	done
+	return 0
+}
+
+# wait_file FILE TENTHS [PID]: wait for FILE to be non-empty (while PID lives).
+wait_file() {
+	wn=0
+	while [ ! -s "$1" ]; do
+		[ $wn -ge "$2" ] && return 1
+		if [ $# -ge 3 ] && ! alive "$3"; then
+			sleep 0.1
+			[ -s "$1" ] && return 0
+			return 1
+		fi
+		sleep 0.1
+		wn=$((wn + 1))
+	done
+	return 0
+}
+
 finish() {
 	echo "1..$T_N"
 	echo "$T_PASS passed, $T_FAIL failed, $T_SKIP skipped"

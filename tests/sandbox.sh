@@ -52,31 +52,6 @@ stop_bg() {
 }
 at_exit stop_bg
 
-alive() {
-	[ -r "/proc/$1/stat" ] || return 1
-	! sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | grep -q '^[ZX]'
-}
-
-wait_gone() {
-	wn=0
-	while alive "$1"; do
-		[ $wn -ge "$2" ] && return 1
-		sleep 0.1
-		wn=$((wn + 1))
-	done
-	return 0
-}
-
-wait_file() {
-	wn=0
-	while [ ! -s "$1" ]; do
-		[ $wn -ge "$2" ] && return 1
-		sleep 0.1
-		wn=$((wn + 1))
-	done
-	return 0
-}
-
 now_ms() {
 	echo $(($(date +%s%N) / 1000000))
 }
