@@ -361,14 +361,6 @@ check_command(const char *cmd)
 	return 127;
 }
 
-/* A kernel without the feature, as opposed to one refusing this process. */
-static bool
-errno_absent(const char *err)
-{
-	return strstr(err, "Invalid argument") != NULL ||
-	    strstr(err, "not implemented") != NULL;
-}
-
 static void
 signal_cb(evutil_socket_t sig, short ev, void *arg)
 {
@@ -471,7 +463,10 @@ start_command(struct run *r, struct plan *p, struct sandbox_spec *spec)
 			if (p->profile == PROFILE_OS_HARDENED) {
 				sandbox_refusal("egress",
 				    "unsupported_fail_closed", err, p->profile,
-				    "linux_namespaces", errno_absent(err) ?
+				    "linux_namespaces",
+				    /* A kernel without them, or one refusing us. */
+				    r->child.fail_errno == EINVAL ||
+				    r->child.fail_errno == ENOSYS ?
 				    "absent_on_host" :
 				    "entry_point_cannot_attach");
 				return EXIT_REFUSED;

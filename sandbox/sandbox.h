@@ -125,6 +125,7 @@ struct sandbox_child {
 	int			 listen_fd;	/* inside the child's netns, or -1 */
 	unsigned short		 port;
 	struct landlock_stats	 landlock;
+	int			 fail_errno;	/* errno of the step that failed */
 };
 
 /*

@@ -51,6 +51,7 @@ enum msg_kind {
 
 struct msg {
 	int			 kind;
+	int			 err;		/* MSG_FAIL: errno of the step */
 	int			 wstatus;
 	pid_t			 pid;
 	unsigned short		 port;
@@ -63,7 +64,7 @@ struct msg {
 static void __attribute__((noreturn, format(printf, 3, 4)))
 child_fail(int ctl, const char *mechanism, const char *fmt, ...)
 {
-	struct msg m = { .kind = MSG_FAIL };
+	struct msg m = { .kind = MSG_FAIL, .err = errno };
 	va_list ap;
 
 	snprintf(m.mechanism, sizeof(m.mechanism), "%s", mechanism);
@@ -662,6 +663,7 @@ sandbox_ready(struct sandbox_child *c, const void *prog, size_t len,
 				close(fd);
 			snprintf(mech, sizeof(mech), "%s", m.mechanism);
 			*mechanism = mech;
+			c->fail_errno = m.err;
 			snprintf(err, errlen, "%s", m.text);
 			goto fail;
 		}
