@@ -506,7 +506,7 @@ serve_command(struct run *r, struct conf *c, struct plan *p,
 	size_t i;
 
 	run_id(id);
-	if ((r->base = event_base_new()) == NULL ||
+	if ((r->base = proxy_event_base_new()) == NULL ||
 	    (log = dlog_new(r->base, logfd, id)) == NULL ||
 	    (r->px = proxy_new(r->base, c, log, err, sizeof(err))) == NULL) {
 		cli_error("cannot start the proxy");

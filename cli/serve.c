@@ -159,7 +159,7 @@ serve(const struct options *opt, struct conf *c)
 	}
 	signal(SIGPIPE, SIG_IGN);
 	raise_fd_limit();
-	if ((s.base = event_base_new()) == NULL ||
+	if ((s.base = proxy_event_base_new()) == NULL ||
 	    (log = dlog_new(s.base, logfd, NULL)) == NULL) {
 		cli_error("out of memory");
 		conf_free(c);

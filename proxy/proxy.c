@@ -58,6 +58,24 @@ gen_new(struct event_base *base, struct conf *c, char *err, size_t errlen)
 	return g;
 }
 
+struct event_base *
+proxy_event_base_new(void)
+{
+	struct event_config *cfg;
+	struct event_base *base;
+
+	if ((cfg = event_config_new()) == NULL)
+		return NULL;
+	if (event_config_set_flag(cfg,
+	    EVENT_BASE_FLAG_EPOLL_USE_CHANGELIST) == -1) {
+		event_config_free(cfg);
+		return NULL;
+	}
+	base = event_base_new_with_config(cfg);
+	event_config_free(cfg);
+	return base;
+}
+
 struct proxy *
 proxy_new(struct event_base *base, struct conf *c, struct dlog *log,
     char *err, size_t errlen)

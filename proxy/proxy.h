@@ -48,6 +48,13 @@ void		 dlog_decision(struct dlog *, enum proxy_protocol,
 		    enum egress_reason, const struct egress_addr *addr);
 
 /*
+ * The event loop the proxy wants: epoll changes coalesced within a loop
+ * pass, since every connection hands its sockets from one event to
+ * another (a bufferevent, a connect, a tunnel).
+ */
+struct event_base *proxy_event_base_new(void);
+
+/*
  * The proxy.  It owns every conf handed to it (proxy_new, proxy_reload)
  * and frees each once no request under way uses it.
  */
