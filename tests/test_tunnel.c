@@ -714,6 +714,12 @@ test_reset_idle(void **state)
 	assert_true(fd_closed(l->cfd));
 }
 
+static bool
+origin_got_some(struct fx *fx)
+{
+	return fx->l[0].o.inlen > 0;
+}
+
 /* The origin resets while the client streams into it. */
 static void
 test_reset_busy(void **state)
@@ -725,6 +731,13 @@ test_reset_busy(void **state)
 	peer_expect(&l->o, fx_alloc(fx, len), len);
 	link_tunnel(l, NULL, 0);
 	peer_send(&l->c, random_bytes(fx, len, 6), len, false);
+	/*
+	 * The origin stops reading once bytes flow, so the client is still
+	 * streaming when the origin goes: on a fast machine the whole 64 MiB
+	 * would otherwise be through before the reset.
+	 */
+	assert_true(run_until(fx, origin_got_some, 5000));
+	(void)event_del(l->o.rev);
 	run_for(fx, 30);
 	assert_true(l->o.inlen > 0);
 	origin_reset(l);
