@@ -18,6 +18,9 @@ void	 cli_error(const char *fmt, ...)
  */
 struct conf *cli_load_policy(const char *path);
 
+/* 127.0.0.1, port 0: the default listener. */
+extern const struct conf_sockaddr cli_loopback;
+
 int	 cmd_check(int argc, char **argv);
 int	 cmd_explain(int argc, char **argv);
 int	 cmd_doctor(int argc, char **argv);

@@ -12,6 +12,10 @@
 
 #define POLICY_MAX_BYTES	(64u * 1024 * 1024)
 
+const struct conf_sockaddr cli_loopback = {
+	.addr = { { 0,0,0,0, 0,0,0,0, 0,0,0xff,0xff, 127,0,0,1 } }
+};
+
 void
 cli_error(const char *fmt, ...)
 {

@@ -415,11 +415,9 @@ run_id(char out[33])
 static int
 listen_on_host(struct run *r, struct sandbox_spec *spec)
 {
-	struct conf_sockaddr lo = { .addr = { { 0,0,0,0, 0,0,0,0, 0,0,0xff,
-	    0xff, 127,0,0,1 } } };
 	char err[256], bound[64];
 
-	if (proxy_listen(r->px, &lo, bound, sizeof(bound), err,
+	if (proxy_listen(r->px, &cli_loopback, bound, sizeof(bound), err,
 	    sizeof(err)) == -1) {
 		cli_error("%s", err);
 		return -1;
@@ -429,16 +427,15 @@ listen_on_host(struct run *r, struct sandbox_spec *spec)
 }
 
 /*
- * Start the command.  The child sets up its namespaces while we build
- * the seccomp program; a host that refuses the namespaces gets the
+ * Start the command.  The child sets up its namespaces while we go on,
+ * then takes the seccomp program; a host that refuses the namespaces gets the
  * profile's answer: os_hardened refuses, worktree goes on without them
  * and says so.  Returns 0, or the exit code to leave with.
  */
 static int
 start_command(struct run *r, struct plan *p, struct sandbox_spec *spec)
 {
-	struct conf_sockaddr lo = { .addr = { { 0,0,0,0, 0,0,0,0, 0,0,0xff,
-	    0xff, 127,0,0,1 } } };
+	struct conf_sockaddr lo = cli_loopback;
 	const char *mech;
 	void *prog = NULL;
 	size_t len = 0;

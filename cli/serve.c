@@ -117,14 +117,12 @@ reload_cb(evutil_socket_t sig, short ev, void *arg)
 static int
 open_listeners(struct service *s, const struct conf *c)
 {
-	static const struct conf_sockaddr fallback = {
-	    .addr = { { 0,0,0,0, 0,0,0,0, 0,0,0xff,0xff, 127,0,0,1 } } };
 	const struct conf_sockaddr *l = s->opt->listen;
 	size_t i, n = s->opt->nlisten;
 	char bound[64], err[256];
 
 	if (n == 0) {
-		l = c->nlisten ? c->listen : &fallback;
+		l = c->nlisten ? c->listen : &cli_loopback;
 		n = c->nlisten ? c->nlisten : 1;
 	}
 	for (i = 0; i < n; i++) {
