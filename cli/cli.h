@@ -24,5 +24,8 @@ extern const struct conf_sockaddr cli_loopback;
 int	 cmd_check(int argc, char **argv);
 int	 cmd_explain(int argc, char **argv);
 int	 cmd_doctor(int argc, char **argv);
+int	 cmd_keygen(int argc, char **argv);
+int	 cmd_verify(int argc, char **argv);
+int	 cmd_audit(int argc, char **argv);
 
 #endif

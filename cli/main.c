@@ -5,11 +5,13 @@
 #include "config.h"
 #include "cli/cli.h"
 #include "cli/options.h"
+#include "cli/report.h"
 #include "cli/run.h"
 #include "cli/serve.h"
 
 static const char usage_text[] =
 "usage: harn-egressd --policy FILE [--listen ADDR:PORT]... [--port-file F] [--log F]\n"
+"                    [--attest REPORT [--sign-key KEY]]\n"
 "       harn-egressd --policy FILE [options] -- CMD [ARG...]  run CMD confined\n"
 "       harn-egressd --policy FILE [--profile P] [--workspace DIR] [--env NAME]...\n"
 "                    [--read-only-root DIR]... [--write-root DIR]... [--read-deny-root PATH]...\n"
@@ -17,6 +19,9 @@ static const char usage_text[] =
 "       harn-egressd doctor  [--json]\n"
 "       harn-egressd check   --policy FILE\n"
 "       harn-egressd explain --policy FILE [--resolve] TARGET...\n"
+"       harn-egressd verify  --pubkey FILE [--log FILE] REPORT\n"
+"       harn-egressd audit   [--json] [--top N] [LOG...]\n"
+"       harn-egressd keygen  --out FILE\n"
 "       harn-egressd --version | --help\n";
 
 static const struct {
@@ -26,6 +31,9 @@ static const struct {
 	{ "check", cmd_check },
 	{ "explain", cmd_explain },
 	{ "doctor", cmd_doctor },
+	{ "keygen", cmd_keygen },
+	{ "verify", cmd_verify },
+	{ "audit", cmd_audit },
 };
 
 /* Service mode, or run mode with a command after --. */
@@ -33,20 +41,24 @@ static int
 service_or_run(int argc, char **argv)
 {
 	struct options opt;
+	struct report rep;
 	struct conf *c;
+	int rv;
 
 	if (options_parse(argc, argv, &opt) == -1)
 		return EXIT_USAGE;
-	if (opt.attest != NULL || opt.sign_key != NULL) {
-		cli_error("--attest and --sign-key are not built yet: "
-		    "nothing was started");
-		return EXIT_USAGE;
-	}
 	if ((c = cli_load_policy(opt.policy)) == NULL)
 		return EXIT_USAGE;
-	if (opt.cmd != NULL)
-		return run_mode(&opt, c);
-	return serve(&opt, c);
+	if (report_open(&rep, &opt) == -1) {
+		conf_free(c);
+		return EXIT_USAGE;
+	}
+	report_policy(&rep, c, false);
+	rv = opt.cmd != NULL ? run_mode(&opt, c, &rep) : serve(&opt, c, &rep);
+	/* A usage error started nothing: there is nothing to report. */
+	if (report_close(&rep, rv != EXIT_USAGE) == -1)
+		rv = EXIT_RUNTIME;
+	return rv;
 }
 
 int

@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -20,6 +19,7 @@
 
 #include "cli/cli.h"
 #include "cli/options.h"
+#include "cli/report.h"
 #include "cli/run.h"
 #include "cli/serve.h"
 #include "proxy/proxy.h"
@@ -65,10 +65,12 @@ static const char *const env_allow[] = {
 struct plan {
 	enum sandbox_profile	 profile;
 	bool			 netns, userns, landlock, seccomp;
+	int			 landlock_abi;
 	const char		*network_mode;
 };
 
 struct run {
+	struct report		*rep;
 	struct event_base	*base;
 	struct proxy		*px;
 	struct sandbox_child	 child;
@@ -283,6 +285,28 @@ not_enforced(const char *what, const char *why)
 }
 
 /*
+ * The key that signs the report is denied like a credential: a command
+ * that could read it could sign a report of its own.
+ */
+static int
+deny_sign_key(const struct options *o, const struct plan *p,
+    struct grants *g)
+{
+	char *key;
+
+	if (o->sign_key == NULL)
+		return 0;
+	if (!p->landlock && !p->netns)
+		not_enforced("the signing key is readable by the command",
+		    "no Landlock and no mount namespace");
+	if ((key = realpath(o->sign_key, NULL)) == NULL) {
+		cli_error("--sign-key %s: %s", o->sign_key, strerror(errno));
+		return -1;
+	}
+	return strv_add(&g->deny, key);
+}
+
+/*
  * The plan for a profile on this host.  Returns -1 after writing the
  * refusal record when os_hardened cannot be met.
  */
@@ -333,6 +357,7 @@ make_plan(const struct options *o, struct plan *p)
 	p->netns = caps.netns;
 	p->userns = caps.netns && !caps.root;
 	p->landlock = caps.landlock_abi > 0;
+	p->landlock_abi = caps.landlock_abi;
 	p->seccomp = caps.seccomp;
 	p->network_mode = p->netns ? "managed" : "unrestricted";
 	return 0;
@@ -399,18 +424,6 @@ exit_code(int wstatus)
 	return EXIT_RUNTIME;
 }
 
-static void
-run_id(char out[33])
-{
-	unsigned char b[16];
-	size_t i;
-
-	if (getrandom(b, sizeof(b), 0) != (ssize_t)sizeof(b))
-		memset(b, 0, sizeof(b));
-	for (i = 0; i < 16; i++)
-		snprintf(out + 2 * i, 3, "%02x", b[i]);
-}
-
 /* Listen on the host's loopback: the command shares our network. */
 static int
 listen_on_host(struct run *r, struct sandbox_spec *spec)
@@ -423,6 +436,7 @@ listen_on_host(struct run *r, struct sandbox_spec *spec)
 		return -1;
 	}
 	spec->host_port = (unsigned short)atoi(strrchr(bound, ':') + 1);
+	report_listen(r->rep, bound);
 	return 0;
 }
 
@@ -479,15 +493,51 @@ start_command(struct run *r, struct plan *p, struct sandbox_spec *spec)
 		return EXIT_REFUSED;
 	}
 	free(prog);
+	if (r->child.listen_fd == -1)
+		return 0;
 	lo.port = r->child.port;
-	if (r->child.listen_fd != -1 && proxy_listen_fd(r->px,
-	    r->child.listen_fd, &lo, err, sizeof(err)) == -1) {
+	if (proxy_listen_fd(r->px, r->child.listen_fd, &lo, err,
+	    sizeof(err)) == -1) {
 		cli_error("%s", err);
 		sandbox_signal(&r->child, SIGKILL);
 		sandbox_wait(&r->child, &r->wstatus);
 		return EXIT_RUNTIME;
 	}
+	conf_sockaddr_format(&lo, err, sizeof(err));
+	report_listen(r->rep, err);
 	return 0;
+}
+
+static void
+record_exit(struct report *rep, int code, int wstatus)
+{
+	rep->r.exited = true;
+	rep->r.exit_code = code;
+	rep->r.exit_signal = WIFSIGNALED(wstatus) ? WTERMSIG(wstatus) : 0;
+}
+
+/* What the report says of the sandbox: what is in force, nothing more. */
+static void
+record_sandbox(struct report *rep, const struct plan *p, bool refused)
+{
+	struct attest_sandbox *s = &rep->sandbox;
+	size_t n = 0;
+
+	memset(s, 0, sizeof(*s));
+	s->profile = sandbox_profile_name(p->profile);
+	s->network_mode = refused ? "unsupported_fail_closed" :
+	    p->network_mode;
+	s->landlock_abi = refused || !p->landlock ? 0 : p->landlock_abi;
+	s->seccomp = !refused && p->seccomp;
+	if (!refused && p->netns) {
+		s->namespaces[n++] = "ipc";
+		s->namespaces[n++] = "mount";
+		s->namespaces[n++] = "net";
+		s->namespaces[n++] = "pid";
+		if (p->userns)
+			s->namespaces[n++] = "user";
+	}
+	rep->r.sandbox = s;
 }
 
 /* Serve until the command ends; returns its exit code. */
@@ -498,13 +548,12 @@ serve_command(struct run *r, struct conf *c, struct plan *p,
 	static const int fwd[] = { SIGINT, SIGTERM, SIGHUP };
 	struct event *sigs[3] = { NULL };
 	struct dlog *log = NULL;
-	char err[256], id[33];
+	char err[256];
 	int rv = EXIT_RUNTIME;
 	size_t i;
 
-	run_id(id);
 	if ((r->base = proxy_event_base_new()) == NULL ||
-	    (log = dlog_new(r->base, logfd, id)) == NULL ||
+	    (log = dlog_new(r->base, logfd, r->rep->r.run_id)) == NULL ||
 	    (r->px = proxy_new(r->base, c, log, err, sizeof(err))) == NULL) {
 		cli_error("cannot start the proxy");
 		if (r->px == NULL)
@@ -530,6 +579,7 @@ serve_command(struct run *r, struct conf *c, struct plan *p,
 		goto out;
 	}
 	rv = exit_code(r->wstatus);
+	record_exit(r->rep, rv, r->wstatus);
 out:
 	for (i = 0; i < 3; i++)
 		if (sigs[i] != NULL)
@@ -537,6 +587,8 @@ out:
 	if (r->ctl_ev != NULL)
 		event_free(r->ctl_ev);
 	proxy_free(r->px);
+	if (log != NULL)
+		report_log(r->rep, log);
 	dlog_free(log);
 	if (r->base != NULL)
 		event_base_free(r->base);
@@ -544,32 +596,37 @@ out:
 }
 
 int
-run_mode(const struct options *o, struct conf *c)
+run_mode(const struct options *o, struct conf *c, struct report *rep)
 {
 	struct grants g = { .n = 0 };
 	struct strv env = { NULL, 0, 0 };
 	struct sandbox_spec spec = { .argv = o->cmd };
-	struct run r = { .wstatus = 0 };
+	struct run r = { .rep = rep };
 	struct plan p;
 	char *ws = NULL;
 	int rv = EXIT_USAGE, logfd = -1, cmd;
 
 	if (make_plan(o, &p) == -1) {
+		record_sandbox(rep, &p, true);
 		rv = EXIT_REFUSED;
 		goto out;
 	}
 	if ((ws = real_dir("--workspace", o->workspace ? o->workspace :
 	    ".")) == NULL || build_env(o, ws, &env) == -1 ||
-	    build_grants(o, &p, ws, &g) == -1)
+	    build_grants(o, &p, ws, &g) == -1 ||
+	    deny_sign_key(o, &p, &g) == -1)
 		goto out;
 	if ((cmd = check_command(o->cmd[0])) != 0) {
 		cli_error("%s: %s", o->cmd[0], cmd == 127 ?
 		    "command not found" : "not executable");
 		rv = cmd;
+		record_sandbox(rep, &p, false);
+		record_exit(rep, cmd, 0);
 		goto out;
 	}
 	if ((logfd = serve_open_log(o->log)) == -1)
 		goto out;
+	report_log_fd(rep, logfd);
 	signal(SIGPIPE, SIG_IGN);
 	/* Nothing the command runs may read this process's memory. */
 	(void)prctl(PR_SET_DUMPABLE, 0);
@@ -586,6 +643,7 @@ run_mode(const struct options *o, struct conf *c)
 	spec.max_rules = MAX_LANDLOCK_RULES;
 	rv = serve_command(&r, c, &p, &spec, logfd);
 	c = NULL;
+	record_sandbox(rep, &p, rv == EXIT_REFUSED && !rep->r.exited);
 out:
 	conf_free(c);
 	if (logfd > STDERR_FILENO)

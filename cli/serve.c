@@ -15,6 +15,7 @@
 
 #include "cli/cli.h"
 #include "cli/options.h"
+#include "cli/report.h"
 #include "cli/serve.h"
 #include "proxy/proxy.h"
 
@@ -22,6 +23,7 @@ struct service {
 	struct event_base	*base;
 	struct proxy		*px;
 	const struct options	*opt;
+	struct report		*rep;
 	bool			 stopping;
 };
 
@@ -110,6 +112,7 @@ reload_cb(evutil_socket_t sig, short ev, void *arg)
 		conf_free(c);
 		return;
 	}
+	report_policy(s->rep, c, true);
 	cli_error("SIGHUP: policy re-read from %s", s->opt->policy);
 }
 
@@ -132,6 +135,7 @@ open_listeners(struct service *s, const struct conf *c)
 			return -1;
 		}
 		printf("harn-egressd: listening on %s\n", bound);
+		report_listen(s->rep, bound);
 		if (i == 0 && s->opt->port_file != NULL &&
 		    write_port_file(s->opt->port_file, bound) == -1) {
 			cli_error("--port-file %s: %s", s->opt->port_file,
@@ -143,9 +147,9 @@ open_listeners(struct service *s, const struct conf *c)
 }
 
 int
-serve(const struct options *opt, struct conf *c)
+serve(const struct options *opt, struct conf *c, struct report *rep)
 {
-	struct service s = { .opt = opt };
+	struct service s = { .opt = opt, .rep = rep };
 	struct event *sigs[4] = { NULL };
 	struct dlog *log = NULL;
 	char err[256];
@@ -155,6 +159,7 @@ serve(const struct options *opt, struct conf *c)
 		conf_free(c);
 		return EXIT_USAGE;
 	}
+	report_log_fd(rep, logfd);
 	signal(SIGPIPE, SIG_IGN);
 	raise_fd_limit();
 	if ((s.base = proxy_event_base_new()) == NULL ||
@@ -190,6 +195,8 @@ out:
 		if (sigs[i] != NULL)
 			event_free(sigs[i]);
 	proxy_free(s.px);
+	if (log != NULL)
+		report_log(rep, log);
 	dlog_free(log);
 	if (s.base != NULL)
 		event_base_free(s.base);

@@ -131,6 +131,8 @@ dlog_totals(struct dlog *l, struct dlog_totals *out)
 	unsigned len = 0;
 
 	*out = l->totals;
+	out->complete = !l->failed && !l->sha_failed &&
+	    evbuffer_get_length(l->buf) == 0;
 	memset(out->sha256, 0, sizeof(out->sha256));
 	/* A digest that missed a record is no digest: left all zero. */
 	if (l->sha_failed || sha_start(l) == -1 ||
@@ -198,8 +200,10 @@ dlog_decision(struct dlog *l, enum proxy_protocol proto, const char *host,
 		l->totals.deny++;
 	if ((unsigned)reason < EGRESS_R_COUNT)
 		l->totals.by_reason[reason]++;
-	if (evbuffer_add(l->buf, line, n) == -1)
+	if (evbuffer_add(l->buf, line, n) == -1) {
+		l->failed = true;
 		return;
+	}
 	if (evbuffer_get_length(l->buf) >= FLUSH_BYTES)
 		dlog_flush(l);
 	else if (!evtimer_pending(l->timer, NULL)) {

@@ -25,6 +25,7 @@ struct dlog_totals {
 	uint64_t	 allow, deny;
 	uint64_t	 by_reason[EGRESS_R_COUNT];
 	unsigned char	 sha256[32];
+	bool		 complete;	/* every record written and digested */
 };
 
 /* fd is written to, never closed here; run_id may be NULL. */

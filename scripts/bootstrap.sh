@@ -6,7 +6,7 @@ set -eu
 
 PACKAGES="gcc make autoconf automake pkg-config libc6-dev
 libevent-dev libc-ares-dev libssl-dev libseccomp-dev libjansson-dev
-libcmocka-dev python3 curl openssl iproute2 procps util-linux"
+zlib1g-dev libcmocka-dev python3 curl openssl iproute2 procps util-linux"
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 

@@ -1,0 +1,35 @@
+/* Encodings the report uses: hex, base64, timestamps, the canonical form. */
+#ifndef ATTEST_ENCODE_H
+#define ATTEST_ENCODE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+/* Lower-case hex of n bytes into out (2n + 1 bytes). */
+void	 encode_hex(const unsigned char *, size_t n, char *out);
+
+/* True when s is exactly 2n lower-case hex digits. */
+bool	 encode_is_hex(const char *s, size_t n);
+
+/* Base64 (with padding) of n bytes; NULL when out of memory. */
+char	*encode_base64(const unsigned char *, size_t n);
+
+/* Decode base64 of exactly want bytes; -1 on anything else. */
+int	 encode_base64_decode(const char *, unsigned char *out, size_t want);
+
+/* SHA-256 of a buffer; -1 if OpenSSL fails. */
+int	 encode_sha256(const void *, size_t, unsigned char out[32]);
+
+/* 2026-12-02T15:30:00.123Z from milliseconds since the epoch. */
+void	 encode_time(int64_t ms, char out[32]);
+
+/*
+ * The canonical form of SPEC 7: keys sorted, no whitespace, what jansson
+ * writes with JSON_COMPACT | JSON_SORT_KEYS.  Caller frees.
+ */
+char	*encode_canonical(const json_t *);
+
+#endif

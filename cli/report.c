@@ -1,0 +1,137 @@
+/* The attestation report of one service or run (SPEC 7). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/report.h"
+
+static int64_t
+now_ms(void)
+{
+	struct timeval tv;
+
+	gettimeofday(&tv, NULL);
+	return (int64_t)tv.tv_sec * 1000 + tv.tv_usec / 1000;
+}
+
+int
+report_open(struct report *rep, const struct options *opt)
+{
+	char err[ATTEST_ERR_MAX];
+
+	memset(rep, 0, sizeof(*rep));
+	rep->r.log.offset = -1;
+	attest_run_id(rep->r.run_id);
+	rep->r.started_ms = now_ms();
+	rep->r.argv = opt->cmd;
+	/* Until a log is opened: no records, the digest of no bytes. */
+	rep->r.log.complete = true;
+	if (attest_sha256("", 0, rep->r.log.sha256) == -1) {
+		cli_error("OpenSSL failed to start");
+		return -1;
+	}
+	if (opt->sign_key != NULL && opt->attest == NULL) {
+		cli_error("--sign-key %s: no report to sign (add --attest FILE)",
+		    opt->sign_key);
+		return -1;
+	}
+	if (opt->attest == NULL)
+		return 0;
+	if (opt->sign_key != NULL && (rep->key = attest_key_read_private(
+	    opt->sign_key, err, sizeof(err))) == NULL) {
+		cli_error("--sign-key %s", err);
+		return -1;
+	}
+	if ((rep->out = attest_out_open(opt->attest, err, sizeof(err))) ==
+	    NULL) {
+		cli_error("%s", err);
+		attest_key_free(rep->key);
+		rep->key = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+void
+report_policy(struct report *rep, const struct conf *c, bool reload)
+{
+	struct attest_policy *p = &rep->r.policy;
+	uint64_t reloads = p->reloads + (reload ? 1 : 0);
+
+	char *abs = NULL;
+
+	memset(p, 0, sizeof(*p));
+	/* A file is named so that the report still finds it from elsewhere. */
+	if (strcmp(c->source, "env") != 0 && strcmp(c->source, "default") != 0)
+		abs = realpath(c->source, NULL);
+	snprintf(p->source, sizeof(p->source), "%s", abs ? abs : c->source);
+	free(abs);
+	if (attest_sha256(c->bytes, c->nbytes, p->sha256) == -1)
+		memset(p->sha256, 0, sizeof(p->sha256));
+	p->default_allow = egress_policy_default_allow(c->policy);
+	p->block_private = egress_policy_block_private(c->policy);
+	p->allow_loopback = egress_policy_allow_loopback(c->policy);
+	p->rules = egress_policy_nrules(c->policy);
+	p->reloads = reloads;
+}
+
+void
+report_log_fd(struct report *rep, int fd)
+{
+	struct stat st;
+	off_t end;
+
+	/* An appended file: this run's bytes start at its present end. */
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    (end = lseek(fd, 0, SEEK_END)) != -1)
+		rep->r.log.offset = end;
+}
+
+void
+report_listen(struct report *rep, const char *bound)
+{
+	if (rep->r.nlisten < sizeof(rep->r.listen) / sizeof(rep->r.listen[0]))
+		snprintf(rep->r.listen[rep->r.nlisten++],
+		    sizeof(rep->r.listen[0]), "%s", bound);
+}
+
+void
+report_log(struct report *rep, struct dlog *log)
+{
+	struct dlog_totals t;
+
+	dlog_flush(log);
+	dlog_totals(log, &t);
+	rep->r.allow = t.allow;
+	rep->r.deny = t.deny;
+	memcpy(rep->r.by_reason, t.by_reason, sizeof(rep->r.by_reason));
+	memcpy(rep->r.log.sha256, t.sha256, sizeof(t.sha256));
+	rep->r.log.records = t.records;
+	rep->r.log.complete = t.complete;
+}
+
+int
+report_close(struct report *rep, bool write)
+{
+	char err[ATTEST_ERR_MAX];
+	int rv = 0;
+
+	if (rep->out != NULL && write) {
+		rep->r.ended_ms = now_ms();
+		if (attest_write(rep->out, &rep->r, rep->key, err,
+		    sizeof(err)) == -1) {
+			cli_error("--attest: the report was not written: %s",
+			    err);
+			rv = -1;
+		}
+	}
+	attest_out_free(rep->out);
+	attest_key_free(rep->key);
+	rep->out = NULL;
+	rep->key = NULL;
+	return rv;
+}
