@@ -85,8 +85,11 @@ report_log_fd(struct report *rep, int fd)
 	struct stat st;
 	off_t end;
 
-	/* An appended file: this run's bytes start at its present end. */
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	/*
+	 * An appended file: this run's bytes start at its present end.
+	 * Decision lines on stderr share it with diagnostics: no offset.
+	 */
+	if (fd != STDERR_FILENO && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
 	    (end = lseek(fd, 0, SEEK_END)) != -1)
 		rep->r.log.offset = end;
 }

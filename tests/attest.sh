@@ -1,0 +1,367 @@
+#!/bin/sh
+# Attestation reports (SPEC 7): keygen, the report of a run and of a
+# service, verify refusing every altered report, a wrong key, an unsigned
+# report and an altered log, and the secrets that never reach a report.
+#
+# The report's canonical form and signature are also checked without
+# harn-egressd: tests/attestcheck.py re-encodes the report with Python's
+# json module and the openssl command line checks the signature.
+set -u
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
+
+PY="$(${PYTHON:-python3} -c 'import sys; print(sys.executable)') -S"
+AC="$top_srcdir/tests/attestcheck.py"
+PH="$top_srcdir/tests/pyhelpers.py"
+unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY ALL_PROXY all_proxy \
+    no_proxy NO_PROXY 2>/dev/null || true
+
+KEYS=$TMP/keys
+WS=$TMP/ws
+mkdir -p "$KEYS" "$WS" "$TMP/home"
+K=$KEYS/k
+
+BG_PIDS=""
+stop_bg() {
+	for p in $BG_PIDS; do
+		kill "$p" 2>/dev/null || true
+	done
+}
+at_exit stop_bg
+
+# fields NAME REPORT CHECK...: members of REPORT have these JSON values.
+fields() {
+	fname=$1
+	shift
+	if $PY "$AC" fields "$@" >"$TMP/fields.out" 2>&1; then
+		ok "$fname"
+	else
+		not_ok "$fname" "$(cat "$TMP/fields.out")"
+	fi
+}
+
+# verify_fails NAME CHECK REPORT [ARGS...]: verify exits 1 naming CHECK.
+verify_fails() {
+	vname=$1 vcheck=$2 vrep=$3
+	shift 3
+	expect_rc "$vname: verify fails" 1 "$EGRESSD" verify --pubkey \
+	    "$K.pub" "$@" "$vrep"
+	expect_grep "$vname: verify names the check ($vcheck)" "$TMP/err" \
+	    "FAILED $vcheck:"
+}
+
+sha() {
+	$PY "$AC" sha256 "$1"
+}
+
+# ------------------------------------------------------------------ keygen
+
+expect_rc "keygen" 0 "$EGRESSD" keygen --out "$K"
+if [ "$(stat -c %a "$K")" = 600 ]; then
+	ok "keygen: private key mode 0600"
+else
+	not_ok "keygen: private key mode 0600" "mode $(stat -c %a "$K")"
+fi
+expect_grep "keygen: private key is PKCS#8 PEM" "$K" '^-----BEGIN PRIVATE KEY-----$'
+expect_grep "keygen: public key is SubjectPublicKeyInfo PEM" "$K.pub" \
+    '^-----BEGIN PUBLIC KEY-----$'
+expect_rc "keygen: openssl reads the private key" 0 openssl pkey -in "$K" -noout
+expect_rc "keygen: openssl reads an Ed25519 public key" 0 \
+    openssl pkey -pubin -in "$K.pub" -noout -text
+expect_grep "keygen: the key is Ed25519" "$TMP/out" 'ED25519'
+before=$(sha "$K")
+expect_rc "keygen never overwrites a key" 1 "$EGRESSD" keygen --out "$K"
+expect_grep "keygen says it did not overwrite" "$TMP/err" 'not overwritten'
+if [ "$(sha "$K")" = "$before" ]; then
+	ok "keygen: the existing key is unchanged"
+else
+	not_ok "keygen: the existing key is unchanged"
+fi
+expect_rc "keygen without --out is a usage error" 2 "$EGRESSD" keygen
+expect_rc "a second key" 0 "$EGRESSD" keygen --out "$KEYS/other"
+
+# ------------------------------------------------------------------ a run
+
+rm -f "$TMP/origin.port"
+$PY "$PH" origin --port-file "$TMP/origin.port" >"$TMP/origin.out" 2>&1 &
+BG_PIDS="$BG_PIDS $!"
+wait_file "$TMP/origin.port" 50 || not_ok "the origin starts"
+OPORT=$(cat "$TMP/origin.port")
+POL=$TMP/policy.conf
+printf 'allow_loopback on\nallow 127.0.0.1:%s\n' "$OPORT" >"$POL"
+
+ARG_SECRET="harn-argv-secret-$$-$(date +%s%N)"
+SCRIPT="curl -q -s -o /dev/null --max-time 5 http://127.0.0.1:$OPORT/;
+curl -q -s -o /dev/null --max-time 5 http://denied.example/; exit 0"
+box() {
+	env HOME="$TMP/home" "$EGRESSD" --policy "$POL" --workspace "$WS" "$@"
+}
+
+expect_rc "run mode with --attest and --sign-key" 0 box \
+    --log "$TMP/run.log" --attest "$TMP/run.json" --sign-key "$K" \
+    -- sh -c "$SCRIPT" "$ARG_SECRET"
+cp "$TMP/out" "$TMP/run.out"
+cp "$TMP/err" "$TMP/run.err"
+expect_rc "verify: a signed report and its log" 0 "$EGRESSD" verify \
+    --pubkey "$K.pub" --log "$TMP/run.log" "$TMP/run.json"
+expect_grep "verify says what held" "$TMP/out" 'ok: schema, signature, key_id, log_sha256, log_records'
+expect_rc "verify without --log" 0 "$EGRESSD" verify --pubkey "$K.pub" \
+    "$TMP/run.json"
+
+fields "report: the command as argv0 and a digest" "$TMP/run.json" \
+    'schema="harn.egress.attestation.v1"' 'command.argv0="sh"' \
+    "command.argv_sha256=\"$($PY "$AC" argvsha sh -c "$SCRIPT" "$ARG_SECRET")\"" \
+    'exit.code=0' 'exit.signal=null' 'tool.name="harn-egressd"' \
+    "host.kernel=\"$(uname -r)\"" "host.arch=\"$(uname -m)\""
+fields "report: the policy" "$TMP/run.json" \
+    "policy.source=\"$(realpath "$POL")\"" \
+    "policy.sha256=\"$(sha "$POL")\"" 'policy.default="deny"' \
+    'policy.rules=1' 'policy.block_private=true' \
+    'policy.allow_loopback=true'
+fields "report: the decisions" "$TMP/run.json" 'decisions.allow=1' \
+    'decisions.deny=1' \
+    'decisions.by_reason={"allow_rule":1,"no_allow_rule":1}'
+fields "report: the log's digest and records" "$TMP/run.json" \
+    "log.sha256=\"$(sha "$TMP/run.log")\"" \
+    "log.records=$(wc -l <"$TMP/run.log")" 'log.records=2' 'log.offset=0'
+fields "report: the sandbox in force" "$TMP/run.json" \
+    'sandbox.backend="linux"' 'sandbox.profile="worktree"' \
+    'sandbox.process_network_mode="managed"' 'sandbox.seccomp=true'
+RUN_ID=$($PY "$AC" get "$TMP/run.json" run_id | tr -d '"')
+if [ "$(grep -c "\"run\":\"$RUN_ID\"" "$TMP/run.log")" -eq 2 ]; then
+	ok "report: its run id is on every log line"
+else
+	not_ok "report: its run id is on every log line" "$RUN_ID" \
+	    "$(cat "$TMP/run.log")"
+fi
+if ls -A "$TMP" | grep -q '\.tmp$'; then
+	not_ok "no temporary file is left beside the report" "$(ls -A "$TMP")"
+else
+	ok "no temporary file is left beside the report"
+fi
+
+# The signature, checked without harn-egressd.
+if $PY "$AC" canon "$TMP/run.json" "$TMP/msg" "$TMP/sig" >"$TMP/canon.out"; then
+	ok "the report file is in canonical form (Python's reading)"
+else
+	not_ok "the report file is in canonical form (Python's reading)" \
+	    "$(cat "$TMP/canon.out")"
+fi
+expect_rc "openssl verifies the signature over the canonical form" 0 \
+    openssl pkeyutl -verify -pubin -inkey "$K.pub" -rawin -in "$TMP/msg" \
+    -sigfile "$TMP/sig"
+printf ' ' >>"$TMP/msg"
+expect_rc "openssl refuses the signature over other bytes (control)" 1 \
+    openssl pkeyutl -verify -pubin -inkey "$K.pub" -rawin -in "$TMP/msg" \
+    -sigfile "$TMP/sig"
+
+for f in "$TMP/run.json" "$TMP/run.log" "$TMP/run.out" "$TMP/run.err"; do
+	expect_no_grep "the argument secret is not in $(basename "$f")" "$f" \
+	    "$ARG_SECRET"
+done
+
+# ------------------------------------------------------------------ tampering
+
+mkdir -p "$TMP/tampered"
+n=$($PY "$AC" tamper "$TMP/run.json" "$TMP/tampered")
+passed=""
+i=1
+while [ "$i" -le "$n" ]; do
+	set +e
+	"$EGRESSD" verify --pubkey "$K.pub" "$TMP/tampered/$i.json" \
+	    >/dev/null 2>"$TMP/tamper.err"
+	rc=$?
+	set -e
+	if [ "$rc" -ne 1 ] || ! grep -Eq 'FAILED (signature|schema):' \
+	    "$TMP/tamper.err"; then
+		passed="$passed $i"
+	fi
+	i=$((i + 1))
+done
+set +e
+if [ "$n" -gt 40 ] && [ -z "$passed" ]; then
+	ok "each of $n altered reports (every value, every member) fails verify"
+else
+	not_ok "each of $n altered reports fails verify" "accepted:$passed"
+fi
+
+verify_fails "another key" key_id "$TMP/run.json" --pubkey "$KEYS/other.pub"
+printf 'not json\n' >"$TMP/notjson.json"
+verify_fails "a file that is not JSON" json "$TMP/notjson.json"
+sed 's/harn.egress.attestation.v1/harn.egress.attestation.v0/' \
+    "$TMP/run.json" >"$TMP/schema.json"
+verify_fails "another schema" schema "$TMP/schema.json"
+expect_rc "verify without --pubkey is a usage error" 2 "$EGRESSD" verify \
+    "$TMP/run.json"
+printf 'hello\n' >"$TMP/junk.pub"
+expect_rc "verify with a malformed public key is a usage error" 2 \
+    "$EGRESSD" verify --pubkey "$TMP/junk.pub" "$TMP/run.json"
+expect_grep "the malformed key is named" "$TMP/err" 'junk.pub: not a PEM public key'
+expect_rc "verify with a private key as --pubkey is a usage error" 2 \
+    "$EGRESSD" verify --pubkey "$K" "$TMP/run.json"
+expect_rc "verify of a missing report fails" 1 "$EGRESSD" verify \
+    --pubkey "$K.pub" "$TMP/missing.json"
+
+# The log: one line changed, added, removed.
+sed '1s/"port":[0-9]*/"port":1/' "$TMP/run.log" >"$TMP/changed.log"
+verify_fails "a log with a line changed" log_sha256 "$TMP/run.json" \
+    --log "$TMP/changed.log"
+cat "$TMP/run.log" >"$TMP/added.log"
+sed -n 1p "$TMP/run.log" >>"$TMP/added.log"
+verify_fails "a log with a line added" log_records "$TMP/run.json" \
+    --log "$TMP/added.log"
+sed 1d "$TMP/run.log" >"$TMP/removed.log"
+verify_fails "a log with a line removed" log_records "$TMP/run.json" \
+    --log "$TMP/removed.log"
+sed '1!d' "$TMP/run.log" >"$TMP/swapped.log"
+sed 1d "$TMP/run.log" | cat - "$TMP/swapped.log" >"$TMP/reordered.log"
+verify_fails "a log with its lines reordered" log_sha256 "$TMP/run.json" \
+    --log "$TMP/reordered.log"
+
+# An appended log: the second run's report covers its own bytes.
+expect_rc "a second run appends to the same log" 0 box \
+    --log "$TMP/run.log" --attest "$TMP/run2.json" --sign-key "$K" \
+    -- sh -c "$SCRIPT"
+expect_rc "verify: the second run's records in the appended log" 0 \
+    "$EGRESSD" verify --pubkey "$K.pub" --log "$TMP/run.log" "$TMP/run2.json"
+
+# Unsigned.
+expect_rc "a run with --attest and no key" 0 box --log "$TMP/u.log" \
+    --attest "$TMP/unsigned.json" -- true
+expect_no_grep "the unsigned report has no signature" "$TMP/unsigned.json" \
+    '"signature"'
+verify_fails "an unsigned report" signed "$TMP/unsigned.json"
+
+# --log -: the decision lines on stderr are the log.
+expect_rc "a run logging to stderr" 0 box --log - --attest "$TMP/stderr.json" \
+    --sign-key "$K" -- sh -c "$SCRIPT"
+grep '^{"ts"' "$TMP/err" >"$TMP/stderr.log"
+expect_rc "verify: the decision lines taken from stderr" 0 "$EGRESSD" \
+    verify --pubkey "$K.pub" --log "$TMP/stderr.log" "$TMP/stderr.json"
+fields "--log -: no offset in a file" "$TMP/stderr.json" 'log.offset=null' \
+    'log.records=2'
+
+# ------------------------------------------------------------------ ends
+
+expect_rc "a command killed by a signal: 128+9" 137 box --log "$TMP/k.log" \
+    --attest "$TMP/killed.json" --sign-key "$K" -- sh -c 'kill -KILL $$'
+fields "report: killed by signal 9" "$TMP/killed.json" 'exit.code=137' \
+    'exit.signal=9'
+expect_rc "verify: the killed run's report" 0 "$EGRESSD" verify --pubkey \
+    "$K.pub" --log "$TMP/k.log" "$TMP/killed.json"
+expect_rc "a command that is not found: 127" 127 box --log "$TMP/nf.log" \
+    --attest "$TMP/notfound.json" -- /nonexistent/command
+fields "report: exit 127" "$TMP/notfound.json" 'exit.code=127' \
+    'command.argv0="/nonexistent/command"'
+
+# ------------------------------------------------------------------ bad keys
+
+printf 'garbage\n' >"$TMP/bad.pem"
+openssl genpkey -algorithm ed25519 -aes256 -pass pass:x -out "$TMP/enc.pem" 2>/dev/null
+openssl genpkey -algorithm rsa -pkeyopt rsa_keygen_bits:1024 -out "$TMP/rsa.pem" 2>/dev/null
+for bad in bad enc rsa missing; do
+	rm -f "$WS/ran" "$TMP/bad.json"
+	expect_rc "run mode, --sign-key $bad: usage error" 2 box --log \
+	    "$TMP/bad.log" --attest "$TMP/bad.json" --sign-key "$TMP/$bad.pem" \
+	    -- sh -c ': > ran'
+	if [ -e "$WS/ran" ] || [ -e "$TMP/bad.json" ]; then
+		not_ok "--sign-key $bad: no child ran, no report was written"
+	else
+		ok "--sign-key $bad: no child ran, no report was written"
+	fi
+done
+box --log "$TMP/bad.log" --attest "$TMP/bad.json" --sign-key "$TMP/enc.pem" \
+    -- true 2>"$TMP/enc.err" || true
+expect_grep "an encrypted key is refused as such" "$TMP/enc.err" 'encrypted keys are not supported'
+box --log "$TMP/bad.log" --attest "$TMP/bad.json" --sign-key "$TMP/rsa.pem" \
+    -- true 2>"$TMP/rsa.err" || true
+expect_grep "an RSA key is refused" "$TMP/rsa.err" 'not an Ed25519 key'
+expect_rc "service mode, a bad key: usage error" 2 "$EGRESSD" --policy "$POL" \
+    --attest "$TMP/bad.json" --sign-key "$TMP/bad.pem"
+expect_no_grep "service mode, a bad key: no listener" "$TMP/out" 'listening'
+expect_rc "--sign-key without --attest: usage error" 2 box --log "$TMP/bad.log" \
+    --sign-key "$K" -- true
+expect_rc "--attest into a missing directory: usage error" 2 box \
+    --log "$TMP/bad.log" --attest "$TMP/nodir/r.json" -- sh -c ': > ran'
+if [ -e "$WS/ran" ]; then
+	not_ok "--attest into a missing directory: nothing ran"
+else
+	ok "--attest into a missing directory: nothing ran"
+fi
+
+# ------------------------------------------------------------------ the child
+
+# The signing key, even inside the workspace, is denied to the command.
+cp "$K" "$WS/ws-key"
+echo "control-readable" >"$WS/control.txt"
+box --log "$TMP/c.log" --attest "$TMP/c.json" --sign-key "$WS/ws-key" \
+    -- sh -c 'cat control.txt; cat ws-key' >"$TMP/keyread.out" 2>&1 || true
+expect_grep "the command reads a file beside the key (control)" \
+    "$TMP/keyread.out" 'control-readable'
+expect_no_grep "the command cannot read the signing key" "$TMP/keyread.out" \
+    'PRIVATE KEY'
+box --log "$TMP/c.log" -- sh -c 'cat ws-key' >"$TMP/keyread.out" 2>&1 || true
+expect_grep "without --sign-key the same file is readable (control)" \
+    "$TMP/keyread.out" 'PRIVATE KEY'
+
+# A report the command forges at the report's path is replaced.
+expect_rc "a command that writes its own report" 0 box --log "$TMP/f.log" \
+    --attest "$WS/report.json" --sign-key "$K" \
+    -- sh -c 'echo "{\"forged\":true}" > report.json'
+expect_rc "verify: the forged report was replaced" 0 "$EGRESSD" verify \
+    --pubkey "$K.pub" --log "$TMP/f.log" "$WS/report.json"
+
+# A refused spawn still gets a report: harn-egressd inside the sandbox,
+# where namespaces are refused, with os_hardened.
+cp "$EGRESSD" "$WS/harn-inner"
+printf 'default deny\n' >"$WS/inner.conf"
+"$EGRESSD" keygen --out "$WS/inner-key" >/dev/null
+rm -f "$WS/ran"
+expect_rc "os_hardened refused inside the sandbox: exit 3" 3 box \
+    --log "$TMP/outer.log" -- "$WS/harn-inner" --policy "$WS/inner.conf" \
+    --profile os_hardened --workspace "$WS" --log "$WS/inner.log" \
+    --attest "$WS/refused.json" --sign-key "$WS/inner-key" -- sh -c ': > ran'
+fields "report of a refused spawn" "$WS/refused.json" \
+    'sandbox.process_network_mode="unsupported_fail_closed"' \
+    'sandbox.profile="os_hardened"' 'exit=null' 'command.argv0="sh"' \
+    'decisions.allow=0' 'log.records=0'
+expect_rc "verify: the refused spawn's report" 0 "$EGRESSD" verify \
+    --pubkey "$WS/inner-key.pub" --log "$WS/inner.log" "$WS/refused.json"
+
+# ------------------------------------------------------------------ service
+
+rm -f "$TMP/svc.port"
+"$EGRESSD" --policy "$POL" --port-file "$TMP/svc.port" --log "$TMP/svc.log" \
+    --attest "$TMP/svc.json" --sign-key "$K" >"$TMP/svc.out" 2>"$TMP/svc.err" &
+SPID=$!
+BG_PIDS="$BG_PIDS $SPID"
+if wait_file "$TMP/svc.port" 50 "$SPID"; then
+	SPORT=$(cat "$TMP/svc.port")
+	curl -q -s -o /dev/null --max-time 5 -x "http://127.0.0.1:$SPORT" \
+	    "http://127.0.0.1:$OPORT/" || true
+	printf 'allow_loopback on\nallow 127.0.0.1:%s\nallow example.org\n' \
+	    "$OPORT" >"$POL.new"
+	cp "$POL.new" "$POL"
+	kill -HUP "$SPID"
+	n=0
+	while ! grep -q 're-read' "$TMP/svc.err" && [ $n -lt 50 ]; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+	kill -TERM "$SPID"
+	src=0
+	wait "$SPID" || src=$?
+	if [ "$src" -eq 0 ]; then ok "service mode exits 0 on SIGTERM"; else
+		not_ok "service mode exits 0 on SIGTERM" "exit $src"; fi
+	fields "service report: no command, sandbox or exit" "$TMP/svc.json" \
+	    'command=null' 'sandbox=null' 'exit=null' \
+	    "proxy.listen=[\"127.0.0.1:$SPORT\"]" 'decisions.allow=1' \
+	    'log.records=1'
+	fields "service report: the policy in force at the end" "$TMP/svc.json" \
+	    'policy.reloads=1' 'policy.rules=2' "policy.sha256=\"$(sha "$POL")\""
+	expect_rc "verify: the service's report and log" 0 "$EGRESSD" verify \
+	    --pubkey "$K.pub" --log "$TMP/svc.log" "$TMP/svc.json"
+else
+	not_ok "service mode with --attest starts" "$(cat "$TMP/svc.err")"
+fi
+
+finish
