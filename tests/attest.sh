@@ -9,24 +9,14 @@
 set -u
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 
-PY="$(${PYTHON:-python3} -c 'import sys; print(sys.executable)') -S"
 AC="$top_srcdir/tests/attestcheck.py"
 PH="$top_srcdir/tests/pyhelpers.py"
-unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY ALL_PROXY all_proxy \
-    no_proxy NO_PROXY 2>/dev/null || true
 
 KEYS=$TMP/keys
 WS=$TMP/ws
 mkdir -p "$KEYS" "$WS" "$TMP/home"
 K=$KEYS/k
 
-BG_PIDS=""
-stop_bg() {
-	for p in $BG_PIDS; do
-		kill "$p" 2>/dev/null || true
-	done
-}
-at_exit stop_bg
 
 # fields NAME REPORT CHECK...: members of REPORT have these JSON values.
 fields() {

@@ -10,8 +10,32 @@ T_SKIP=0
 T_N=0
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/harn-test.XXXXXX")
 T_CLEANUP=""
+# The interpreter itself, not a version-manager shim, and -S: the helpers
+# need the standard library only, and each check starts one.
+PY="$(${PYTHON:-python3} -c 'import sys; print(sys.executable)') -S"
+# The tests choose their proxies; the caller's never leak in.
+unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY ALL_PROXY all_proxy \
+    no_proxy NO_PROXY 2>/dev/null || true
+
+# Background processes (servers, proxies) add their pid to BG_PIDS; each
+# is sent SIGTERM at exit, then SIGKILL if it lingers.
+BG_PIDS=""
+stop_bg() {
+	for p in $BG_PIDS; do
+		kill "$p" 2>/dev/null || true
+	done
+	for p in $BG_PIDS; do
+		n=0
+		while alive "$p" && [ $n -lt 20 ]; do
+			sleep 0.1
+			n=$((n + 1))
+		done
+		kill -9 "$p" 2>/dev/null || true
+	done
+}
 
 cleanup() {
+	stop_bg
 	for c in $T_CLEANUP; do
 		eval "$c" 2>/dev/null || true
 	done

@@ -15,29 +15,9 @@ set -u
 
 H="$top_srcdir/tests/pyhelpers.py"
 DNSD="$top_srcdir/tests/dnsd.py"
-# The interpreter itself, not a version-manager shim, and -S: the helpers
-# need the standard library only, and each check starts one.
-PY="$(${PYTHON:-python3} -c 'import sys; print(sys.executable)') -S"
-unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY ALL_PROXY all_proxy \
-    no_proxy NO_PROXY 2>/dev/null || true
 
 # ------------------------------------------------------------------ helpers
 
-BG_PIDS=""
-stop_bg() {
-	for p in $BG_PIDS; do
-		kill "$p" 2>/dev/null || true
-	done
-	for p in $BG_PIDS; do
-		n=0
-		while alive "$p" && [ $n -lt 20 ]; do
-			sleep 0.1
-			n=$((n + 1))
-		done
-		kill -9 "$p" 2>/dev/null || true
-	done
-}
-at_exit stop_bg
 
 now_ms() {
 	echo $(($(date +%s%N) / 1000000))

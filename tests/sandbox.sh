@@ -44,13 +44,6 @@ done
 
 # ------------------------------------------------------------------ helpers
 
-BG_PIDS=""
-stop_bg() {
-	for p in $BG_PIDS; do
-		kill "$p" 2>/dev/null || true
-	done
-}
-at_exit stop_bg
 
 now_ms() {
 	echo $(($(date +%s%N) / 1000000))
