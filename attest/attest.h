@@ -126,6 +126,9 @@ void		 audit_free(struct audit *);
 int		 audit_line(struct audit *, const char *line, size_t len,
 		    char *why, size_t whylen);
 
+/* Count a line the caller could not hand over whole (too long). */
+void		 audit_malformed(struct audit *);
+
 /* Totals, by decision, reason and protocol, and the top hosts. */
 int		 audit_print(const struct audit *, FILE *, bool json,
 		    size_t top);

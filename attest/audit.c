@@ -333,6 +333,12 @@ audit_line(struct audit *a, const char *line, size_t len, char *why,
 	return 0;
 }
 
+void
+audit_malformed(struct audit *a)
+{
+	a->malformed++;
+}
+
 static int
 by_count(const void *x, const void *y)
 {

@@ -43,11 +43,7 @@ end_line(struct reader *r)
 		bad = audit_line(r->audit, r->line, r->len, why,
 		    sizeof(why)) == -1;
 	else {
-		/*
-		 * Counted as malformed through the one way in: the empty
-		 * line stands for it, the message is ours.
-		 */
-		audit_line(r->audit, "", 0, why, sizeof(why));
+		audit_malformed(r->audit);
 		snprintf(why, sizeof(why), "line too long (over %d bytes)",
 		    LINE_CAP);
 		bad = true;
@@ -113,13 +109,23 @@ gz_strerror(gzFile gz)
 	return code == Z_ERRNO ? strerror(errno) : msg;
 }
 
+static void
+read_error(const struct reader *r, const char *msg)
+{
+	if (r->lineno == 0)
+		cli_error("%s: %s", r->name, msg);
+	else
+		cli_error("%s: after line %" PRIu64 ": %s", r->name,
+		    r->lineno, msg);
+}
+
 /* Count one log.  -1 when it cannot be opened or read to its end. */
 static int
 audit_file(struct audit *a, const char *path, char *line, char *buf)
 {
 	struct reader r = { .audit = a, .line = line };
 	gzFile gz;
-	int n;
+	int n, code, rv = 0;
 
 	r.name = strcmp(path, "-") == 0 ? "(stdin)" : path;
 	if ((gz = open_log(path)) == NULL) {
@@ -128,19 +134,18 @@ audit_file(struct audit *a, const char *path, char *line, char *buf)
 	}
 	while ((n = gzread(gz, buf, CHUNK)) > 0)
 		feed(&r, buf, n);
+	gzerror(gz, &code);
 	if (n < 0) {
-		if (r.lineno == 0)
-			cli_error("%s: %s", r.name, gz_strerror(gz));
-		else
-			cli_error("%s: after line %" PRIu64 ": %s", r.name,
-			    r.lineno, gz_strerror(gz));
-		gzclose(gz);
-		return -1;
-	}
-	if (r.len > 0 || r.too_long)
+		read_error(&r, gz_strerror(gz));
+		rv = -1;
+	} else if (code == Z_BUF_ERROR) {
+		/* zlib's end of a file cut inside a gzip member. */
+		read_error(&r, "compressed log cut short");
+		rv = -1;
+	} else if (r.len > 0 || r.too_long)
 		end_line(&r);	/* the last line, without its newline */
 	gzclose(gz);
-	return 0;
+	return rv;
 }
 
 static int
