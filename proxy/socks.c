@@ -5,6 +5,7 @@
  * 06 timeout, 00 with BND 0.0.0.0:0 on success.
  */
 #include <string.h>
+#include <sys/socket.h>
 
 #include "proxy/internal.h"
 
@@ -28,12 +29,29 @@ enum socks_rep {
 
 static void	request_cb(struct bufferevent *, void *);
 
+/*
+ * A reply is a few bytes on a socket with nothing queued: sent at once, it
+ * costs no trip through the loop for write readiness.  What the socket
+ * does not take is queued.
+ */
+static void
+send_now(struct conn *c, const uint8_t *b, size_t len)
+{
+	ssize_t n = 0;
+
+	if (evbuffer_get_length(bufferevent_get_output(c->bev)) == 0 &&
+	    (n = send(c->fd, b, len, MSG_NOSIGNAL | MSG_DONTWAIT)) < 0)
+		n = 0;
+	if ((size_t)n < len)
+		bufferevent_write(c->bev, b + n, len - (size_t)n);
+}
+
 static void
 send_reply(struct conn *c, enum socks_rep rep)
 {
 	const uint8_t r[10] = { SOCKS_VERSION, rep, 0, SOCKS_ATYP_V4 };
 
-	bufferevent_write(c->bev, r, sizeof(r));
+	send_now(c, r, sizeof(r));
 }
 
 /* Log, reply, close once the reply is out. */
@@ -94,18 +112,18 @@ greeting_cb(struct bufferevent *bev, void *arg)
 		return;
 	evbuffer_remove(in, buf, 2u + buf[1]);
 	if (c->over_limit) {
-		bufferevent_write(bev, no, sizeof(no));
+		send_now(c, no, sizeof(no));
 		conn_log(c, false, EGRESS_R_LIMIT_EXCEEDED, NULL);
 		conn_close_after_flush(c);
 		return;
 	}
 	if (memchr(buf + 2, SOCKS_NO_AUTH, buf[1]) == NULL) {
-		bufferevent_write(bev, no, sizeof(no));
+		send_now(c, no, sizeof(no));
 		conn_log(c, false, EGRESS_R_INVALID_REQUEST, NULL);
 		conn_close_after_flush(c);
 		return;
 	}
-	bufferevent_write(bev, yes, sizeof(yes));
+	send_now(c, yes, sizeof(yes));
 	conn_set_callbacks(c, request_cb, NULL);
 	request_cb(bev, c);
 }

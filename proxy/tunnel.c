@@ -378,11 +378,18 @@ dir_arm(struct dir *d)
 	return 0;
 }
 
-/* Drained after EOF: pass the EOF on and let the pipe go. */
+/*
+ * Drained after EOF: pass the EOF on and let the pipe go.  When the other
+ * direction has finished too, both sockets close next, and close sends
+ * the FIN (their unread input is empty: each read to EOF): no shutdown.
+ */
 static int
 dir_finish(struct dir *d)
 {
-	if (shutdown(d->dst, SHUT_WR) == -1)
+	struct dir *other = d == &d->t->d[C2O] ? &d->t->d[O2C] :
+	    &d->t->d[C2O];
+
+	if (!(other->flags & D_SHUT) && shutdown(d->dst, SHUT_WR) == -1)
 		return -1;
 	d->flags |= D_SHUT;
 	dir_release(d);

@@ -38,7 +38,7 @@ if [ ! -f Makefile ] || [ ../configure -nt Makefile ]; then
 	    LDFLAGS="-fsanitize=address,undefined" >/dev/null
 fi
 make -j"$(nproc)" >/dev/null
-UNIT="$(make -s print-unit-tests) tests/proxy.sh"
+UNIT="$(make -s print-unit-tests) tests/proxy.sh tests/audit.sh"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 if ! make check TESTS="$UNIT" >/dev/null; then
