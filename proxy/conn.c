@@ -40,6 +40,21 @@ head_timeout_cb(evutil_socket_t fd, short ev, void *arg)
 	http_refuse_status(c, 408, EGRESS_R_INVALID_REQUEST);
 }
 
+/*
+ * Writing is enabled by the first bytes queued for the client: most
+ * connections never queue any (their replies go out with send), and an
+ * idle socket watched for writability wakes the loop for nothing.
+ */
+static void
+output_added_cb(struct evbuffer *buf, const struct evbuffer_cb_info *info,
+    void *arg)
+{
+	struct conn *c = arg;
+
+	if (info->n_added > 0)
+		bufferevent_enable(c->bev, EV_WRITE);
+}
+
 void
 conn_accept(struct proxy *px, evutil_socket_t fd, struct sockaddr *sa,
     int salen)
@@ -47,14 +62,12 @@ conn_accept(struct proxy *px, evutil_socket_t fd, struct sockaddr *sa,
 	struct timeval tv;
 	struct conn *c;
 	uint32_t ms = px->gen->conf->header_timeout;
-	int one = 1;
 
 	if (px->draining || (c = calloc(1, sizeof(*c))) == NULL) {
 		close(fd);
 		return;
 	}
-	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	c->px = px;
+	c->px = px;	/* TCP_NODELAY: inherited from the listener */
 	c->fd = fd;
 	c->gen = gen_hold(px->gen);
 	c->state = CONN_SNIFF;
@@ -72,7 +85,9 @@ conn_accept(struct proxy *px, evutil_socket_t fd, struct sockaddr *sa,
 	evtimer_add(c->head_timer, &tv);
 	bufferevent_setcb(c->bev, sniff_cb, NULL, event_cb, c);
 	bufferevent_setwatermark(c->bev, EV_READ, 0, RELAY_HIGH_WATER);
-	bufferevent_enable(c->bev, EV_READ | EV_WRITE);
+	if (evbuffer_add_cb(bufferevent_get_output(c->bev), output_added_cb,
+	    c) == NULL || bufferevent_enable(c->bev, EV_READ) == -1)
+		conn_close(c);
 }
 
 static void
@@ -97,9 +112,27 @@ event_cb(struct bufferevent *bev, short what, void *arg)
 {
 	struct conn *c = arg;
 
+	/*
+	 * While its target connects, the request's outcome is the connect's:
+	 * the tunnel meets the client's EOF or error again and ends then.
+	 */
+	if (c->state == CONN_CONNECTING)
+		return;
 	/* The client went away or failed: nothing more can be said to it. */
 	if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR))
 		conn_close(c);
+}
+
+/*
+ * While a tunnel's target connects, the client stays registered for
+ * reading with no callback: what it sends waits in the buffer (up to the
+ * high water mark) for the tunnel, and the socket changes hands within
+ * one loop pass, so epoll is not told to forget it and learn it again.
+ */
+void
+conn_hold(struct conn *c)
+{
+	bufferevent_setcb(c->bev, NULL, NULL, event_cb, c);
 }
 
 void

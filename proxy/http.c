@@ -666,7 +666,10 @@ head_read_cb(struct bufferevent *bev, void *arg)
 		return;
 	}
 	c->state = CONN_CONNECTING;
-	bufferevent_disable(bev, EV_READ);
+	if (c->req->connect)
+		conn_hold(c);
+	else
+		bufferevent_disable(bev, EV_READ);
 	c->ob = outbound_start(c->px, c->gen, &c->target, connected_cb, c);
 	if (c->ob == NULL)
 		http_refuse(c, EGRESS_R_CONNECT_FAILED);

@@ -130,6 +130,8 @@ void	 conn_start_tunnel(struct conn *, int origin_fd, const void *reply,
 /* The client's read and write callbacks (the event callback is conn's). */
 void	 conn_set_callbacks(struct conn *, bufferevent_data_cb,
 	    bufferevent_data_cb);
+/* While a tunnel's target connects: keep reading, call nothing. */
+void	 conn_hold(struct conn *);
 bool	 conn_over_limit(const struct proxy *);
 /* conn.c tells proxy.c when a connection is gone (for drain). */
 void	 proxy_conn_gone(struct proxy *);

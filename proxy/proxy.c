@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <ifaddrs.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -229,11 +230,14 @@ proxy_listen_fd(struct proxy *px, int fd, const struct conf_sockaddr *as,
 {
 	struct listener *l;
 	struct egress_addr any;
+	int one = 1;
 
 	if ((l = calloc(1, sizeof(*l))) == NULL) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
+	/* Accepted sockets inherit it: no setsockopt per client. */
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	l->px = px;
 	l->retry = evtimer_new(px->base, retry_cb, l);
 	if (l->retry == NULL || evutil_make_socket_nonblocking(fd) == -1)

@@ -220,7 +220,7 @@ request_cb(struct bufferevent *bev, void *arg)
 	}
 	c->state = CONN_CONNECTING;
 	evtimer_del(c->head_timer);	/* connect_timeout rules from here */
-	bufferevent_disable(bev, EV_READ);
+	conn_hold(c);
 	c->ob = outbound_start(c->px, c->gen, &c->target, connected_cb, c);
 	if (c->ob == NULL)
 		refuse(c, REP_REFUSED, EGRESS_R_CONNECT_FAILED);
