@@ -317,6 +317,43 @@ fields "report of a refused spawn" "$WS/refused.json" \
 expect_rc "verify: the refused spawn's report" 0 "$EGRESSD" verify \
     --pubkey "$WS/inner-key.pub" --log "$WS/inner.log" "$WS/refused.json"
 
+# Unprivileged (root runs this part as nobody): the user namespace is in
+# the report too.
+nobody_report() {
+	NB=$(mktemp -d /tmp/harn-attest-nobody.XXXXXX)
+	at_exit rm_nobody
+	cp "$EGRESSD" "$NB/harn-egressd"
+	cp "$K" "$NB/k"
+	cp "$K.pub" "$NB/k.pub"
+	printf 'default deny\n' >"$NB/p.conf"
+	chown -R nobody "$NB"
+	chmod 755 "$NB" "$NB/harn-egressd"
+	su nobody -s /bin/sh -c "cd '$NB' && env -i PATH=/usr/bin:/bin \
+	    HOME='$NB' ./harn-egressd --policy p.conf --workspace '$NB' \
+	    --log l.log --attest r.json --sign-key k -- true" \
+	    >"$TMP/nobody.out" 2>&1
+	fields "nobody: the report names the user namespace" "$NB/r.json" \
+	    'sandbox.namespaces=["ipc","mount","net","pid","user"]' \
+	    'sandbox.process_network_mode="managed"' 'exit.code=0'
+	expect_rc "nobody: verify" 0 "$EGRESSD" verify --pubkey "$NB/k.pub" \
+	    --log "$NB/l.log" "$NB/r.json"
+}
+rm_nobody() {
+	rm -rf "$NB"
+}
+if [ "$(id -u)" -ne 0 ]; then
+	fields "unprivileged: the report names the user namespace" \
+	    "$TMP/run.json" 'sandbox.namespaces=["ipc","mount","net","pid","user"]'
+elif ! id nobody >/dev/null 2>&1; then
+	skip "unprivileged report: no user 'nobody'"
+elif ! su nobody -s /bin/sh -c "unshare -U true" >/dev/null 2>&1; then
+	skip "unprivileged report: user namespaces unavailable to nobody"
+else
+	fields "root: the report names no user namespace" "$TMP/run.json" \
+	    'sandbox.namespaces=["ipc","mount","net","pid"]'
+	nobody_report
+fi
+
 # ------------------------------------------------------------------ service
 
 rm -f "$TMP/svc.port"
