@@ -56,6 +56,7 @@ struct attest_sandbox {
 struct attest_log {
 	unsigned char	 sha256[32];
 	uint64_t	 records;
+	uint64_t	 bytes;
 	int64_t		 offset;	/* where they start in the file; -1: no file */
 	bool		 complete;	/* every record written and digested */
 };
@@ -76,14 +77,17 @@ struct attest_report {
 	int			 exit_signal;	/* 0: none */
 };
 
+/* Text a report can hold: valid UTF-8 without NUL. */
+bool	attest_is_utf8(const char *);
+
 /* SHA-256 of a buffer; -1 when OpenSSL fails. */
 int	attest_sha256(const void *, size_t, unsigned char out[32]);
 
 /* 32 lower-case hex digits from the kernel's random source. */
 void	attest_run_id(char out[33]);
 
-/* SHA-256 of argv, each element followed by one NUL (SPEC 7). */
-void	attest_argv_sha256(char *const *argv, unsigned char out[32]);
+/* SHA-256 of argv, each element followed by one NUL (SPEC 7); 0 or -1. */
+int	attest_argv_sha256(char *const *argv, unsigned char out[32]);
 
 /*
  * Where the report goes, checked and held open from the start: a later

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,7 @@
 struct attest_out {
 	int	 dirfd;
 	char	*name;
+	char	*path;	/* as given: it must still lead to the report */
 };
 
 void
@@ -47,29 +49,39 @@ attest_run_id(char out[33])
 	encode_hex(b, sizeof(b), out);
 }
 
+bool
+attest_is_utf8(const char *s)
+{
+	json_t *j = json_string(s);
+
+	json_decref(j);
+	return j != NULL;
+}
+
 int
 attest_sha256(const void *buf, size_t len, unsigned char out[32])
 {
 	return encode_sha256(buf, len, out);
 }
 
-void
+int
 attest_argv_sha256(char *const *argv, unsigned char out[32])
 {
 	EVP_MD_CTX *ctx;
 	unsigned n = 0;
 	size_t i;
+	int ok;
 
-	memset(out, 0, 32);
 	if (OPENSSL_init_crypto(OPENSSL_INIT_NO_LOAD_CONFIG, NULL) != 1 ||
 	    (ctx = EVP_MD_CTX_new()) == NULL)
-		return;
-	if (EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) == 1) {
-		for (i = 0; argv[i] != NULL; i++)
-			EVP_DigestUpdate(ctx, argv[i], strlen(argv[i]) + 1);
-		EVP_DigestFinal_ex(ctx, out, &n);
-	}
+		return -1;
+	ok = EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
+	for (i = 0; ok == 1 && argv[i] != NULL; i++)
+		ok = EVP_DigestUpdate(ctx, argv[i], strlen(argv[i]) + 1);
+	if (ok == 1)
+		ok = EVP_DigestFinal_ex(ctx, out, &n);
 	EVP_MD_CTX_free(ctx);
+	return ok == 1 && n == 32 ? 0 : -1;
 }
 
 struct attest_out *
@@ -85,13 +97,19 @@ attest_out_open(const char *path, char *err, size_t errlen)
 		goto fail;
 	}
 	o->dirfd = -1;
-	if ((o->name = strdup(basename(b))) == NULL) {
+	if ((o->name = strdup(basename(b))) == NULL ||
+	    (o->path = strdup(path)) == NULL) {
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
 	if (path[0] == '\0' || path[strlen(path) - 1] == '/' ||
 	    strcmp(o->name, ".") == 0 || strcmp(o->name, "..") == 0) {
 		snprintf(err, errlen, "--attest %s: not a file name", path);
+		goto fail;
+	}
+	/* Room for the temporary name: ".NAME.<12 hex>.tmp". */
+	if (strlen(o->name) + 18 > NAME_MAX) {
+		snprintf(err, errlen, "--attest %s: name too long", path);
 		goto fail;
 	}
 	if ((o->dirfd = open(dirname(d), O_RDONLY | O_DIRECTORY |
@@ -123,6 +141,7 @@ attest_out_free(struct attest_out *o)
 	if (o->dirfd != -1)
 		close(o->dirfd);
 	free(o->name);
+	free(o->path);
 	free(o);
 }
 
@@ -158,7 +177,8 @@ command_json(char *const *argv)
 
 	if (argv == NULL)
 		return json_null();
-	attest_argv_sha256(argv, sha);
+	if (attest_argv_sha256(argv, sha) == -1)
+		return NULL;
 	return json_pack("{s:s, s:o}", "argv0", argv[0], "argv_sha256",
 	    hex_string(sha, sizeof(sha)));
 }
@@ -211,8 +231,9 @@ decisions_json(const struct attest_report *r)
 static json_t *
 log_json(const struct attest_log *l)
 {
-	return json_pack("{s:o, s:o, s:o, s:b}", "sha256",
-	    hex_string(l->sha256, 32), "records", count(l->records), "offset",
+	return json_pack("{s:o, s:o, s:o, s:o, s:b}", "sha256",
+	    hex_string(l->sha256, 32), "records", count(l->records), "bytes",
+	    count(l->bytes), "offset",
 	    l->offset >= 0 ? json_integer(l->offset) : json_null(),
 	    "complete", l->complete);
 }
@@ -326,6 +347,7 @@ attest_write(struct attest_out *o, const struct attest_report *r,
     const struct attest_key *k, char *err, size_t errlen)
 {
 	char tmp[4200], *text = NULL;
+	struct stat st, at;
 	json_t *j;
 	int fd, rv = -1;
 
@@ -344,7 +366,8 @@ attest_write(struct attest_out *o, const struct attest_report *r,
 		goto out;
 	}
 	if (write_all(fd, text, strlen(text)) == -1 ||
-	    write_all(fd, "\n", 1) == -1 || fsync(fd) == -1) {
+	    write_all(fd, "\n", 1) == -1 || fsync(fd) == -1 ||
+	    fstat(fd, &st) == -1) {
 		snprintf(err, errlen, "%s: %s", o->name, strerror(errno));
 		close(fd);
 		unlinkat(o->dirfd, tmp, 0);
@@ -357,6 +380,18 @@ attest_write(struct attest_out *o, const struct attest_report *r,
 		goto out;
 	}
 	(void)fsync(o->dirfd);
+	/*
+	 * The directory held open may have been moved (by the confined
+	 * command, say) and another put in its place: then the path given
+	 * leads elsewhere, maybe to an older report, and the caller is told.
+	 */
+	if (stat(o->path, &at) == -1 || at.st_dev != st.st_dev ||
+	    at.st_ino != st.st_ino) {
+		snprintf(err, errlen, "%s: the report's directory was moved or "
+		    "replaced during the run; the path no longer leads to "
+		    "this report", o->path);
+		goto out;
+	}
 	rv = 0;
 out:
 	free(text);

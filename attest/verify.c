@@ -70,12 +70,35 @@ static const struct member {
 	{ "decisions", "by_reason", T_OBJ },
 	{ "log", "sha256", T_STR | T_HEX32 },
 	{ "log", "records", T_INT },
-	{ "exit", "code", T_INT | T_NULL },
+	{ "log", "bytes", T_INT },
+	{ "log", "complete", T_BOOL },
+	{ "exit", "code", T_INT },
 	{ "exit", "signal", T_INT | T_NULL },
 };
 
+/* Members whose values come from a fixed set. */
 static const char *const network_modes[] = {
 	"managed", "denied", "unrestricted", "unsupported_fail_closed", NULL
+};
+static const char *const defaults[] = { "allow", "deny", NULL };
+static const char *const backends[] = { "linux", NULL };
+static const struct word_member {
+	const char		*parent, *key;
+	const char *const	*values;
+} word_members[] = {
+	{ "sandbox", "process_network_mode", network_modes },
+	{ "sandbox", "backend", backends },
+	{ "policy", "default", defaults },
+};
+
+/* Arrays of strings and objects of integers. */
+static const struct {
+	const char	*parent, *key;
+	int		 type;
+} element_members[] = {
+	{ "proxy", "listen", JSON_STRING },
+	{ "sandbox", "namespaces", JSON_STRING },
+	{ "decisions", "by_reason", JSON_INTEGER },
 };
 
 struct verdict {
@@ -144,6 +167,26 @@ has_real(const json_t *j)
 	return false;
 }
 
+/* Every element (array) or value (object) has the type; NULL passes. */
+static bool
+elements_are(json_t *j, int type)
+{
+	const char *k;
+	json_t *e;
+	size_t i;
+
+	if (json_is_array(j)) {
+		json_array_foreach(j, i, e)
+			if ((int)json_typeof(e) != type)
+				return false;
+	} else if (json_is_object(j)) {
+		json_object_foreach(j, k, e)
+			if ((int)json_typeof(e) != type)
+				return false;
+	}
+	return true;
+}
+
 static bool
 in(const char *s, const char *const *set)
 {
@@ -179,11 +222,22 @@ check_schema(const json_t *r, struct verdict *v)
 			    members[i].parent ? "." : "", members[i].key,
 			    m == NULL ? "missing" : "wrong type");
 	}
-	s = json_string_value(json_object_get(json_object_get(r, "sandbox"),
-	    "process_network_mode"));
-	if (s != NULL && !in(s, network_modes))
-		return fail(v, "schema", "sandbox.process_network_mode: "
-		    "unknown value");
+	for (i = 0; i < sizeof(word_members) / sizeof(word_members[0]); i++) {
+		s = json_string_value(json_object_get(json_object_get(r,
+		    word_members[i].parent), word_members[i].key));
+		if (s != NULL && !in(s, word_members[i].values))
+			return fail(v, "schema", "%s.%s: unknown value",
+			    word_members[i].parent, word_members[i].key);
+	}
+	for (i = 0; i < sizeof(element_members) / sizeof(element_members[0]);
+	    i++) {
+		if (!elements_are(json_object_get(json_object_get(r,
+		    element_members[i].parent), element_members[i].key),
+		    element_members[i].type))
+			return fail(v, "schema", "%s.%s: an element of the "
+			    "wrong type", element_members[i].parent,
+			    element_members[i].key);
+	}
 	return 0;
 }
 
@@ -243,33 +297,42 @@ check_signature(json_t *r, const struct attest_key *pub, struct verdict *v)
 	return rv;
 }
 
-/* SHA-256 and line count of the file's bytes from offset to its end. */
+/*
+ * SHA-256 and line count of len bytes of the file from offset; -1 when
+ * they cannot be read (errno set; 0 when the file is shorter).
+ */
 static int
-digest_file(int fd, off_t offset, unsigned char sha[32], uint64_t *lines)
+digest_range(int fd, off_t offset, uint64_t len, unsigned char sha[32],
+    uint64_t *lines)
 {
 	unsigned char buf[65536];
 	EVP_MD_CTX *ctx;
 	unsigned n = 0;
 	ssize_t got;
-	bool partial = false;
 	int rv = -1;
 
 	*lines = 0;
-	if (lseek(fd, offset, SEEK_SET) == -1 ||
-	    (ctx = EVP_MD_CTX_new()) == NULL)
+	if ((ctx = EVP_MD_CTX_new()) == NULL)
 		return -1;
 	if (EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1)
 		goto out;
-	while ((got = read(fd, buf, sizeof(buf))) != 0) {
+	while (len > 0) {
+		got = pread(fd, buf, len < sizeof(buf) ? len : sizeof(buf),
+		    offset);
 		if (got == -1 && errno == EINTR)
 			continue;
-		if (got == -1 || EVP_DigestUpdate(ctx, buf, got) != 1)
+		if (got <= 0) {
+			if (got == 0)
+				errno = 0;
+			goto out;
+		}
+		if (EVP_DigestUpdate(ctx, buf, (size_t)got) != 1)
 			goto out;
 		for (ssize_t i = 0; i < got; i++)
 			*lines += buf[i] == '\n';
-		partial = buf[got - 1] != '\n';
+		offset += got;
+		len -= (uint64_t)got;
 	}
-	*lines += partial;
 	if (EVP_DigestFinal_ex(ctx, sha, &n) == 1)
 		rv = 0;
 out:
@@ -277,61 +340,110 @@ out:
 	return rv;
 }
 
+/* Does a line after the run's bytes claim the run's id? */
+static bool
+run_id_after(int fd, off_t from, const char *run_id)
+{
+	char needle[64], *line = NULL;
+	size_t cap = 0;
+	bool found = false;
+	FILE *f;
+	int dupfd;
+
+	snprintf(needle, sizeof(needle), "\"run\":\"%s\"", run_id);
+	if ((dupfd = dup(fd)) == -1 || lseek(dupfd, from, SEEK_SET) == -1 ||
+	    (f = fdopen(dupfd, "r")) == NULL) {
+		if (dupfd != -1)
+			close(dupfd);
+		return false;
+	}
+	while (!found && getline(&line, &cap, f) != -1)
+		found = strstr(line, needle) != NULL;
+	free(line);
+	fclose(f);
+	return found;
+}
+
+/* What one range of the log holds. */
+struct range {
+	off_t		 at;
+	int		 got;		/* 0 read; -1 short (errno 0) or failed */
+	uint64_t	 lines;
+	char		 hex[65];
+};
+
+static void
+read_range(int fd, off_t at, uint64_t bytes, struct range *g)
+{
+	unsigned char sha[32];
+
+	g->at = at;
+	g->hex[0] = '\0';
+	if ((g->got = digest_range(fd, at, bytes, sha, &g->lines)) == 0)
+		encode_hex(sha, 32, g->hex);
+}
+
 /*
- * The log holds exactly the run's records: the whole file, or (an
- * appended log) the file from where the run started writing.
+ * The log holds the run's records exactly: the report's bytes at its
+ * offset (a log the run appended to), or at the start (a copy of just
+ * the run's lines), and no line after them claims the run's id.  Lines of
+ * other runs before or after are not the report's to vouch for.
  */
 static int
 check_log(const json_t *r, const char *path, struct verdict *v)
 {
 	const json_t *log = json_object_get(r, "log");
-	json_int_t records = json_integer_value(json_object_get(log,
+	uint64_t records = (uint64_t)json_integer_value(json_object_get(log,
 	    "records"));
+	uint64_t bytes = (uint64_t)json_integer_value(json_object_get(log,
+	    "bytes"));
 	json_int_t offset = json_integer_value(json_object_get(log, "offset"));
 	const char *want = json_string_value(json_object_get(log, "sha256"));
-	unsigned char sha[32];
-	char hex[65];
-	uint64_t lines;
-	struct stat st;
+	const char *run = json_string_value(json_object_get(r, "run_id"));
+	struct range g, copy;
 	int fd, rv = -1;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1 ||
-	    fstat(fd, &st) == -1) {
+	if (!json_is_true(json_object_get(log, "complete")))
+		return fail(v, "log_complete", "the run could not write every "
+		    "record to its log");
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
 		fail(v, "log", "%s: %s", path, strerror(errno));
-		goto out;
+		return -1;
 	}
-	if (digest_file(fd, 0, sha, &lines) == -1)
-		goto io;
-	encode_hex(sha, 32, hex);
-	if (strcmp(hex, want) != 0 && offset > 0 && offset <= st.st_size) {
-		if (digest_file(fd, (off_t)offset, sha, &lines) == -1)
-			goto io;
-		encode_hex(sha, 32, hex);
+	read_range(fd, offset > 0 ? (off_t)offset : 0, bytes, &g);
+	if (g.at > 0 && (g.got != 0 || strcmp(g.hex, want) != 0)) {
+		read_range(fd, 0, bytes, &copy);
+		if (copy.got == 0 && strcmp(copy.hex, want) == 0)
+			g = copy;
 	}
-	if (lines != (uint64_t)records)
-		rv = fail(v, "log_records", "the log has %llu records, the "
-		    "report counts %lld", (unsigned long long)lines,
-		    (long long)records);
-	else if (strcmp(hex, want) != 0)
+	if (g.got == -1 && errno != 0)
+		fail(v, "log", "%s: %s", path, strerror(errno));
+	else if (g.got == -1)
+		rv = fail(v, "log_records", "the log ends before the run's "
+		    "%llu records (%llu bytes)", (unsigned long long)records,
+		    (unsigned long long)bytes);
+	else if (g.lines != records)
+		rv = fail(v, "log_records", "the log has %llu records where "
+		    "the report counts %llu", (unsigned long long)g.lines,
+		    (unsigned long long)records);
+	else if (strcmp(g.hex, want) != 0)
 		rv = fail(v, "log_sha256", "the log's SHA-256 is %s, the "
-		    "report says %s", hex, want);
+		    "report says %s", g.hex, want);
+	else if (run_id_after(fd, g.at + (off_t)bytes, run))
+		rv = fail(v, "log_records", "a record of this run follows its "
+		    "last one");
 	else
 		rv = 0;
-	goto out;
-io:
-	fail(v, "log", "%s: %s", path, strerror(errno));
-out:
-	if (fd != -1)
-		close(fd);
+	close(fd);
 	return rv;
 }
 
-static json_t *
-load_report(const char *path, struct verdict *v, int *rv)
+/* The file whole, NUL-terminated, or NULL after saying why. */
+static char *
+read_report(const char *path, size_t *len, struct verdict *v, int *rv)
 {
-	json_error_t e;
-	json_t *r;
 	struct stat st;
+	char *buf = NULL;
 	FILE *f;
 
 	*rv = -1;
@@ -339,18 +451,50 @@ load_report(const char *path, struct verdict *v, int *rv)
 		fail(v, "report", "%s: %s", path, strerror(errno));
 		return NULL;
 	}
-	if (fstat(fileno(f), &st) == 0 && st.st_size > REPORT_MAX_BYTES) {
-		fclose(f);
-		*rv = fail(v, "json", "%s: larger than any report", path);
-		return NULL;
+	if (fstat(fileno(f), &st) == -1 || !S_ISREG(st.st_mode)) {
+		fail(v, "report", "%s: not a regular file", path);
+		goto out;
 	}
-	/* Duplicate keys would let two readers see two reports. */
-	r = json_loadf(f, JSON_REJECT_DUPLICATES, &e);
+	if (st.st_size > REPORT_MAX_BYTES) {
+		*rv = fail(v, "json", "%s: larger than any report", path);
+		goto out;
+	}
+	if ((buf = malloc((size_t)st.st_size + 1)) == NULL) {
+		fail(v, "report", "out of memory");
+		goto out;
+	}
+	*len = fread(buf, 1, (size_t)st.st_size, f);
+	if (ferror(f)) {
+		fail(v, "report", "%s: %s", path, strerror(errno));
+		free(buf);
+		buf = NULL;
+		goto out;
+	}
+	buf[*len] = '\0';
+out:
 	fclose(f);
-	if (r == NULL)
-		*rv = fail(v, "json", "%s: not JSON: line %d: %s", path,
-		    e.line, e.text);
-	return r;
+	return buf;
+}
+
+/*
+ * The file must be the canonical form harn-egressd writes, and a newline:
+ * one spelling only, so no two JSON readers can differ on what it says.
+ */
+static int
+check_canonical(const json_t *r, const char *text, size_t len,
+    struct verdict *v)
+{
+	char *canon = encode_canonical(r);
+	int rv;
+
+	if (canon == NULL)
+		return fail(v, "canonical", "out of memory");
+	rv = strlen(canon) + 1 == len && memcmp(canon, text, len - 1) == 0 &&
+	    text[len - 1] == '\n' ? 0 : fail(v, "canonical", "the file is "
+	    "not in canonical form (sorted keys, no whitespace, one spelling "
+	    "of each value, a final newline)");
+	free(canon);
+	return rv;
 }
 
 int
@@ -358,16 +502,28 @@ attest_verify(const char *path, const struct attest_key *pub,
     const char *log_path, const char **failed, char *why, size_t whylen)
 {
 	struct verdict v = { failed, why, whylen };
+	json_error_t e;
 	json_t *r;
+	char *text;
+	size_t len = 0;
 	int rv;
 
 	*failed = NULL;
 	why[0] = '\0';
-	if ((r = load_report(path, &v, &rv)) == NULL)
+	if ((text = read_report(path, &len, &v, &rv)) == NULL)
 		return rv;
+	/* Duplicate keys would let two readers see two reports. */
+	if ((r = json_loadb(text, len, JSON_REJECT_DUPLICATES, &e)) == NULL) {
+		rv = fail(&v, "json", "%s: not JSON: line %d: %s", path,
+		    e.line, e.text);
+		free(text);
+		return rv;
+	}
 	if ((rv = check_schema(r, &v)) == 0 &&
+	    (rv = check_canonical(r, text, len, &v)) == 0 &&
 	    (rv = check_signature(r, pub, &v)) == 0 && log_path != NULL)
 		rv = check_log(r, log_path, &v);
 	json_decref(r);
+	free(text);
 	return rv;
 }

@@ -49,14 +49,15 @@ service_or_run(int argc, char **argv)
 		return EXIT_USAGE;
 	if ((c = cli_load_policy(opt.policy)) == NULL)
 		return EXIT_USAGE;
-	if (report_open(&rep, &opt) == -1) {
+	if (report_open(&rep, &opt) == -1 ||
+	    report_policy(&rep, c, false) == -1) {
+		report_close(&rep, false);
 		conf_free(c);
 		return EXIT_USAGE;
 	}
-	report_policy(&rep, c, false);
 	rv = opt.cmd != NULL ? run_mode(&opt, c, &rep) : serve(&opt, c, &rep);
 	/* A usage error started nothing: there is nothing to report. */
-	if (report_close(&rep, rv != EXIT_USAGE) == -1)
+	if (report_close(&rep, rep.started) == -1)
 		rv = EXIT_RUNTIME;
 	return rv;
 }

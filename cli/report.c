@@ -1,4 +1,5 @@
 /* The attestation report of one service or run (SPEC 7). */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,38 @@ now_ms(void)
 
 	gettimeofday(&tv, NULL);
 	return (int64_t)tv.tv_sec * 1000 + tv.tv_usec / 1000;
+}
+
+/* The same existing file (hard links and other spellings included). */
+static bool
+same_file(const char *path, const struct stat *other)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && st.st_dev == other->st_dev &&
+	    st.st_ino == other->st_ino;
+}
+
+/*
+ * What the report could not write at the end is refused now, before
+ * anything starts: text that is not UTF-8, a report over the key.
+ */
+static int
+check_inputs(const struct options *opt)
+{
+	struct stat key;
+
+	if (opt->cmd != NULL && !attest_is_utf8(opt->cmd[0])) {
+		cli_error("--attest: the command's name is not UTF-8 text; "
+		    "the report could not name it");
+		return -1;
+	}
+	if (opt->sign_key != NULL && stat(opt->sign_key, &key) == 0 &&
+	    same_file(opt->attest, &key)) {
+		cli_error("--attest %s: is the signing key", opt->attest);
+		return -1;
+	}
+	return 0;
 }
 
 int
@@ -36,6 +69,8 @@ report_open(struct report *rep, const struct options *opt)
 	/* No report, no digests: OpenSSL's set-up is not paid for nothing. */
 	if (opt->attest == NULL)
 		return 0;
+	if (check_inputs(opt) == -1)
+		return -1;
 	/* Until a log is opened: no records, the digest of no bytes. */
 	rep->r.log.complete = true;
 	if (attest_sha256("", 0, rep->r.log.sha256) == -1) {
@@ -54,46 +89,65 @@ report_open(struct report *rep, const struct options *opt)
 		rep->key = NULL;
 		return -1;
 	}
+	rep->path = opt->attest;
 	return 0;
 }
 
-void
+int
 report_policy(struct report *rep, const struct conf *c, bool reload)
 {
-	struct attest_policy *p = &rep->r.policy;
-	uint64_t reloads = p->reloads + (reload ? 1 : 0);
+	struct attest_policy p;
 	char *abs = NULL;
 
 	if (rep->out == NULL)
-		return;
-	memset(p, 0, sizeof(*p));
+		return 0;
+	memset(&p, 0, sizeof(p));
 	/* A file is named so that the report still finds it from elsewhere. */
 	if (strcmp(c->source, "env") != 0 && strcmp(c->source, "default") != 0)
 		abs = realpath(c->source, NULL);
-	snprintf(p->source, sizeof(p->source), "%s", abs ? abs : c->source);
+	snprintf(p.source, sizeof(p.source), "%s", abs ? abs : c->source);
 	free(abs);
-	if (attest_sha256(c->bytes, c->nbytes, p->sha256) == -1)
-		memset(p->sha256, 0, sizeof(p->sha256));
-	p->default_allow = egress_policy_default_allow(c->policy);
-	p->block_private = egress_policy_block_private(c->policy);
-	p->allow_loopback = egress_policy_allow_loopback(c->policy);
-	p->rules = egress_policy_nrules(c->policy);
-	p->reloads = reloads;
+	if (!attest_is_utf8(p.source)) {
+		cli_error("--attest: the policy's path is not UTF-8 text; the "
+		    "report could not name it");
+		return -1;
+	}
+	if (attest_sha256(c->bytes, c->nbytes, p.sha256) == -1) {
+		cli_error("--attest: cannot hash the policy");
+		return -1;
+	}
+	p.default_allow = egress_policy_default_allow(c->policy);
+	p.block_private = egress_policy_block_private(c->policy);
+	p.allow_loopback = egress_policy_allow_loopback(c->policy);
+	p.rules = egress_policy_nrules(c->policy);
+	p.reloads = rep->r.policy.reloads + (reload ? 1 : 0);
+	rep->r.policy = p;
+	return 0;
 }
 
-void
+int
 report_log_fd(struct report *rep, int fd)
 {
 	struct stat st;
 	off_t end;
 
+	if (rep->out == NULL || fstat(fd, &st) == -1)
+		return 0;
+	if (same_file(rep->path, &st)) {
+		cli_error("--attest %s: is the decision log", rep->path);
+		return -1;
+	}
 	/*
 	 * An appended file: this run's bytes start at its present end.
 	 * Decision lines on stderr share it with diagnostics: no offset.
 	 */
-	if (fd != STDERR_FILENO && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-	    (end = lseek(fd, 0, SEEK_END)) != -1)
+	if (fd != STDERR_FILENO && S_ISREG(st.st_mode) &&
+	    (end = lseek(fd, 0, SEEK_END)) != -1) {
 		rep->r.log.offset = end;
+		rep->log_dev = st.st_dev;
+		rep->log_ino = st.st_ino;
+	}
+	return 0;
 }
 
 void
@@ -105,9 +159,10 @@ report_listen(struct report *rep, const char *bound)
 }
 
 void
-report_log(struct report *rep, struct dlog *log)
+report_log(struct report *rep, struct dlog *log, const char *path)
 {
 	struct dlog_totals t;
+	struct stat st;
 
 	if (rep->out == NULL)
 		return;
@@ -118,7 +173,13 @@ report_log(struct report *rep, struct dlog *log)
 	memcpy(rep->r.by_reason, t.by_reason, sizeof(rep->r.by_reason));
 	memcpy(rep->r.log.sha256, t.sha256, sizeof(t.sha256));
 	rep->r.log.records = t.records;
+	rep->r.log.bytes = t.bytes;
 	rep->r.log.complete = t.complete;
+	/* The path must still lead to the file the records went to. */
+	if (rep->r.log.offset >= 0 && path != NULL &&
+	    (stat(path, &st) == -1 || st.st_dev != rep->log_dev ||
+	    st.st_ino != rep->log_ino))
+		rep->log_moved = true;
 }
 
 int
@@ -134,7 +195,14 @@ report_close(struct report *rep, bool write)
 			cli_error("--attest: the report was not written: %s",
 			    err);
 			rv = -1;
-		}
+		} else if (rep->log_moved) {
+			cli_error("--log: the decision log was moved or "
+			    "replaced during the run; the report's records are "
+			    "not at the log's path");
+			rv = -1;
+		} else
+			cli_error("report %s (run %s)", rep->path,
+			    rep->r.run_id);
 	}
 	attest_out_free(rep->out);
 	attest_key_free(rep->key);

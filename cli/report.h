@@ -6,6 +6,7 @@
 #define CLI_REPORT_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 #include "attest/attest.h"
 #include "cli/options.h"
@@ -15,8 +16,13 @@
 struct report {
 	struct attest_out	*out;		/* NULL: no --attest */
 	struct attest_key	*key;		/* NULL: unsigned */
+	const char		*path;
 	struct attest_report	 r;
 	struct attest_sandbox	 sandbox;
+	bool			 started;	/* past the usage checks */
+	dev_t			 log_dev;	/* the log file's identity */
+	ino_t			 log_ino;
+	bool			 log_moved;
 };
 
 /*
@@ -26,16 +32,25 @@ struct report {
  */
 int	report_open(struct report *, const struct options *);
 
-/* The policy now in force; reload: it replaced an earlier one. */
-void	report_policy(struct report *, const struct conf *, bool reload);
+/*
+ * The policy now in force; reload: it replaced an earlier one.  -1 after
+ * saying why the report could not hold it.
+ */
+int	report_policy(struct report *, const struct conf *, bool reload);
 
-/* Where the decision log's bytes of this run start. */
-void	report_log_fd(struct report *, int fd);
+/*
+ * The decision log is open: where this run's bytes start, and which file
+ * it is.  -1 after saying why (it is the report itself).
+ */
+int	report_log_fd(struct report *, int fd);
 
 void	report_listen(struct report *, const char *bound);
 
-/* The decision log's totals, flushed: taken before the log is freed. */
-void	report_log(struct report *, struct dlog *);
+/*
+ * The decision log's totals, flushed: taken before the log is freed.
+ * path (NULL: stderr) must still lead to the log's file.
+ */
+void	report_log(struct report *, struct dlog *, const char *path);
 
 /*
  * Write the report when asked for and write is true, then free what

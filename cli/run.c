@@ -66,11 +66,14 @@ struct plan {
 	enum sandbox_profile	 profile;
 	bool			 netns, userns, landlock, seccomp;
 	int			 landlock_abi;
+	bool			 hide_key;	/* --sign-key: deny it */
 	const char		*network_mode;
 };
 
 struct run {
 	struct report		*rep;
+	const char		*log_path;	/* NULL: stderr */
+	bool			 spawned;	/* the command started confined */
 	struct event_base	*base;
 	struct proxy		*px;
 	struct sandbox_child	 child;
@@ -296,9 +299,13 @@ deny_sign_key(const struct options *o, const struct plan *p,
 
 	if (o->sign_key == NULL)
 		return 0;
-	if (!p->landlock && !p->netns)
-		not_enforced("the signing key is readable by the command",
-		    "no Landlock and no mount namespace");
+	if (!p->landlock && !p->netns) {
+		cli_error("--sign-key %s: the command could read the key and "
+		    "sign a report of its own (%s); nothing was started",
+		    o->sign_key, p->profile == PROFILE_UNRESTRICTED ?
+		    "no sandbox" : "no Landlock and no mount namespace here");
+		return -1;
+	}
 	if ((key = realpath(o->sign_key, NULL)) == NULL) {
 		cli_error("--sign-key %s: %s", o->sign_key, strerror(errno));
 		return -1;
@@ -482,6 +489,15 @@ start_command(struct run *r, struct plan *p, struct sandbox_spec *spec)
 				    "entry_point_cannot_attach");
 				return EXIT_REFUSED;
 			}
+			if (p->hide_key && !p->landlock) {
+				sandbox_refusal("home_read",
+				    "unsupported_fail_closed", "without a mount "
+				    "namespace or Landlock the signing key "
+				    "cannot be hidden from the command",
+				    p->profile, "linux_namespaces",
+				    "entry_point_cannot_attach");
+				return EXIT_REFUSED;
+			}
 			not_enforced("network namespace", err);
 			spec->netns = spec->userns = false;
 			p->netns = false;
@@ -493,6 +509,7 @@ start_command(struct run *r, struct plan *p, struct sandbox_spec *spec)
 		return EXIT_REFUSED;
 	}
 	free(prog);
+	r->spawned = true;
 	if (r->child.listen_fd == -1)
 		return 0;
 	lo.port = r->child.port;
@@ -588,7 +605,7 @@ out:
 		event_free(r->ctl_ev);
 	proxy_free(r->px);
 	if (log != NULL)
-		report_log(r->rep, log);
+		report_log(r->rep, log, r->log_path);
 	dlog_free(log);
 	if (r->base != NULL)
 		event_base_free(r->base);
@@ -608,9 +625,11 @@ run_mode(const struct options *o, struct conf *c, struct report *rep)
 
 	if (make_plan(o, &p) == -1) {
 		record_sandbox(rep, &p, true);
+		rep->started = true;
 		rv = EXIT_REFUSED;
 		goto out;
 	}
+	p.hide_key = o->sign_key != NULL;
 	if ((ws = real_dir("--workspace", o->workspace ? o->workspace :
 	    ".")) == NULL || build_env(o, ws, &env) == -1 ||
 	    build_grants(o, &p, ws, &g) == -1 ||
@@ -620,13 +639,16 @@ run_mode(const struct options *o, struct conf *c, struct report *rep)
 		cli_error("%s: %s", o->cmd[0], cmd == 127 ?
 		    "command not found" : "not executable");
 		rv = cmd;
-		record_sandbox(rep, &p, false);
+		/* Nothing ran, so no sandbox was in force: sandbox is null. */
 		record_exit(rep, cmd, 0);
+		rep->started = true;
 		goto out;
 	}
-	if ((logfd = serve_open_log(o->log)) == -1)
+	if ((logfd = serve_open_log(o->log)) == -1 ||
+	    report_log_fd(rep, logfd) == -1)
 		goto out;
-	report_log_fd(rep, logfd);
+	rep->started = true;
+	r.log_path = logfd > STDERR_FILENO ? o->log : NULL;
 	signal(SIGPIPE, SIG_IGN);
 	/* Nothing the command runs may read this process's memory. */
 	(void)prctl(PR_SET_DUMPABLE, 0);
@@ -643,7 +665,11 @@ run_mode(const struct options *o, struct conf *c, struct report *rep)
 	spec.max_rules = MAX_LANDLOCK_RULES;
 	rv = serve_command(&r, c, &p, &spec, logfd);
 	c = NULL;
-	record_sandbox(rep, &p, rv == EXIT_REFUSED && !rep->r.exited);
+	/* What was in force; null when the command never started. */
+	if (r.spawned)
+		record_sandbox(rep, &p, false);
+	else if (rv == EXIT_REFUSED)
+		record_sandbox(rep, &p, true);
 out:
 	conf_free(c);
 	if (logfd > STDERR_FILENO)

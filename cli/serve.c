@@ -112,7 +112,9 @@ reload_cb(evutil_socket_t sig, short ev, void *arg)
 		conf_free(c);
 		return;
 	}
-	report_policy(s->rep, c, true);
+	if (report_policy(s->rep, c, true) == -1)
+		cli_error("SIGHUP: the report keeps describing the earlier "
+		    "policy");
 	cli_error("SIGHUP: policy re-read from %s", s->opt->policy);
 }
 
@@ -159,7 +161,13 @@ serve(const struct options *opt, struct conf *c, struct report *rep)
 		conf_free(c);
 		return EXIT_USAGE;
 	}
-	report_log_fd(rep, logfd);
+	if (report_log_fd(rep, logfd) == -1) {
+		conf_free(c);
+		if (logfd > STDERR_FILENO)
+			close(logfd);
+		return EXIT_USAGE;
+	}
+	rep->started = true;
 	signal(SIGPIPE, SIG_IGN);
 	raise_fd_limit();
 	if ((s.base = proxy_event_base_new()) == NULL ||
@@ -196,7 +204,7 @@ out:
 			event_free(sigs[i]);
 	proxy_free(s.px);
 	if (log != NULL)
-		report_log(rep, log);
+		report_log(rep, log, logfd > STDERR_FILENO ? opt->log : NULL);
 	dlog_free(log);
 	if (s.base != NULL)
 		event_base_free(s.base);

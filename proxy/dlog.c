@@ -194,6 +194,7 @@ dlog_decision(struct dlog *l, enum proxy_protocol proto, const char *host,
 	if (sha_start(l) == -1 || EVP_DigestUpdate(l->sha, line, n) != 1)
 		l->sha_failed = true;
 	l->totals.records++;
+	l->totals.bytes += (uint64_t)n;
 	if (allow)
 		l->totals.allow++;
 	else

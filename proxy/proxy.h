@@ -22,6 +22,7 @@ struct dlog;
  */
 struct dlog_totals {
 	uint64_t	 records;
+	uint64_t	 bytes;
 	uint64_t	 allow, deny;
 	uint64_t	 by_reason[EGRESS_R_COUNT];
 	unsigned char	 sha256[32];

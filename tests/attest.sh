@@ -192,7 +192,7 @@ expect_rc "verify of a missing report fails" 1 "$EGRESSD" verify \
     --pubkey "$K.pub" "$TMP/missing.json"
 
 # The log: one line changed, added, removed.
-sed '1s/"port":[0-9]*/"port":1/' "$TMP/run.log" >"$TMP/changed.log"
+sed '2s/denied\.example/denief.example/' "$TMP/run.log" >"$TMP/changed.log"
 verify_fails "a log with a line changed" log_sha256 "$TMP/run.json" \
     --log "$TMP/changed.log"
 cat "$TMP/run.log" >"$TMP/added.log"
@@ -213,6 +213,21 @@ expect_rc "a second run appends to the same log" 0 box \
     -- sh -c "$SCRIPT"
 expect_rc "verify: the second run's records in the appended log" 0 \
     "$EGRESSD" verify --pubkey "$K.pub" --log "$TMP/run.log" "$TMP/run2.json"
+expect_rc "verify: the first run's records, with a later run after them" 0 \
+    "$EGRESSD" verify --pubkey "$K.pub" --log "$TMP/run.log" "$TMP/run.json"
+grep "\"run\":\"$RUN_ID\"" "$TMP/run.log" | head -1 >"$TMP/again.log"
+cat "$TMP/run.log" "$TMP/again.log" >"$TMP/runafter.log"
+verify_fails "a record of the run after its last one" log_records \
+    "$TMP/run.json" --log "$TMP/runafter.log"
+# Another run's lines before this run's are not this report's to vouch for;
+# its own bytes, changed in place, are.
+sed '1s/denied\.example/denief.example/; 2s/denied\.example/denief.example/' \
+    "$TMP/run.log" >"$TMP/prefix.log"
+expect_rc "verify: the second run, with the first run's lines altered" 0 \
+    "$EGRESSD" verify --pubkey "$K.pub" --log "$TMP/prefix.log" "$TMP/run2.json"
+sed '$s/denied\.example/denief.example/' "$TMP/run.log" >"$TMP/suffix.log"
+verify_fails "the second run, its own last line altered" log_sha256 \
+    "$TMP/run2.json" --log "$TMP/suffix.log"
 
 # Unsigned.
 expect_rc "a run with --attest and no key" 0 box --log "$TMP/u.log" \
@@ -240,8 +255,17 @@ expect_rc "verify: the killed run's report" 0 "$EGRESSD" verify --pubkey \
     "$K.pub" --log "$TMP/k.log" "$TMP/killed.json"
 expect_rc "a command that is not found: 127" 127 box --log "$TMP/nf.log" \
     --attest "$TMP/notfound.json" -- /nonexistent/command
-fields "report: exit 127" "$TMP/notfound.json" 'exit.code=127' \
-    'command.argv0="/nonexistent/command"'
+fields "report: exit 127, and no sandbox: nothing ran" "$TMP/notfound.json" \
+    'exit.code=127' 'command.argv0="/nonexistent/command"' 'sandbox=null'
+
+# A command's own exit 2 is its status, not a usage error: it is reported,
+# and an older report at the same path does not survive.
+printf 'stale\n' >"$TMP/exit2.json"
+expect_rc "a command that exits 2" 2 box --log "$TMP/e2.log" \
+    --attest "$TMP/exit2.json" --sign-key "$K" -- sh -c 'exit 2'
+fields "report: exit 2" "$TMP/exit2.json" 'exit.code=2'
+expect_rc "verify: the exit-2 run's report" 0 "$EGRESSD" verify --pubkey \
+    "$K.pub" --log "$TMP/e2.log" "$TMP/exit2.json"
 
 # ------------------------------------------------------------------ bad keys
 
@@ -270,6 +294,33 @@ expect_rc "service mode, a bad key: usage error" 2 "$EGRESSD" --policy "$POL" \
 expect_no_grep "service mode, a bad key: no listener" "$TMP/out" 'listening'
 expect_rc "--sign-key without --attest: usage error" 2 box --log "$TMP/bad.log" \
     --sign-key "$K" -- true
+rm -f "$WS/ran"
+for mode in --no-sandbox "--profile unrestricted"; do
+	# shellcheck disable=SC2086
+	expect_rc "--sign-key with $mode: usage error (the key is readable)" 2 \
+	    box --log "$TMP/bad.log" --attest "$TMP/bad.json" --sign-key "$K" \
+	    $mode -- sh -c ': > ran'
+done
+if [ -e "$WS/ran" ] || [ -e "$TMP/bad.json" ]; then
+	not_ok "--sign-key unsandboxed: nothing ran, no report"
+else
+	ok "--sign-key unsandboxed: nothing ran, no report"
+fi
+cp "$K" "$KEYS/victim"
+before=$(sha "$KEYS/victim")
+expect_rc "--attest naming the signing key: usage error" 2 box \
+    --log "$TMP/bad.log" --attest "$KEYS/victim" --sign-key "$KEYS/victim" -- true
+if [ "$(sha "$KEYS/victim")" = "$before" ]; then
+	ok "--attest naming the signing key: the key is intact"
+else
+	not_ok "--attest naming the signing key: the key is intact"
+fi
+expect_rc "--attest naming the log: usage error" 2 box \
+    --log "$TMP/same.log" --attest "$TMP/same.log" -- true
+expect_rc "--attest with a name too long for its temporary file: usage error" \
+    2 box --log "$TMP/bad.log" --attest "$TMP/$(printf '%0250d' 0)" -- true
+expect_rc "a command name that is not UTF-8: usage error with --attest" 2 \
+    box --log "$TMP/bad.log" --attest "$TMP/bad.json" -- "$(printf 'x\377')"
 expect_rc "--attest into a missing directory: usage error" 2 box \
     --log "$TMP/bad.log" --attest "$TMP/nodir/r.json" -- sh -c ': > ran'
 if [ -e "$WS/ran" ]; then
@@ -292,6 +343,24 @@ expect_no_grep "the command cannot read the signing key" "$TMP/keyread.out" \
 box --log "$TMP/c.log" -- sh -c 'cat ws-key' >"$TMP/keyread.out" 2>&1 || true
 expect_grep "without --sign-key the same file is readable (control)" \
     "$TMP/keyread.out" 'PRIVATE KEY'
+
+# A command that moves the report's directory and puts an older genuine
+# report in its place: harn-egressd says so and fails.
+mkdir -p "$WS/out"
+cp "$TMP/run.json" "$WS/keep.json"
+set +e
+box --log "$TMP/mv.log" --attest "$WS/out/report.json" --sign-key "$K" \
+    -- sh -c 'mv out out.real && mkdir out && cp keep.json out/report.json' \
+    >"$TMP/mv.out" 2>&1
+rc=$?
+set -e
+if [ "$rc" -eq 1 ] && grep -q 'moved or replaced' "$TMP/mv.out"; then
+	ok "a report whose directory was swapped: exit 1, said"
+else
+	not_ok "a report whose directory was swapped: exit 1, said" "exit $rc" \
+	    "$(cat "$TMP/mv.out")"
+fi
+rm -rf "$WS/out" "$WS/out.real" "$WS/keep.json"
 
 # A report the command forges at the report's path is replaced.
 expect_rc "a command that writes its own report" 0 box --log "$TMP/f.log" \

@@ -93,7 +93,8 @@ def put(obj, path, value):
 
 def cmd_tamper(report, outdir):
     """Every value of the report changed in turn, then members added and
-    removed; each copy is in canonical form so only content differs."""
+    removed; each copy is in canonical form (and ends in a newline, as
+    harn-egressd writes it) so only content differs."""
     r = load(report)
     n = 0
     for path, v in leaves(r):
@@ -103,7 +104,7 @@ def cmd_tamper(report, outdir):
         put(copy, path, altered(v))
         n += 1
         with open(os.path.join(outdir, "%d.json" % n), "wb") as f:
-            f.write(canonical(copy))
+            f.write(canonical(copy) + b"\n")
     for key in list(r):
         if key == "signature":
             continue
@@ -111,12 +112,12 @@ def cmd_tamper(report, outdir):
         del copy[key]
         n += 1
         with open(os.path.join(outdir, "%d.json" % n), "wb") as f:
-            f.write(canonical(copy))
+            f.write(canonical(copy) + b"\n")
     copy = json.loads(json.dumps(r))
     copy["policy"]["extra"] = 1
     n += 1
     with open(os.path.join(outdir, "%d.json" % n), "wb") as f:
-        f.write(canonical(copy))
+        f.write(canonical(copy) + b"\n")
     print(n)
     return 0
 

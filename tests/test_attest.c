@@ -302,6 +302,10 @@ signed_text(void)
 	assert_non_null(j);
 	text = json_dumps(j, JSON_SORT_KEYS | JSON_COMPACT);
 	json_decref(j);
+	assert_non_null(text);
+	/* As written: the canonical form and a newline. */
+	assert_non_null(text = realloc(text, strlen(text) + 2));
+	strcat(text, "\n");
 	return text;
 }
 
@@ -335,11 +339,16 @@ refusals(void **state)
 		  "\"process_network_mode\":\"open\"", "schema" },
 		{ "\"schema\":\"harn.egress.attestation.v1\"",
 		  "\"schema\":\"harn.egress.attestation.v2\"", "schema" },
-		{ "\"records\":15", "\"records\":15,\"extra\":1",
+		{ "\"complete\":false", "\"complete\":false,\"extra\":1",
 		  "signature" },
 		/* A real where nothing else looks: still not canonical. */
-		{ "\"records\":15", "\"records\":15,\"extra\":1.5",
+		{ "\"complete\":false", "\"complete\":false,\"extra\":1.5",
 		  "schema" },
+		/* The same content spelled otherwise. */
+		{ "\"records\":15", "\"records\": 15", "canonical" },
+		{ "\"schema\"", "\"sch\\u0065ma\"", "canonical" },
+		{ "\"records\":15", "\"records\":15,\"extra\":1",
+		  "canonical" },
 		/* A second "deny" that another reader might take. */
 		{ "\"deny\":3", "\"deny\":3,\"deny\":0", "json" },
 		{ "\"alg\":\"ed25519\"", "\"alg\":\"rsa\"", "signed" },
@@ -361,16 +370,20 @@ refusals(void **state)
 			    rows[i].check);
 		free(bad);
 	}
-	/* Pretty-printed, the same report still verifies: the canonical
-	 * form is of the content, not of the file's spacing. */
+	/* Pretty-printed, the same content is refused: one spelling only. */
 	{
 		json_t *j = json_loads(good, 0, NULL);
 		char *pretty = json_dumps(j, JSON_INDENT(3));
 
-		assert_int_equal(verify_text(pretty, &failed), 0);
+		assert_int_equal(verify_text(pretty, &failed), 1);
+		assert_string_equal(failed, "canonical");
 		free(pretty);
 		json_decref(j);
 	}
+	/* Without its final newline. */
+	good[strlen(good) - 1] = '\0';
+	assert_int_equal(verify_text(good, &failed), 1);
+	assert_string_equal(failed, "canonical");
 	assert_int_equal(verify_text("", &failed), 1);
 	assert_string_equal(failed, "json");
 	assert_int_equal(verify_text("null", &failed), 1);
