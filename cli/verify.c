@@ -40,8 +40,8 @@ cmd_verify(int argc, char **argv)
 	rv = attest_verify(argv[optind], key, log, &failed, err, sizeof(err));
 	attest_key_free(key);
 	if (rv == 0) {
-		printf("%s: ok: schema, signature, key_id%s\n", argv[optind],
-		    log ? ", log_sha256, log_records" : "");
+		printf("%s: ok: schema, canonical, signature, key_id%s\n",
+		    argv[optind], log ? ", log_sha256, log_records" : "");
 		return 0;
 	}
 	cli_error("verify: %s: FAILED %s: %s", argv[optind],

@@ -93,7 +93,7 @@ cp "$TMP/out" "$TMP/run.out"
 cp "$TMP/err" "$TMP/run.err"
 expect_rc "verify: a signed report and its log" 0 "$EGRESSD" verify \
     --pubkey "$K.pub" --log "$TMP/run.log" "$TMP/run.json"
-expect_grep "verify says what held" "$TMP/out" 'ok: schema, signature, key_id, log_sha256, log_records'
+expect_grep "verify says what held" "$TMP/out" 'ok: schema, canonical, signature, key_id, log_sha256, log_records'
 expect_rc "verify without --log" 0 "$EGRESSD" verify --pubkey "$K.pub" \
     "$TMP/run.json"
 
