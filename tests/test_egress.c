@@ -17,78 +17,16 @@
 
 #include <cmocka.h>
 
+
 #include "conf/conf.h"
 #include "egress/egress.h"
+#include "tests/rows.h"
 
 #define NELEM(t)	(sizeof(t) / sizeof((t)[0]))
 #define MAX_ADDRS	8
 
 /* ---------------------------------------------------------------- */
 /* Helpers. */
-
-static char	row_name[768];
-static jmp_buf	row_jmp;
-static int	row_failures;
-
-/* The row under test, printable, for the failure message. */
-static void
-row_begin(const char *table, size_t i, const char *in, size_t len)
-{
-	size_t o, k;
-
-	if (i == 0)
-		row_failures = 0;
-	o = (size_t)snprintf(row_name, sizeof(row_name), "%s[%zu] '", table,
-	    i);
-	for (k = 0; k < len && o + 6 < sizeof(row_name); k++) {
-		unsigned char c = (unsigned char)in[k];
-
-		if (c >= 0x20 && c < 0x7f)
-			row_name[o++] = (char)c;
-		else
-			o += (size_t)snprintf(row_name + o,
-			    sizeof(row_name) - o, "\\x%02x", c);
-	}
-	snprintf(row_name + o, sizeof(row_name) - o, "'");
-}
-
-static void row_fail(int, const char *, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void
-row_fail(int line, const char *fmt, ...)
-{
-	char msg[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	print_error("%s: line %d: %s\n", row_name, line, msg);
-	row_failures++;
-	longjmp(row_jmp, 1);
-}
-
-/* One row; a failing CHECK ends the row, not the table. */
-static void
-row_run(void (*fn)(const void *), const void *row)
-{
-	if (setjmp(row_jmp) == 0)
-		fn(row);
-}
-
-/* After a table: fail the test if any row failed. */
-static void
-rows_done(const char *table)
-{
-	if (row_failures != 0)
-		fail_msg("%s: %d row(s) failed", table, row_failures);
-}
-
-#define CHECK(cond, ...)	do {					\
-	if (!(cond))							\
-		row_fail(__LINE__, __VA_ARGS__);			\
-} while (0)
 
 /* An exact-size copy: no NUL after it, so over-reads are caught. */
 static char *
