@@ -4,6 +4,7 @@
  * each within connect_timeout.  Never a second resolution.
  */
 #include <errno.h>
+#include <poll.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdlib.h>
@@ -25,6 +26,7 @@ struct outbound {
 	struct event		*ev;		/* connect, or a deferred result */
 	enum egress_reason	 last_failure;
 	bool			 starting;	/* inside outbound_start */
+	bool			 connected;	/* ob->fd is connected */
 	outbound_cb		 cb;
 	void			*arg;
 };
@@ -64,7 +66,9 @@ deferred_cb(evutil_socket_t fd, short ev, void *arg)
 {
 	struct outbound *ob = arg;
 
-	if (ob->verdict.decision == EGRESS_ALLOW)
+	if (ob->connected)
+		ob_finish(ob, ob->verdict.reason);
+	else if (ob->verdict.decision == EGRESS_ALLOW)
 		connect_next(ob);
 	else
 		ob_finish(ob, ob->verdict.reason);
@@ -110,6 +114,41 @@ connect_cb(evutil_socket_t fd, short ev, void *arg)
 	connect_next(ob);
 }
 
+/*
+ * A connect to a nearby peer (loopback above all) is often complete, or
+ * refused, by the time connect() returns: one poll then spares a trip
+ * through the loop.  1 connected, 0 not yet, -1 failed.
+ */
+static int
+connect_state(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLOUT };
+
+	if (poll(&p, 1, 0) != 1)
+		return 0;
+	if (p.revents & (POLLERR | POLLHUP))
+		return -1;
+	return (p.revents & POLLOUT) ? 1 : 0;
+}
+
+/* Connected: report now, or from the loop when inside outbound_start. */
+static void
+connect_done(struct outbound *ob)
+{
+	ob->connected = true;
+	if (!ob->starting) {
+		ob_finish(ob, ob->verdict.reason);
+		return;
+	}
+	if (ob_defer(ob) == -1) {
+		ob->connected = false;
+		ob->last_failure = EGRESS_R_CONNECT_FAILED;
+		close(ob->fd);
+		ob->fd = -1;
+		ob->verdict.reason = EGRESS_R_NONE;
+	}
+}
+
 /* Try the next checked address; report when none is left. */
 static void
 connect_next(struct outbound *ob)
@@ -118,7 +157,7 @@ connect_next(struct outbound *ob)
 	struct sockaddr_storage ss;
 	socklen_t len;
 	uint32_t ms = ob->gen->conf->connect_timeout;
-	int one = 1;
+	int one = 1, state;
 
 	while (ob->next < ob->naddrs) {
 		len = egress_addr_sockaddr(&ob->addrs[ob->next++],
@@ -131,12 +170,17 @@ connect_next(struct outbound *ob)
 		}
 		(void)setsockopt(ob->fd, IPPROTO_TCP, TCP_NODELAY, &one,
 		    sizeof(one));
-		if (connect(ob->fd, (struct sockaddr *)&ss, len) == -1 &&
-		    errno != EINPROGRESS) {
+		if ((connect(ob->fd, (struct sockaddr *)&ss, len) == -1 &&
+		    errno != EINPROGRESS) || (state = connect_state(ob->fd)) ==
+		    -1) {
 			ob->last_failure = EGRESS_R_CONNECT_FAILED;
 			close(ob->fd);
 			ob->fd = -1;
 			continue;
+		}
+		if (state == 1) {
+			connect_done(ob);
+			return;
 		}
 		if (ob->ev != NULL)
 			event_free(ob->ev);
