@@ -56,7 +56,7 @@ service_or_run(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	rv = opt.cmd != NULL ? run_mode(&opt, c, &rep) : serve(&opt, c, &rep);
-	/* A usage error started nothing: there is nothing to report. */
+	/* A usage error started nothing: only what started is reported. */
 	if (report_close(&rep, rep.started) == -1)
 		rv = EXIT_RUNTIME;
 	return rv;
