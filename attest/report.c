@@ -91,13 +91,13 @@ attest_out_open(const char *path, char *err, size_t errlen)
 	char *d = NULL, *b = NULL;
 	struct stat st;
 
-	if ((o = calloc(1, sizeof(*o))) == NULL || (d = strdup(path)) == NULL ||
-	    (b = strdup(path)) == NULL) {
+	if ((o = calloc(1, sizeof(*o))) == NULL) {
 		snprintf(err, errlen, "out of memory");
-		goto fail;
+		return NULL;
 	}
 	o->dirfd = -1;
-	if ((o->name = strdup(basename(b))) == NULL ||
+	if ((d = strdup(path)) == NULL || (b = strdup(path)) == NULL ||
+	    (o->name = strdup(basename(b))) == NULL ||
 	    (o->path = strdup(path)) == NULL) {
 		snprintf(err, errlen, "out of memory");
 		goto fail;
