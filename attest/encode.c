@@ -7,6 +7,7 @@
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 
+#include "attest/attest.h"
 #include "attest/encode.h"
 
 void
@@ -73,7 +74,7 @@ encode_base64_decode(const char *s, unsigned char *out, size_t want)
 }
 
 int
-encode_sha256(const void *buf, size_t len, unsigned char out[32])
+attest_sha256(const void *buf, size_t len, unsigned char out[32])
 {
 	unsigned n = 0;
 
@@ -99,4 +100,17 @@ char *
 encode_canonical(const json_t *j)
 {
 	return json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
+}
+
+char *
+encode_signed_bytes(const json_t *report)
+{
+	char *canon, *msg;
+
+	if ((canon = encode_canonical(report)) == NULL)
+		return NULL;
+	if (asprintf(&msg, "%s%s", ATTEST_SIGNED_PREFIX, canon) == -1)
+		msg = NULL;
+	free(canon);
+	return msg;
 }

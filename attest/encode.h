@@ -20,9 +20,6 @@ char	*encode_base64(const unsigned char *, size_t n);
 /* Decode base64 of exactly want bytes; -1 on anything else. */
 int	 encode_base64_decode(const char *, unsigned char *out, size_t want);
 
-/* SHA-256 of a buffer; -1 if OpenSSL fails. */
-int	 encode_sha256(const void *, size_t, unsigned char out[32]);
-
 /* 2026-12-02T15:30:00.123Z from milliseconds since the epoch. */
 void	 encode_time(int64_t ms, char out[32]);
 
@@ -31,5 +28,11 @@ void	 encode_time(int64_t ms, char out[32]);
  * writes with JSON_COMPACT | JSON_SORT_KEYS.  Caller frees.
  */
 char	*encode_canonical(const json_t *);
+
+/*
+ * The bytes a signature covers (SPEC 7): ATTEST_SIGNED_PREFIX, then the
+ * canonical form of the report (without its signature).  Caller frees.
+ */
+char	*encode_signed_bytes(const json_t *);
 
 #endif

@@ -109,7 +109,7 @@ key_id(const struct attest_key *k, char out[65])
 	size_t len = sizeof(raw);
 
 	if (EVP_PKEY_get_raw_public_key(k->pkey, raw, &len) != 1 ||
-	    len != sizeof(raw) || encode_sha256(raw, len, sha) == -1) {
+	    len != sizeof(raw) || attest_sha256(raw, len, sha) == -1) {
 		ERR_clear_error();
 		return -1;
 	}

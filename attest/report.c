@@ -59,12 +59,6 @@ attest_is_utf8(const char *s)
 }
 
 int
-attest_sha256(const void *buf, size_t len, unsigned char out[32])
-{
-	return encode_sha256(buf, len, out);
-}
-
-int
 attest_argv_sha256(char *const *argv, unsigned char out[32])
 {
 	EVP_MD_CTX *ctx;
@@ -279,15 +273,13 @@ static int
 sign(json_t *report, const struct attest_key *k, char *err, size_t errlen)
 {
 	unsigned char sig[64];
-	char id[65], *canon, *msg = NULL, *b64 = NULL;
+	char id[65], *msg, *b64 = NULL;
 	json_t *s;
 	int rv = -1;
 
-	if ((canon = encode_canonical(report)) == NULL ||
-	    asprintf(&msg, "%s%s", ATTEST_SIGNED_PREFIX, canon) == -1) {
-		msg = NULL;
+	if ((msg = encode_signed_bytes(report)) == NULL) {
 		snprintf(err, errlen, "out of memory");
-		goto out;
+		return -1;
 	}
 	if (key_id(k, id) == -1 || key_sign(k, msg, strlen(msg), sig) == -1 ||
 	    (b64 = encode_base64(sig, sizeof(sig))) == NULL) {
@@ -302,7 +294,6 @@ sign(json_t *report, const struct attest_key *k, char *err, size_t errlen)
 	}
 	rv = 0;
 out:
-	free(canon);
 	free(msg);
 	free(b64);
 	return rv;

@@ -275,7 +275,7 @@ static int
 check_signature(json_t *r, const struct attest_key *pub, struct verdict *v)
 {
 	unsigned char sig[64];
-	char id[65], want[65], *canon = NULL, *msg = NULL;
+	char id[65], want[65], *msg;
 	int rv;
 
 	if ((rv = take_signature(r, sig, id, v)) != 0)
@@ -285,14 +285,10 @@ check_signature(json_t *r, const struct attest_key *pub, struct verdict *v)
 	if (strcmp(id, want) != 0)
 		return fail(v, "key_id", "signed by key %s, not by the given "
 		    "key %s", id, want);
-	if ((canon = encode_canonical(r)) == NULL ||
-	    asprintf(&msg, "%s%s", ATTEST_SIGNED_PREFIX, canon) == -1) {
-		free(canon);
+	if ((msg = encode_signed_bytes(r)) == NULL)
 		return fail(v, "signature", "out of memory");
-	}
 	rv = key_verify(pub, msg, strlen(msg), sig) == 0 ? 0 :
 	    fail(v, "signature", "the signature does not match the report");
-	free(canon);
 	free(msg);
 	return rv;
 }
