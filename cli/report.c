@@ -144,8 +144,7 @@ report_log_fd(struct report *rep, int fd)
 	if (fd != STDERR_FILENO && S_ISREG(st.st_mode) &&
 	    (end = lseek(fd, 0, SEEK_END)) != -1) {
 		rep->r.log.offset = end;
-		rep->log_dev = st.st_dev;
-		rep->log_ino = st.st_ino;
+		rep->log_st = st;
 	}
 	return 0;
 }
@@ -162,7 +161,6 @@ void
 report_log(struct report *rep, struct dlog *log, const char *path)
 {
 	struct dlog_totals t;
-	struct stat st;
 
 	if (rep->out == NULL)
 		return;
@@ -177,8 +175,7 @@ report_log(struct report *rep, struct dlog *log, const char *path)
 	rep->r.log.complete = t.complete;
 	/* The path must still lead to the file the records went to. */
 	if (rep->r.log.offset >= 0 && path != NULL &&
-	    (stat(path, &st) == -1 || st.st_dev != rep->log_dev ||
-	    st.st_ino != rep->log_ino))
+	    !same_file(path, &rep->log_st))
 		rep->log_moved = true;
 }
 

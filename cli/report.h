@@ -6,7 +6,7 @@
 #define CLI_REPORT_H
 
 #include <stdbool.h>
-#include <sys/types.h>
+#include <sys/stat.h>
 
 #include "attest/attest.h"
 #include "cli/options.h"
@@ -20,8 +20,7 @@ struct report {
 	struct attest_report	 r;
 	struct attest_sandbox	 sandbox;
 	bool			 started;	/* past the usage checks */
-	dev_t			 log_dev;	/* the log file's identity */
-	ino_t			 log_ino;
+	struct stat		 log_st;	/* the log file, when a file */
 	bool			 log_moved;
 };
 
