@@ -106,15 +106,18 @@ void			 attest_out_free(struct attest_out *);
 int	attest_write(struct attest_out *, const struct attest_report *,
 	    const struct attest_key *, char *err, size_t errlen);
 
+/* No report is larger. */
+#define ATTEST_REPORT_MAX	(1024 * 1024)
+
 /*
- * Verify a report file: schema, signature, key id and, with log_path, the
- * log's digest and record count.  Returns 0 when every check holds, 1 when
- * one fails (*failed names it, why says what was found), -1 when the
- * report or the log cannot be read (why says why).
+ * Verify a report's bytes: schema, canonical form, signature, key id and,
+ * with log_path, the log's digest and record count.  Returns 0 when every
+ * check holds, 1 when one fails (*failed names it, why says what was
+ * found), -1 when the log cannot be read (why says why).
  */
-int	attest_verify(const char *report_path, const struct attest_key *pub,
-	    const char *log_path, const char **failed, char *why,
-	    size_t whylen);
+int	attest_verify(const char *text, size_t len,
+	    const struct attest_key *pub, const char *log_path,
+	    const char **failed, char *why, size_t whylen);
 
 /* Summaries of decision logs (the audit command). */
 struct audit;

@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -19,8 +18,6 @@
 #include "attest/attest.h"
 #include "attest/encode.h"
 #include "attest/key.h"
-
-#define REPORT_MAX_BYTES	(1024 * 1024)
 
 enum {
 	T_STR = 1, T_INT = 2, T_BOOL = 4, T_OBJ = 8, T_ARR = 16, T_NULL = 32,
@@ -434,44 +431,6 @@ check_log(const json_t *r, const char *path, struct verdict *v)
 	return rv;
 }
 
-/* The file whole, NUL-terminated, or NULL after saying why. */
-static char *
-read_report(const char *path, size_t *len, struct verdict *v, int *rv)
-{
-	struct stat st;
-	char *buf = NULL;
-	FILE *f;
-
-	*rv = -1;
-	if ((f = fopen(path, "re")) == NULL) {
-		fail(v, "report", "%s: %s", path, strerror(errno));
-		return NULL;
-	}
-	if (fstat(fileno(f), &st) == -1 || !S_ISREG(st.st_mode)) {
-		fail(v, "report", "%s: not a regular file", path);
-		goto out;
-	}
-	if (st.st_size > REPORT_MAX_BYTES) {
-		*rv = fail(v, "json", "%s: larger than any report", path);
-		goto out;
-	}
-	if ((buf = malloc((size_t)st.st_size + 1)) == NULL) {
-		fail(v, "report", "out of memory");
-		goto out;
-	}
-	*len = fread(buf, 1, (size_t)st.st_size, f);
-	if (ferror(f)) {
-		fail(v, "report", "%s: %s", path, strerror(errno));
-		free(buf);
-		buf = NULL;
-		goto out;
-	}
-	buf[*len] = '\0';
-out:
-	fclose(f);
-	return buf;
-}
-
 /*
  * The file must be the canonical form harn-egressd writes, and a newline:
  * one spelling only, so no two JSON readers can differ on what it says.
@@ -494,32 +453,26 @@ check_canonical(const json_t *r, const char *text, size_t len,
 }
 
 int
-attest_verify(const char *path, const struct attest_key *pub,
+attest_verify(const char *text, size_t len, const struct attest_key *pub,
     const char *log_path, const char **failed, char *why, size_t whylen)
 {
 	struct verdict v = { failed, why, whylen };
 	json_error_t e;
 	json_t *r;
-	char *text;
-	size_t len = 0;
 	int rv;
 
 	*failed = NULL;
 	why[0] = '\0';
-	if ((text = read_report(path, &len, &v, &rv)) == NULL)
-		return rv;
+	if (len > ATTEST_REPORT_MAX)
+		return fail(&v, "json", "larger than any report");
 	/* Duplicate keys would let two readers see two reports. */
-	if ((r = json_loadb(text, len, JSON_REJECT_DUPLICATES, &e)) == NULL) {
-		rv = fail(&v, "json", "%s: not JSON: line %d: %s", path,
-		    e.line, e.text);
-		free(text);
-		return rv;
-	}
+	if ((r = json_loadb(text, len, JSON_REJECT_DUPLICATES, &e)) == NULL)
+		return fail(&v, "json", "not JSON: line %d: %s", e.line,
+		    e.text);
 	if ((rv = check_schema(r, &v)) == 0 &&
 	    (rv = check_canonical(r, text, len, &v)) == 0 &&
 	    (rv = check_signature(r, pub, &v)) == 0 && log_path != NULL)
 		rv = check_log(r, log_path, &v);
 	json_decref(r);
-	free(text);
 	return rv;
 }

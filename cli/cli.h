@@ -18,6 +18,12 @@ void	 cli_error(const char *fmt, ...)
  */
 struct conf *cli_load_policy(const char *path);
 
+/*
+ * A regular file whole (not NUL-terminated), at most max bytes, or NULL
+ * with errno set (EFBIG: larger).
+ */
+char	*cli_read_file(const char *path, size_t max, size_t *len);
+
 /* 127.0.0.1, port 0: the default listener. */
 extern const struct conf_sockaddr cli_loopback;
 

@@ -34,9 +34,8 @@ env_get(const char *name)
 	return getenv(name);
 }
 
-/* The whole file, or NULL with errno set. */
-static char *
-read_file(const char *path, size_t *len)
+char *
+cli_read_file(const char *path, size_t max, size_t *len)
 {
 	struct stat st;
 	char *buf = NULL;
@@ -52,7 +51,7 @@ read_file(const char *path, size_t *len)
 		errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
 		goto fail;
 	}
-	if ((size_t)st.st_size > POLICY_MAX_BYTES) {
+	if ((size_t)st.st_size > max) {
 		errno = EFBIG;
 		goto fail;
 	}
@@ -107,7 +106,7 @@ cli_load_policy(const char *path)
 			return NULL;
 		}
 	}
-	if ((buf = read_file(path, &len)) == NULL) {
+	if ((buf = cli_read_file(path, POLICY_MAX_BYTES, &len)) == NULL) {
 		cli_error("%s: %s", path, strerror(errno));
 		return NULL;
 	}

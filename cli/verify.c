@@ -2,8 +2,10 @@
  * verify --pubkey FILE [--log FILE] REPORT: exit 0 only when every check
  * of SPEC 7 holds, 1 naming the first that failed, 2 on a usage error.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "attest/attest.h"
@@ -18,8 +20,9 @@ cmd_verify(int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *pubkey = NULL, *log = NULL, *failed;
-	char err[ATTEST_ERR_MAX];
+	char err[ATTEST_ERR_MAX], *text;
 	struct attest_key *key;
+	size_t len;
 	int ch, rv;
 
 	optind = 1;
@@ -37,7 +40,16 @@ cmd_verify(int argc, char **argv)
 		cli_error("verify: --pubkey %s", err);
 		return EXIT_USAGE;
 	}
-	rv = attest_verify(argv[optind], key, log, &failed, err, sizeof(err));
+	if ((text = cli_read_file(argv[optind], ATTEST_REPORT_MAX, &len)) ==
+	    NULL) {
+		cli_error("verify: %s: FAILED %s: %s", argv[optind],
+		    errno == EFBIG ? "json" : "report", errno == EFBIG ?
+		    "larger than any report" : strerror(errno));
+		attest_key_free(key);
+		return EXIT_RUNTIME;
+	}
+	rv = attest_verify(text, len, key, log, &failed, err, sizeof(err));
+	free(text);
 	attest_key_free(key);
 	if (rv == 0) {
 		printf("%s: ok: schema, canonical, signature, key_id%s\n",

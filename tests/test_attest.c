@@ -176,11 +176,18 @@ verify(const char *path, const char *pub, const char **failed)
 {
 	struct attest_key *k;
 	char why[ATTEST_ERR_MAX];
+	static char text[ATTEST_REPORT_MAX];
 	int rv;
+	size_t len;
+	FILE *f;
 
 	if ((k = attest_key_read_public(pub, why, sizeof(why))) == NULL)
 		fail_msg("%s", why);
-	rv = attest_verify(path, k, NULL, failed, why, sizeof(why));
+	if ((f = fopen(path, "r")) == NULL)
+		fail_msg("%s: cannot open", path);
+	len = fread(text, 1, sizeof(text), f);
+	fclose(f);
+	rv = attest_verify(text, len, k, NULL, failed, why, sizeof(why));
 	attest_key_free(k);
 	return rv;
 }
