@@ -66,9 +66,7 @@ deferred_cb(evutil_socket_t fd, short ev, void *arg)
 {
 	struct outbound *ob = arg;
 
-	if (ob->connected)
-		ob_finish(ob, ob->verdict.reason);
-	else if (ob->verdict.decision == EGRESS_ALLOW)
+	if (!ob->connected && ob->verdict.decision == EGRESS_ALLOW)
 		connect_next(ob);
 	else
 		ob_finish(ob, ob->verdict.reason);
@@ -131,25 +129,10 @@ connect_state(int fd)
 	return (p.revents & POLLOUT) ? 1 : 0;
 }
 
-/* Connected: report now, or from the loop when inside outbound_start. */
-static void
-connect_done(struct outbound *ob)
-{
-	ob->connected = true;
-	if (!ob->starting) {
-		ob_finish(ob, ob->verdict.reason);
-		return;
-	}
-	if (ob_defer(ob) == -1) {
-		ob->connected = false;
-		ob->last_failure = EGRESS_R_CONNECT_FAILED;
-		close(ob->fd);
-		ob->fd = -1;
-		ob->verdict.reason = EGRESS_R_NONE;
-	}
-}
-
-/* Try the next checked address; report when none is left. */
+/*
+ * Try the next checked address until one connects or is waited on;
+ * report when one connected at once or none is left.
+ */
 static void
 connect_next(struct outbound *ob)
 {
@@ -179,8 +162,8 @@ connect_next(struct outbound *ob)
 			continue;
 		}
 		if (state == 1) {
-			connect_done(ob);
-			return;
+			ob->connected = true;
+			break;
 		}
 		if (ob->ev != NULL)
 			event_free(ob->ev);
@@ -196,15 +179,17 @@ connect_next(struct outbound *ob)
 		}
 		return;
 	}
-	if (ob->starting) {
-		/* Never call back from inside outbound_start. */
+	if (!ob->connected) {
 		ob->verdict.decision = EGRESS_DENY;
 		ob->verdict.reason = ob->last_failure;
+	}
+	if (ob->starting) {
+		/* Never call back from inside outbound_start. */
 		if (ob_defer(ob) == -1)
 			ob->verdict.reason = EGRESS_R_NONE;
 		return;
 	}
-	ob_finish(ob, ob->last_failure);
+	ob_finish(ob, ob->verdict.reason);
 }
 
 static void
