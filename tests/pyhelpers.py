@@ -149,6 +149,10 @@ def Server(addr, handler):
     class S(http.server.ThreadingHTTPServer):
         daemon_threads = True
         allow_reuse_address = True
+        # socketserver's default backlog of 5 drops SYNs when the proxy
+        # connects 100 clients at once; a retransmitted SYN (1 s, then
+        # 3 s) can outlast connect_timeout.  Origins have real backlogs.
+        request_queue_size = 128
         address_family = socket.AF_INET6 if ":" in addr[0] else \
             socket.AF_INET
 
