@@ -14,8 +14,10 @@
  *
  * A direction whose sockets refuse splice (EINVAL; not seen on TCP or
  * AF_UNIX stream sockets) or whose pipe cannot be made (out of
- * descriptors) falls back for good to read(2)/send(2) through a
- * TUNNEL_BUF_SZ heap buffer; the same one-buffer bound holds.
+ * descriptors) falls back for good to read(2)/send(2).  Copying reads
+ * into one scratch buffer shared by all tunnels and sends at once; only
+ * what dst does not take is kept, in a TUNNEL_BUF_SZ heap buffer, so the
+ * same one-buffer bound holds and most tunnels never allocate one.
  *
  * A direction starts out copying (D_SMALL): a request or a response that
  * fits one buffer costs a read and a send, where a pipe would cost its
@@ -34,6 +36,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <event2/buffer.h>
@@ -72,12 +75,13 @@ struct dir {
 	struct tunnel	*t;
 	struct event	*rev;		/* src readable */
 	struct event	*wev;		/* dst writable; made on first need */
-	char		*buf;		/* D_COPY only; NULL while quiet */
+	char		*buf;		/* D_COPY: what dst has not taken yet */
 	uint64_t	 bytes;		/* written to dst */
 	int		 src, dst;
 	int		 pipe[2];	/* -1 until src is readable, and when quiet */
 	uint32_t	 inpipe;	/* bytes in the pipe */
 	uint32_t	 pipesz;	/* its capacity */
+	uint32_t	 last_read;	/* bytes the last fill took from src */
 	uint16_t	 boff, blen;	/* unsent part of buf: [boff, blen) */
 	uint8_t		 flags;
 };
@@ -182,40 +186,67 @@ copy_start(struct dir *d)
 static int
 copy_buf(struct dir *d)
 {
-	struct tunnel *t = d->t;
-
-	if (d->buf != NULL)
-		return 0;
-	if ((d->buf = malloc(TUNNEL_BUF_SZ)) == NULL)
-		return -1;
-	/* As for a pipe: the timer gives it back once quiet. */
-	if (!t->timer_pipes && timer_next(t, tunnel_idle(t)) == -1)
+	if (d->buf == NULL && (d->buf = malloc(TUNNEL_BUF_SZ)) == NULL)
 		return -1;
 	return 0;
 }
 
+/* A read filled the buffer: bulk traffic, splice from here on. */
+static void
+copy_grown(struct dir *d)
+{
+	if (d->flags & D_GROWN)
+		d->flags &= (uint8_t)~(D_COPY | D_SMALL | D_GROWN);
+}
+
+/*
+ * Keep what dst did not take of p[0, n) in d->buf, which holds exactly
+ * the unsent bytes (NULL when there are none).
+ */
+static enum io
+copy_keep(struct dir *d, const char *p, size_t n)
+{
+	if (copy_buf(d) == -1)
+		return IO_ERR;
+	memcpy(d->buf, p, n);
+	d->boff = 0;
+	d->blen = (uint16_t)n;
+	return IO_AGAIN;
+}
+
+/*
+ * src -> dst through the loop's one scratch buffer: the read is sent at
+ * once, so a tunnel owns a buffer only while dst is full, and the common
+ * small request or response costs no allocation at all.
+ */
 static enum io
 copy_fill(struct dir *d)
 {
-	ssize_t n;
+	static char scratch[TUNNEL_BUF_SZ];
+	ssize_t n, sent;
 
-	if (copy_buf(d) == -1)
-		return IO_ERR;
-	n = read(d->src, d->buf, TUNNEL_BUF_SZ);
-	if (n > 0) {
-		d->boff = 0;
-		d->blen = (uint16_t)n;
-		if ((d->flags & D_SMALL) && n == TUNNEL_BUF_SZ)
-			d->flags |= D_GROWN;
-		return IO_OK;
-	}
+	n = read(d->src, scratch, sizeof(scratch));
 	if (n == 0) {
 		d->flags |= D_EOF;
 		return IO_EOF;
 	}
-	if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
-		return IO_AGAIN;
-	return IO_ERR;
+	if (n == -1)
+		return (errno == EAGAIN || errno == EWOULDBLOCK ||
+		    errno == EINTR) ? IO_AGAIN : IO_ERR;
+	d->last_read = (uint32_t)n;
+	if ((d->flags & D_SMALL) && n == TUNNEL_BUF_SZ)
+		d->flags |= D_GROWN;
+	sent = send(d->dst, scratch, (size_t)n, MSG_NOSIGNAL);
+	if (sent == -1) {
+		if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+			return IO_ERR;
+		sent = 0;
+	}
+	d->bytes += (uint64_t)sent;
+	if (sent < n)
+		return copy_keep(d, scratch + sent, (size_t)(n - sent));
+	copy_grown(d);
+	return IO_OK;
 }
 
 /* Refill buf from what splice left in the pipe before the switch. */
@@ -264,12 +295,9 @@ copy_drain(struct dir *d)
 		if (d->boff < d->blen)
 			return IO_AGAIN;	/* short: dst is full */
 	}
-	if (d->flags & D_GROWN) {
-		/* Bulk traffic: the buffer is empty, splice from here on. */
-		d->flags &= (uint8_t)~(D_COPY | D_SMALL | D_GROWN);
-		free(d->buf);
-		d->buf = NULL;
-	}
+	free(d->buf);
+	d->buf = NULL;
+	copy_grown(d);
 	return IO_OK;
 }
 
@@ -290,6 +318,7 @@ dir_fill(struct dir *d)
 	    SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
 	if (n > 0) {
 		d->inpipe += (uint32_t)n;
+		d->last_read = (uint32_t)n;
 		return IO_OK;
 	}
 	if (n == 0) {
@@ -406,7 +435,7 @@ dir_more(const struct dir *d)
 {
 	size_t cap = (d->flags & D_COPY) ? TUNNEL_BUF_SZ : d->pipesz;
 
-	return dir_pending(d) >= cap / 2;
+	return d->last_read >= cap / 2;
 }
 
 /*
@@ -549,8 +578,7 @@ timer_arm(struct tunnel *t, int64_t ms)
 static bool
 tunnel_holds(const struct tunnel *t)
 {
-	return t->d[C2O].pipe[0] != -1 || t->d[O2C].pipe[0] != -1 ||
-	    t->d[C2O].buf != NULL || t->d[O2C].buf != NULL;
+	return t->d[C2O].pipe[0] != -1 || t->d[O2C].pipe[0] != -1;
 }
 
 /* Quiet: give back empty pipes and buffers; the next bytes remake them. */

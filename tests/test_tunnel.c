@@ -770,10 +770,14 @@ test_early_to_reset(void **state)
  * accepted must stop growing, the tunnel holds one pipe at most, and user
  * memory does not grow.  Then the receiver reads and all 64 MiB arrive.
  */
+/*
+ * An origin that stops reading: the client is read only as far as one
+ * pipe (or, copying, one buffer) beyond the socket queues, then not at
+ * all; every byte arrives once the origin reads again.
+ */
 static void
-test_backpressure(void **state)
+stall(struct fx *fx, int want_pipes)
 {
-	struct fx *fx = *state;
 	struct link *l = &fx->l[0];
 	size_t len = 64 * MiB, pbytes, a1, a2, rss0, rss1;
 	unsigned char *up = random_bytes(fx, len, 7);
@@ -802,7 +806,7 @@ test_backpressure(void **state)
 	assert_true(a2 < len);
 	assert_int_equal(a1, a2);
 	assert_int_equal(l->o.inlen, 0);
-	assert_int_equal(npipes, 1);	/* client -> origin only */
+	assert_int_equal(npipes, want_pipes);
 	assert_true(pbytes <= 1 * MiB);
 	assert_true(rss1 < rss0 + 2 * MiB);
 	assert_int_equal(l->ndone, 0);
@@ -812,6 +816,21 @@ test_backpressure(void **state)
 	assert_int_equal(l->o.inlen, len);
 	assert_memory_equal(l->o.in, up, len);
 	assert_int_equal(l->st.to_origin, len);
+}
+
+static void
+test_backpressure(void **state)
+{
+	stall(*state, 1);	/* client -> origin only */
+}
+
+/* Copying, what the origin does not take waits in the one buffer. */
+static void
+test_backpressure_copy(void **state)
+{
+	fake = FAKE_SPLICE_FROM_SOCK;
+	stall(*state, 0);
+	assert_true(fake_hits >= 1);
 }
 
 /* No traffic for idle_timeout_ms: ends around then. */
@@ -1100,6 +1119,8 @@ main(void)
 		T(test_early_to_reset, tcp),
 		T(test_backpressure, unix),
 		T(test_backpressure, tcp),
+		T(test_backpressure_copy, unix),
+		T(test_backpressure_copy, tcp),
 		T(test_idle_timeout, tcp),
 		T(test_idle_activity, tcp),
 		T(test_tunnel_free, unix),
