@@ -79,13 +79,15 @@ deferred_cb(evutil_socket_t fd, short ev, void *arg)
 static int
 ob_defer(struct outbound *ob)
 {
-	struct timeval tv = { 0, 0 };
-
 	if (ob->ev != NULL)
 		event_free(ob->ev);
-	ob->ev = evtimer_new(ob->px->base, deferred_cb, ob);
-	if (ob->ev == NULL || evtimer_add(ob->ev, &tv) == -1)
+	/*
+	 * Made active, not a zero timer: it runs in this pass of the loop,
+	 * after the current callback, with no poll of the kernel between.
+	 */
+	if ((ob->ev = event_new(ob->px->base, -1, 0, deferred_cb, ob)) == NULL)
 		return -1;
+	event_active(ob->ev, EV_TIMEOUT, 0);
 	return 0;
 }
 
