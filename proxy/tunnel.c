@@ -581,7 +581,7 @@ tunnel_holds(const struct tunnel *t)
 	return t->d[C2O].pipe[0] != -1 || t->d[O2C].pipe[0] != -1;
 }
 
-/* Quiet: give back empty pipes and buffers; the next bytes remake them. */
+/* Quiet: give back empty pipes; the next bytes remake them. */
 static void
 dir_trim(struct dir *d)
 {
