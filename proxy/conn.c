@@ -233,15 +233,19 @@ conn_start_tunnel(struct conn *c, int ofd, const void *reply, size_t len)
 	n = send(c->fd, reply, len, MSG_NOSIGNAL | MSG_DONTWAIT);
 	if (n != (ssize_t)len)
 		goto fail;
+	c->tunnel = tunnel_new(c->px->base, c->fd, ofd, c->early,
+	    c->gen->conf->idle_timeout, tunnel_ended, c);
+	if (c->tunnel == NULL)
+		goto fail;
+	/*
+	 * Freed after the tunnel has registered the client socket: epoll
+	 * sees no change for it, where freeing first costs a CTL_MOD.
+	 */
 	bufferevent_free(c->bev);
 	c->bev = NULL;
 	event_free(c->head_timer);
 	c->head_timer = NULL;
 	c->state = CONN_TUNNEL;
-	c->tunnel = tunnel_new(c->px->base, c->fd, ofd, c->early,
-	    c->gen->conf->idle_timeout, tunnel_ended, c);
-	if (c->tunnel == NULL)
-		goto fail;
 	return;
 fail:
 	close(ofd);
