@@ -183,6 +183,25 @@ copy_start(struct dir *d)
 		dir_release(d);
 }
 
+/* errno after a failed read or send: nothing to do now, not an error. */
+static bool
+io_again(void)
+{
+	return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR;
+}
+
+/* Send what dst takes of p[0, len): the count (0 when full), or -1. */
+static ssize_t
+copy_send(struct dir *d, const char *p, size_t len)
+{
+	ssize_t n;
+
+	if ((n = send(d->dst, p, len, MSG_NOSIGNAL)) == -1)
+		return io_again() ? 0 : -1;
+	d->bytes += (uint64_t)n;
+	return n;
+}
+
 static int
 copy_buf(struct dir *d)
 {
@@ -231,18 +250,12 @@ copy_fill(struct dir *d)
 		return IO_EOF;
 	}
 	if (n == -1)
-		return (errno == EAGAIN || errno == EWOULDBLOCK ||
-		    errno == EINTR) ? IO_AGAIN : IO_ERR;
+		return io_again() ? IO_AGAIN : IO_ERR;
 	d->last_read = (uint32_t)n;
 	if ((d->flags & D_SMALL) && n == TUNNEL_BUF_SZ)
 		d->flags |= D_GROWN;
-	sent = send(d->dst, scratch, (size_t)n, MSG_NOSIGNAL);
-	if (sent == -1) {
-		if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
-			return IO_ERR;
-		sent = 0;
-	}
-	d->bytes += (uint64_t)sent;
+	if ((sent = copy_send(d, scratch, (size_t)n)) == -1)
+		return IO_ERR;
 	if (sent < n)
 		return copy_keep(d, scratch + sent, (size_t)(n - sent));
 	copy_grown(d);
@@ -282,16 +295,10 @@ copy_drain(struct dir *d)
 	while (dir_pending(d) > 0) {
 		if (d->boff == d->blen && copy_from_pipe(d) == IO_ERR)
 			return IO_ERR;
-		n = send(d->dst, d->buf + d->boff, d->blen - d->boff,
-		    MSG_NOSIGNAL);
-		if (n == -1) {
-			if (errno == EAGAIN || errno == EWOULDBLOCK ||
-			    errno == EINTR)
-				return IO_AGAIN;
+		n = copy_send(d, d->buf + d->boff, d->blen - d->boff);
+		if (n == -1)
 			return IO_ERR;
-		}
 		d->boff += (uint16_t)n;
-		d->bytes += (uint64_t)n;
 		if (d->boff < d->blen)
 			return IO_AGAIN;	/* short: dst is full */
 	}
@@ -325,7 +332,7 @@ dir_fill(struct dir *d)
 		d->flags |= D_EOF;
 		return IO_EOF;
 	}
-	if (errno == EAGAIN || errno == EINTR)
+	if (io_again())
 		return IO_AGAIN;
 	if (errno == EINVAL) {
 		/* This socket type cannot be spliced from. */
@@ -354,7 +361,7 @@ dir_drain(struct dir *d)
 		errno = EIO;		/* we hold the write end */
 		return IO_ERR;
 	}
-	if (errno == EAGAIN || errno == EINTR)
+	if (io_again())
 		return IO_AGAIN;
 	if (errno == EINVAL) {
 		/* dst cannot be spliced to: send what the pipe holds. */
@@ -523,8 +530,7 @@ early_flush(struct tunnel *t)
 
 	n = evbuffer_write(t->early, d->dst);
 	if (n == -1)
-		return (errno == EAGAIN || errno == EWOULDBLOCK ||
-		    errno == EINTR) ? 0 : -1;
+		return io_again() ? 0 : -1;
 	d->bytes += (uint64_t)n;
 	if (n > 0)
 		t->last_ms = now_ms(t);

@@ -767,13 +767,9 @@ test_early_to_reset(void **state)
 
 /*
  * A receiver that does not read: the sender must be refused, the amount
- * accepted must stop growing, the tunnel holds one pipe at most, and user
- * memory does not grow.  Then the receiver reads and all 64 MiB arrive.
- */
-/*
- * An origin that stops reading: the client is read only as far as one
- * pipe (or, copying, one buffer) beyond the socket queues, then not at
- * all; every byte arrives once the origin reads again.
+ * accepted must stop growing, the tunnel holds one pipe (copying: one
+ * buffer) at most, and user memory does not grow.  Then the receiver
+ * reads and all 64 MiB arrive.
  */
 static void
 stall(struct fx *fx, int want_pipes)
