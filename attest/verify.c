@@ -376,6 +376,16 @@ read_range(int fd, off_t at, uint64_t bytes, struct range *g)
 		encode_hex(sha, 32, g->hex);
 }
 
+/* The decisions the report counts. */
+static uint64_t
+decisions(const json_t *r)
+{
+	const json_t *d = json_object_get(r, "decisions");
+
+	return (uint64_t)json_integer_value(json_object_get(d, "allow")) +
+	    (uint64_t)json_integer_value(json_object_get(d, "deny"));
+}
+
 /*
  * The log holds the run's records exactly: the report's bytes at its
  * offset (a log the run appended to), or at the start (a copy of just
@@ -399,6 +409,10 @@ check_log(const json_t *r, const char *path, struct verdict *v)
 	if (!json_is_true(json_object_get(log, "complete")))
 		return fail(v, "log_complete", "the run could not write every "
 		    "record to its log");
+	if (records == 0 && decisions(r) > 0)
+		return fail(v, "log", "the run kept no decision log (its %llu "
+		    "decisions were counted, not logged): no log can hold them",
+		    (unsigned long long)decisions(r));
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
 		fail(v, "log", "%s: %s", path, strerror(errno));
 		return -1;

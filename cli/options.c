@@ -1,14 +1,18 @@
 /* The command line of service and run mode. */
+#include <errno.h>
 #include <getopt.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
 #include "cli/options.h"
+#include "sandbox/sandbox.h"
 
 enum {
 	OPT_POLICY = 256, OPT_LISTEN, OPT_PORT_FILE, OPT_LOG, OPT_ATTEST,
 	OPT_SIGN_KEY, OPT_PROFILE, OPT_WORKSPACE, OPT_RO_ROOT, OPT_RW_ROOT,
-	OPT_DENY_ROOT, OPT_ENV, OPT_NO_SANDBOX
+	OPT_DENY_ROOT, OPT_ENV, OPT_NO_SANDBOX, OPT_SOCKET_ROOT, OPT_MAX_PROCS,
+	OPT_TMPFS_SIZE, OPT_MAX_MEMORY
 };
 
 static const struct option longopts[] = {
@@ -25,6 +29,10 @@ static const struct option longopts[] = {
 	{ "read-deny-root", required_argument, NULL, OPT_DENY_ROOT },
 	{ "env", required_argument, NULL, OPT_ENV },
 	{ "no-sandbox", no_argument, NULL, OPT_NO_SANDBOX },
+	{ "unix-socket-root", required_argument, NULL, OPT_SOCKET_ROOT },
+	{ "max-procs", required_argument, NULL, OPT_MAX_PROCS },
+	{ "tmpfs-size", required_argument, NULL, OPT_TMPFS_SIZE },
+	{ "max-memory", required_argument, NULL, OPT_MAX_MEMORY },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -70,6 +78,51 @@ check_env_name(const char *s)
 	return 0;
 }
 
+/* N, or N followed by k, m or g (powers of 1024); at least min. */
+static int
+parse_size(const char *what, const char *s, unsigned long long min,
+    unsigned long long *out)
+{
+	unsigned long long v, mul = 1;
+	char *end;
+
+	errno = 0;
+	if (s[0] < '0' || s[0] > '9' ||
+	    ((v = strtoull(s, &end, 10)), errno != 0))
+		goto bad;
+	switch (*end) {
+	case 'k': case 'K': mul = 1ULL << 10; end++; break;
+	case 'm': case 'M': mul = 1ULL << 20; end++; break;
+	case 'g': case 'G': mul = 1ULL << 30; end++; break;
+	}
+	if (*end != '\0' || v > (1ULL << 50) / mul || v * mul < min)
+		goto bad;
+	*out = v * mul;
+	return 0;
+bad:
+	cli_error("%s %s: want a size of at least %llu bytes (N, Nk, Nm, Ng)",
+	    what, s, min);
+	return -1;
+}
+
+static int
+parse_procs(const char *s, unsigned *out)
+{
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	if (s[0] < '0' || s[0] > '9' ||
+	    ((v = strtoul(s, &end, 10)), errno != 0) || *end != '\0' ||
+	    v < 1 || v > 4194304) {
+		cli_error("--max-procs %s: want a number of processes, 1 to "
+		    "4194304", s);
+		return -1;
+	}
+	*out = (unsigned)v;
+	return 0;
+}
+
 static int
 add_listen(struct options *o, const char *s)
 {
@@ -111,6 +164,16 @@ one_option(struct options *o, int ch, const char *arg)
 	case OPT_DENY_ROOT:
 		return add_str(o->deny_roots, &o->ndeny_roots, OPT_MAX_ROOTS,
 		    arg, "--read-deny-root");
+	case OPT_SOCKET_ROOT:
+		return add_str(o->socket_roots, &o->nsocket_roots,
+		    OPT_MAX_ROOTS, arg, "--unix-socket-root");
+	case OPT_MAX_PROCS: return parse_procs(arg, &o->max_procs);
+	case OPT_TMPFS_SIZE:
+		return parse_size("--tmpfs-size", arg, 1ULL << 20,
+		    &o->tmpfs_size);
+	case OPT_MAX_MEMORY:
+		return parse_size("--max-memory", arg, 16ULL << 20,
+		    &o->max_memory);
 	case OPT_ENV:
 		if (check_env_name(arg) == -1)
 			return -1;
@@ -138,6 +201,8 @@ options_parse(int argc, char **argv, struct options *o)
 
 	memset(o, 0, sizeof(*o));
 	o->profile = "worktree";
+	o->max_procs = SANDBOX_MAX_PROCS;
+	o->tmpfs_size = SANDBOX_TMPFS_SIZE;
 	optind = 1;
 	opterr = 1;
 	/* "+": stop at the first non-option, so CMD's own flags stay its own. */

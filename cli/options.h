@@ -27,6 +27,11 @@ struct options {
 	size_t			 ndeny_roots;
 	const char		*env[OPT_MAX_ENV];
 	size_t			 nenv;
+	const char		*socket_roots[OPT_MAX_ROOTS];
+	size_t			 nsocket_roots;
+	unsigned		 max_procs;
+	unsigned long long	 tmpfs_size;
+	unsigned long long	 max_memory;	/* 0: none */
 	bool			 no_sandbox;
 	char			**cmd;		/* after --; NULL in service mode */
 };

@@ -46,28 +46,39 @@ serve_open_log(const char *path)
 
 	if (path == NULL || strcmp(path, "-") == 0)
 		return STDERR_FILENO;
-	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
+	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW |
+	    O_NOCTTY, 0640);
 	if (fd == -1)
-		cli_error("--log %s: %s", path, strerror(errno));
+		cli_error("--log %s: %s", path, errno == ELOOP ?
+		    "is a symbolic link (not followed)" : strerror(errno));
 	return fd;
 }
 
-/* The port, one line, written whole or not at all. */
-static int
-write_port_file(const char *path, const char *bound)
+/*
+ * The port, one line, written whole or not at all: a new temporary file
+ * beside it (never one already there, never through a symlink), renamed.
+ */
+int
+serve_write_port_file(const char *path, const char *bound)
 {
 	const char *colon = strrchr(bound, ':');
-	char tmp[4096];
-	FILE *f;
+	char tmp[4096], line[16];
+	int fd, n, saved;
 
 	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid()) >=
-	    (int)sizeof(tmp))
+	    (int)sizeof(tmp)) {
+		errno = ENAMETOOLONG;
 		return -1;
-	if ((f = fopen(tmp, "w")) == NULL)
+	}
+	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+	    O_CLOEXEC, 0644)) == -1)
 		return -1;
-	fprintf(f, "%s\n", colon ? colon + 1 : bound);
-	if (fclose(f) != 0 || rename(tmp, path) == -1) {
-		unlink(tmp);
+	n = snprintf(line, sizeof(line), "%s\n", colon ? colon + 1 : bound);
+	saved = write(fd, line, (size_t)n) == n ? 0 : -1;
+	if (close(fd) == -1 || saved == -1 || rename(tmp, path) == -1) {
+		saved = errno;
+		(void)unlink(tmp);
+		errno = saved;
 		return -1;
 	}
 	return 0;
@@ -139,7 +150,7 @@ open_listeners(struct service *s, const struct conf *c)
 		printf("harn-egressd: listening on %s\n", bound);
 		report_listen(s->rep, bound);
 		if (i == 0 && s->opt->port_file != NULL &&
-		    write_port_file(s->opt->port_file, bound) == -1) {
+		    serve_write_port_file(s->opt->port_file, bound) == -1) {
 			cli_error("--port-file %s: %s", s->opt->port_file,
 			    strerror(errno));
 			return -1;

@@ -4,8 +4,13 @@
 #include "cli/options.h"
 #include "cli/report.h"
 
-/* Open the decision log (NULL or "-": stderr); -1 after saying why. */
+/*
+ * Open the decision log (NULL or "-": stderr), never through a symlink;
+ * -1 after saying why.
+ */
 int	serve_open_log(const char *path);
+/* The port of bound ("ADDR:PORT"), one line, written whole or not at all. */
+int	serve_write_port_file(const char *path, const char *bound);
 /* Service mode; takes the conf, records in rep.  The exit status. */
 int	serve(const struct options *, struct conf *, struct report *);
 

@@ -107,7 +107,7 @@ dlog_free(struct dlog *l)
 int
 dlog_flush(struct dlog *l)
 {
-	while (evbuffer_get_length(l->buf) > 0) {
+	while (l->fd != -1 && evbuffer_get_length(l->buf) > 0) {
 		if (evbuffer_write(l->buf, l->fd) == -1) {
 			if (errno == EINTR)
 				continue;
@@ -170,6 +170,27 @@ safe_host(const char *h)
 	return h;
 }
 
+/*
+ * No decision log (run mode without --log): the totals are kept for the
+ * report, and each refusal is said on stderr for people, as a diagnostic
+ * that no reader takes for a record.
+ */
+static void
+count_only(struct dlog *l, enum proxy_protocol proto, const char *host,
+    uint16_t port, bool allow, enum egress_reason reason)
+{
+	if (allow)
+		l->totals.allow++;
+	else
+		l->totals.deny++;
+	if ((unsigned)reason < EGRESS_R_COUNT)
+		l->totals.by_reason[reason]++;
+	if (!allow)
+		fprintf(stderr, "harn-egressd: refused %s %s:%u: %s\n",
+		    protocol_names[proto], safe_host(host)[0] != '\0' ?
+		    safe_host(host) : "-", port, egress_reason_name(reason));
+}
+
 void
 dlog_decision(struct dlog *l, enum proxy_protocol proto, const char *host,
     uint16_t port, bool allow, enum egress_reason reason,
@@ -191,6 +212,10 @@ dlog_decision(struct dlog *l, enum proxy_protocol proto, const char *host,
 	    a[0] ? "\"" : "", run);
 	if (n < 0 || (size_t)n >= sizeof(line))
 		return;
+	if (l->fd == -1) {
+		count_only(l, proto, host, port, allow, reason);
+		return;
+	}
 	if (sha_start(l) == -1 || EVP_DigestUpdate(l->sha, line, n) != 1)
 		l->sha_failed = true;
 	l->totals.records++;

@@ -29,7 +29,10 @@ struct dlog_totals {
 	bool		 complete;	/* every record written and digested */
 };
 
-/* fd is written to, never closed here; run_id may be NULL. */
+/*
+ * fd is written to, never closed here; -1: no log, only the totals (and
+ * refusals said on stderr).  run_id may be NULL.
+ */
 struct dlog	*dlog_new(struct event_base *, int fd, const char *run_id);
 void		 dlog_free(struct dlog *);	/* flushes */
 int		 dlog_flush(struct dlog *);

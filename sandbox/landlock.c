@@ -43,7 +43,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sandbox/sandbox.h"
+#include "sandbox/internal.h"
 
 /* The same numbers on every architecture but alpha. */
 #ifndef SYS_landlock_create_ruleset
@@ -167,9 +167,14 @@ struct ident {
 	ino_t	 ino;
 };
 
-/* A denied path that exists, resolved. */
+/*
+ * A denied path, resolved.  One that does not exist is the first missing
+ * name below its nearest existing directory: that directory is split
+ * around it, so that the path stays denied if it appears.
+ */
 struct denied {
 	char		*path;		/* canonical */
+	bool		 exists;
 	bool		 isdir;
 	struct ident	 self;
 	struct ident	*up;		/* each directory above it, "/" first */
@@ -438,8 +443,80 @@ free_one(struct denied *d)
 }
 
 /*
- * Resolve the denied paths.  One that does not exist is nothing to hide;
- * one that cannot be resolved is an error, never a wider grant.
+ * Where a symlink leads, however many links on, when its end does not
+ * exist (realpath cannot say): the path the end would be made at.
+ */
+static char *
+link_end(const char *path)
+{
+	char buf[PATH_MAX], *cur, *slash, *next;
+	struct stat sb;
+	ssize_t n;
+	int hops;
+
+	if ((cur = strdup(path)) == NULL)
+		return NULL;
+	for (hops = 0; hops < 40; hops++) {
+		if (lstat(cur, &sb) == -1 || !S_ISLNK(sb.st_mode))
+			return cur;
+		if ((n = readlink(cur, buf, sizeof(buf) - 1)) <= 0)
+			break;
+		buf[n] = '\0';
+		if (buf[0] == '/')
+			next = strdup(buf);
+		else {
+			slash = strrchr(cur, '/');
+			*slash = '\0';
+			if (asprintf(&next, "%s/%s", cur, buf) == -1)
+				next = NULL;
+		}
+		free(cur);
+		if ((cur = next) == NULL)
+			return NULL;
+	}
+	free(cur);
+	errno = ELOOP;
+	return NULL;
+}
+
+/*
+ * The canonical nearest existing directory of a path that does not
+ * exist, and the first missing name below it.  NULL with ENOTDIR when a
+ * file stands on the way: nothing can be made there.
+ */
+static char *
+missing_path(const char *path)
+{
+	char buf[PATH_MAX], *end, *slash, *dir, *out = NULL;
+	struct stat sb;
+	const char *name;
+
+	if ((end = link_end(path)) == NULL)
+		return NULL;
+	(void)snprintf(buf, sizeof(buf), "%s", end);
+	free(end);
+	for (;;) {
+		if ((slash = strrchr(buf, '/')) == NULL)
+			return NULL;
+		name = slash + 1;
+		*slash = '\0';
+		if ((dir = realpath(buf[0] != '\0' ? buf : "/", NULL)) != NULL)
+			break;
+		if (errno != ENOENT)
+			return NULL;
+	}
+	if (stat(dir, &sb) == -1 || !S_ISDIR(sb.st_mode))
+		errno = ENOTDIR;
+	else if (asprintf(&out, "%s/%s", strcmp(dir, "/") == 0 ? "" : dir,
+	    name) == -1)
+		out = NULL;
+	free(dir);
+	return out;
+}
+
+/*
+ * Resolve the denied paths.  One that cannot be resolved is an error,
+ * never a wider grant.
  */
 static int
 resolve_denied(struct build *b, const char *const *deny, size_t ndeny)
@@ -460,12 +537,23 @@ resolve_denied(struct build *b, const char *const *deny, size_t ndeny)
 		}
 		d = &b->d[b->nd];
 		if ((d->path = realpath(deny[i], NULL)) == NULL) {
-			if (errno == ENOENT || errno == ENOTDIR ||
-			    below_other(deny, ndeny, i))
+			if (below_other(deny, ndeny, i))
 				continue;
-			seterr(b, "denied path %s: %s", deny[i],
-			    strerror(errno));
-			return -1;
+			if (errno != ENOENT ||
+			    (d->path = missing_path(deny[i])) == NULL) {
+				if (errno == ENOTDIR)
+					continue;
+				seterr(b, "denied path %s: %s", deny[i],
+				    strerror(errno));
+				return -1;
+			}
+			b->nd++;
+			if (walk_up(d->path, &d->up, &d->rest, &d->nup) == -1) {
+				seterr(b, "denied path %s: %s", deny[i],
+				    strerror(errno));
+				return -1;
+			}
+			continue;
 		}
 		b->nd++;
 		if (stat(d->path, &sb) == -1 ||
@@ -479,6 +567,9 @@ resolve_denied(struct build *b, const char *const *deny, size_t ndeny)
 			b->nd--;
 			continue;
 		}
+		/* Masked by /dev/null: the identity is the mask's, not its. */
+		d->exists = !(b->masked && (S_ISCHR(sb.st_mode) ||
+		    S_ISBLK(sb.st_mode)));
 		d->isdir = S_ISDIR(sb.st_mode);
 		d->self.dev = sb.st_dev;
 		d->self.ino = sb.st_ino;
@@ -487,9 +578,10 @@ resolve_denied(struct build *b, const char *const *deny, size_t ndeny)
 }
 
 /*
- * A directory reached by a path we did not expect, whose identity is that
- * of a directory on the way to a denied path (or of a denied directory):
- * a bind mount or the like.  Granting it would grant the denied path too.
+ * An entry reached by a path we did not expect, whose identity is that
+ * of a denied path, or of a directory on the way to one: a bind mount, a
+ * rename since the listing, a hard link.  Granting it would grant the
+ * denied path too.
  */
 static bool
 aliases_denied(const struct build *b, const struct stat *sb)
@@ -497,12 +589,13 @@ aliases_denied(const struct build *b, const struct stat *sb)
 	const struct denied *d;
 	size_t i, k;
 
-	if (!S_ISDIR(sb->st_mode))
-		return false;
 	for (i = 0; i < b->nd; i++) {
 		d = &b->d[i];
-		if (d->isdir && same(&d->self, sb))
+		/* A denied file under another name: renamed, or swapped in. */
+		if (d->exists && same(&d->self, sb))
 			return true;
+		if (!S_ISDIR(sb->st_mode))
+			continue;
 		for (k = 0; k < d->nup; k++)
 			if (same(&d->up[k], sb))
 				return true;
@@ -712,7 +805,7 @@ root_denied(struct build *b, const char *p, const struct stat *sb,
 	*denied = false;
 	for (i = 0; i < b->nd && !*denied; i++)
 		*denied = under(p, b->d[i].path) ||
-		    (b->d[i].isdir && same(&b->d[i].self, sb));
+		    (b->d[i].exists && same(&b->d[i].self, sb));
 	if (*denied)
 		return 0;
 	/* The same, by identity: a grant below a bind mount of one. */
@@ -794,14 +887,15 @@ grant_root(struct build *b, const struct landlock_path *g)
 		goto out;
 	}
 	/*
-	 * Landlock cannot take a path out of a tree without taking the
-	 * tree's own rights: a writable root split around a denied file
-	 * could no longer have files made in it.  Where every denied path is
-	 * masked by a read-only mount, the mask is what keeps a denied path
-	 * inside a writable root; read-only roots are still split.
+	 * Writable roots are split as well: a mask alone would not keep a
+	 * denied file the host replaces during the run (the rename detaches
+	 * the mount on it).  Landlock cannot take a path out of a tree
+	 * without the tree's own rights, so a directory on the way to a
+	 * denied path keeps its entries' grants but not its own: a new file
+	 * made directly in it cannot be opened.
 	 */
 	nrel = 0;
-	if (rel != NULL && !(b->masked && g->grant == GRANT_RW))
+	if (rel != NULL)
 		nrel = denied_below(b, &sb, rel);
 	if (nrel == 0) {
 		rv = add_rule(b, fd, access, S_ISDIR(sb.st_mode), canon);
@@ -885,20 +979,17 @@ fail:
 
 int
 sandbox_landlock_build(const struct landlock_path *grants, size_t n,
-    const char *const *deny, size_t ndeny, unsigned max_rules,
+    const char *const *deny, size_t ndeny, unsigned max_rules, bool masked,
     struct landlock_stats *st, char *err, size_t errlen)
 {
-	return build(grants, n, deny, ndeny, max_rules, false, st, err,
+	return build(grants, n, deny, ndeny, max_rules, masked, st, err,
 	    errlen);
 }
 
 int
-sandbox_landlock_build_masked(const struct landlock_path *grants, size_t n,
-    const char *const *deny, size_t ndeny, unsigned max_rules,
-    struct landlock_stats *st, char *err, size_t errlen)
+sandbox_landlock_abi(void)
 {
-	return build(grants, n, deny, ndeny, max_rules, true, st, err,
-	    errlen);
+	return ll_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
 }
 
 int

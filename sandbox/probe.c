@@ -1,104 +1,169 @@
-/* What this host can enforce, found by trying it in a throwaway child. */
+/*
+ * What this host can enforce, found by doing it (SPEC 6.5): each
+ * mechanism is tried the way run mode uses it, in a throwaway child where
+ * it changes anything.  Never a guess from the uid or from sysctls.
+ */
 #include <errno.h>
+#include <fcntl.h>
+#include <net/if.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <linux/seccomp.h>
 
-#include "sandbox/sandbox.h"
+#include "sandbox/internal.h"
 
-#ifndef SYS_landlock_create_ruleset
-#define SYS_landlock_create_ruleset	444
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open		434
 #endif
-#define LANDLOCK_VERSION_FLAG		(1U << 0)
+#ifndef SYS_pidfd_getfd
+#define SYS_pidfd_getfd		438
+#endif
 
-static const char *const profile_names[] = {
-	[PROFILE_OS_HARDENED] = "os_hardened",
-	[PROFILE_WORKTREE] = "worktree",
-	[PROFILE_WORKSPACE_PATHS] = "workspace_paths",
-	[PROFILE_UNRESTRICTED] = "unrestricted",
-};
-
-int
-sandbox_profile_parse(const char *s, enum sandbox_profile *p)
+static void
+set(struct sandbox_host *h, enum sandbox_mech m, enum sandbox_avail a,
+    const char *why)
 {
-	size_t i;
+	h->avail[m] = a;
+	(void)snprintf(h->why[m], sizeof(h->why[m]), "%s", why);
+}
 
-	for (i = 0; i < sizeof(profile_names) / sizeof(profile_names[0]); i++) {
-		if (strcmp(s, profile_names[i]) == 0) {
-			*p = (enum sandbox_profile)i;
-			return 0;
-		}
+static void
+probe_landlock(struct sandbox_host *h)
+{
+	int abi = sandbox_landlock_abi();
+
+	h->landlock_abi = abi > 0 ? abi : 0;
+	if (abi > 0)
+		return;
+	set(h, MECH_LANDLOCK, AVAIL_ABSENT, errno == EOPNOTSUPP ?
+	    "Landlock is disabled at boot" : errno == ENOSYS ?
+	    "kernel without Landlock" : strerror(errno));
+}
+
+/*
+ * seccomp filters, user notification, and what the connect broker does
+ * with a caller: take its socket (pidfd_getfd) and read its memory.
+ */
+static void
+probe_seccomp(struct sandbox_host *h)
+{
+	char why[160];
+	int pidfd, fd;
+
+	if (prctl(PR_GET_SECCOMP, 0, 0, 0, 0) < 0) {
+		set(h, MECH_SECCOMP, AVAIL_ABSENT, "kernel without seccomp "
+		    "filters");
+		return;
 	}
-	return -1;
+	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0,
+	    &(struct seccomp_notif_sizes){ 0 }) == -1) {
+		snprintf(why, sizeof(why), "seccomp user notification: %s",
+		    strerror(errno));
+		set(h, MECH_SECCOMP, errno == EINVAL ? AVAIL_ABSENT :
+		    AVAIL_CANNOT_ATTACH, why);
+		return;
+	}
+	if ((pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0)) == -1 ||
+	    (fd = (int)syscall(SYS_pidfd_getfd, pidfd, pidfd, 0)) ==
+	    -1) {
+		snprintf(why, sizeof(why), "connect broker: %s: %s",
+		    pidfd == -1 ? "pidfd_open" : "pidfd_getfd",
+		    strerror(errno));
+		set(h, MECH_SECCOMP, errno == ENOSYS ? AVAIL_ABSENT :
+		    AVAIL_CANNOT_ATTACH, why);
+		if (pidfd != -1)
+			(void)close(pidfd);
+		return;
+	}
+	(void)close(fd);
+	(void)close(pidfd);
 }
 
-const char *
-sandbox_profile_name(enum sandbox_profile p)
+/* In the throwaway child: each step of the namespaces' set-up. */
+static void __attribute__((noreturn))
+try_namespaces(int wfd, bool root)
 {
-	return profile_names[p];
-}
-
-/* 0 when the namespaces can be made, else the errno. */
-static int
-try_namespaces(bool userns)
-{
-	int flags = CLONE_NEWNET | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC;
+	struct setup_fail f;
+	unsigned short port;
+	struct sandbox_paths none;
+	struct sandbox_limits lim = { .tmpfs_size = 1 << 20 };
+	int lfd, fds[SANDBOX_MAX_FDS];
+	size_t nfds = 0;
 	pid_t pid;
 	int st;
 
-	if ((pid = fork()) == -1)
-		return errno;
-	if (pid == 0) {
-		if (userns && unshare(CLONE_NEWUSER) == -1)
-			_exit(errno);
-		_exit(unshare(flags) == -1 ? errno : 0);
+	memset(&f, 0, sizeof(f));
+	memset(&none, 0, sizeof(none));
+	if (ns_enter(&none, &lim, root, &lfd, &port, fds, &nfds, &f) == 0) {
+		if ((pid = fork()) == -1) {
+			f.err = errno;
+			snprintf(f.text, sizeof(f.text), "fork: %s",
+			    strerror(errno));
+		} else if (pid == 0) {
+			_exit(ns_mount_proc(&f) == 0 ? 0 : 1);
+		} else if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) ||
+		    WEXITSTATUS(st) != 0) {
+			f.err = EPERM;
+			snprintf(f.text, sizeof(f.text), "/proc: cannot mount "
+			    "a proc for the new PID namespace");
+		}
 	}
-	while (waitpid(pid, &st, 0) == -1)
-		if (errno != EINTR)
-			return errno;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : EPERM;
+	if (write(wfd, &f, sizeof(f)) != (ssize_t)sizeof(f))
+		_exit(1);
+	_exit(0);
+}
+
+static void
+probe_namespaces(struct sandbox_host *h)
+{
+	struct setup_fail f;
+	int p[2], st;
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC) == -1 || (pid = fork()) == -1) {
+		set(h, MECH_NAMESPACES, AVAIL_CANNOT_ATTACH, strerror(errno));
+		return;
+	}
+	if (pid == 0) {
+		(void)close(p[0]);
+		try_namespaces(p[1], h->root);
+	}
+	(void)close(p[1]);
+	memset(&f, 0, sizeof(f));
+	if (read(p[0], &f, sizeof(f)) != (ssize_t)sizeof(f)) {
+		f.err = EPIPE;
+		snprintf(f.text, sizeof(f.text), "the probe ended without a "
+		    "word");
+	}
+	(void)close(p[0]);
+	while (waitpid(pid, &st, 0) == -1 && errno == EINTR)
+		;
+	if (f.err == 0 && f.text[0] == '\0')
+		return;
+	/* A kernel without them, or one refusing this process. */
+	set(h, MECH_NAMESPACES, f.err == EINVAL || f.err == ENOSYS ?
+	    AVAIL_ABSENT : AVAIL_CANNOT_ATTACH, f.text);
 }
 
 void
-sandbox_probe(struct sandbox_caps *c)
+sandbox_probe(struct sandbox_host *h, bool quick)
 {
-	int e = 0;
-
-	sandbox_probe_quick(c);
-	c->userns = c->root || (e = try_namespaces(true)) == 0;
-	if (!c->userns)
-		snprintf(c->userns_why, sizeof(c->userns_why),
-		    "user namespace: %s", strerror(e));
-	if (c->userns && (e = try_namespaces(!c->root)) != 0)
-		snprintf(c->userns_why, sizeof(c->userns_why),
-		    "network/mount/pid namespace: %s", strerror(e));
-	c->netns = c->mountns = c->userns && c->userns_why[0] == '\0';
-}
-
-void
-sandbox_probe_quick(struct sandbox_caps *c)
-{
-	int abi;
-
-	memset(c, 0, sizeof(*c));
-	c->root = geteuid() == 0;
-	/* Namespaces: assumed until the spawn itself says otherwise. */
-	c->userns = c->netns = c->mountns = true;
-	abi = (int)syscall(SYS_landlock_create_ruleset, NULL, 0,
-	    LANDLOCK_VERSION_FLAG);
-	c->landlock_abi = abi > 0 ? abi : 0;
-	if (abi <= 0)
-		snprintf(c->landlock_why, sizeof(c->landlock_why), "%s",
-		    errno == EOPNOTSUPP ? "Landlock is disabled at boot" :
-		    errno == ENOSYS ? "kernel without Landlock" :
-		    strerror(errno));
-	c->seccomp = prctl(PR_GET_SECCOMP, 0, 0, 0, 0) >= 0;
-	if (!c->seccomp)
-		snprintf(c->seccomp_why, sizeof(c->seccomp_why),
-		    "kernel without seccomp filters: %s", strerror(errno));
+	memset(h, 0, sizeof(*h));
+	h->root = geteuid() == 0;
+	probe_landlock(h);
+	probe_seccomp(h);
+	h->memory = limits_memory_available(h->memory_why,
+	    sizeof(h->memory_why));
+	if (!quick)
+		probe_namespaces(h);
 }

@@ -4,7 +4,7 @@
 
 #include <jansson.h>
 
-#include "sandbox/sandbox.h"
+#include "sandbox/internal.h"
 
 /* Detail text is for people: printable ASCII only, so it always encodes. */
 static void
@@ -18,9 +18,9 @@ printable(char *dst, size_t len, const char *src)
 }
 
 void
-sandbox_refusal(const char *mechanism, const char *reason,
-    const char *detail, enum sandbox_profile profile,
-    const char *kernel_mechanism, const char *availability)
+sandbox_refusal(enum sandbox_area area, const char *reason,
+    const char *detail, enum sandbox_profile profile, int mech,
+    enum sandbox_avail avail)
 {
 	json_t *rec, *km = NULL;
 	char *line, text[512];
@@ -28,12 +28,13 @@ sandbox_refusal(const char *mechanism, const char *reason,
 	printable(text, sizeof(text), detail);
 	rec = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}",
 	    "schema", "harn.process.sandbox_refusal.v1",
-	    "mechanism", mechanism, "reason", reason, "detail", text,
-	    "backend", "linux", "profile", sandbox_profile_name(profile));
-	if (rec != NULL && kernel_mechanism != NULL) {
+	    "mechanism", sandbox_area_name(area), "reason", reason,
+	    "detail", text, "backend", "linux",
+	    "profile", sandbox_profile_name(profile));
+	if (rec != NULL && mech >= 0 && mech < MECH_COUNT) {
 		km = json_pack("{s:s, s:s, s:s, s:s}",
-		    "mechanism", kernel_mechanism,
-		    "availability", availability,
+		    "mechanism", sandbox_mech_name((enum sandbox_mech)mech),
+		    "availability", sandbox_avail_name(avail),
 		    "profile", sandbox_profile_name(profile),
 		    "requirement", "profile");
 		if (km == NULL || json_object_set_new(rec, "sandbox_mechanism",

@@ -1,164 +1,197 @@
 /*
- * sandbox: running a command confined (SPEC 6).  The child gets its own
- * user (when not root), network and mount namespaces, with the proxy's
- * listener created inside its network namespace; Landlock, seccomp, no
- * new privileges, no capabilities, a scrubbed environment.
+ * sandbox: running a command confined (SPEC 6), so that the proxy's port
+ * is the only network endpoint it reaches, it never owns the host's
+ * files, and it reads no credential.
+ *
+ * The seam is the one of OpenSSH's ssh-sandbox.h: a pure plan chooses a
+ * confinement from the profile and what the host can do; each
+ * confinement is one file (ns.c: namespaces); the rest (the process
+ * tree, Landlock, seccomp, the connect broker, limits) is shared.
  */
 #ifndef SANDBOX_SANDBOX_H
 #define SANDBOX_SANDBOX_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
+struct event_base;
+
 enum sandbox_profile {
-	PROFILE_OS_HARDENED,	/* every mechanism, or refuse */
+	PROFILE_OS_HARDENED,	/* a confinement, every mechanism, or refuse */
 	PROFILE_WORKTREE,	/* what the host has; say what is missing */
 	PROFILE_WORKSPACE_PATHS,/* as worktree, without $HOME read access */
 	PROFILE_UNRESTRICTED	/* no confinement */
 };
 
-/* What this host can enforce, probed without changing anything. */
-struct sandbox_caps {
-	bool	 userns;	/* an unprivileged user namespace can be made */
-	bool	 netns;		/* a network namespace can be made */
-	bool	 mountns;
-	int	 landlock_abi;	/* 0: none */
-	bool	 seccomp;
-	bool	 root;
-	char	 userns_why[128];	/* why not, when not */
-	char	 landlock_why[128];
-	char	 seccomp_why[128];
+enum sandbox_confinement {
+	CONFINEMENT_NONE,	/* CMD shares the host's network */
+	CONFINEMENT_NAMESPACES,	/* user, net, mount, ipc, pid namespaces */
 };
 
-void	 sandbox_probe(struct sandbox_caps *);
-/* Without trying namespaces (a fork each): those are taken as there. */
-void	 sandbox_probe_quick(struct sandbox_caps *);
+enum sandbox_choice {		/* --confinement */
+	CHOICE_AUTO,
+	CHOICE_NAMESPACES,
+	CHOICE_LANDLOCK
+};
+
+/* The kernel mechanisms of SPEC 6.4's sandbox_mechanism. */
+enum sandbox_mech {
+	MECH_NAMESPACES,	/* linux_namespaces */
+	MECH_LANDLOCK,		/* linux_landlock */
+	MECH_SECCOMP,		/* linux_seccomp, user notification included */
+	MECH_COUNT
+};
+
+/* What a refusal is about (SPEC 6.4's mechanism). */
+enum sandbox_area {
+	AREA_EGRESS,
+	AREA_LOCAL_SOCKET,
+	AREA_HOME_READ,
+	AREA_WRITE,
+	AREA_UNKNOWN
+};
+
+enum sandbox_avail {
+	AVAIL_YES,
+	AVAIL_ABSENT,		/* absent_on_host */
+	AVAIL_CANNOT_ATTACH	/* entry_point_cannot_attach */
+};
+
+/* What this host can do, found by doing it (sandbox_probe). */
+struct sandbox_host {
+	bool			 root;
+	enum sandbox_avail	 avail[MECH_COUNT];
+	char			 why[MECH_COUNT][256];
+	int			 landlock_abi;
+	bool			 memory;	/* a memory cgroup can be made */
+	char			 memory_why[256];
+};
+
+/* Limits on the command (SPEC 2); 0: none. */
+struct sandbox_limits {
+	unsigned		 max_procs;
+	uint64_t		 tmpfs_size;
+	uint64_t		 max_memory;
+};
+#define SANDBOX_MAX_PROCS	512
+#define SANDBOX_TMPFS_SIZE	(512ULL << 20)
+
+/*
+ * The plan: which confinement, and what is not enforced.  A pure
+ * function of its inputs (tests/test_sandbox.c holds its table).
+ */
+struct sandbox_plan {
+	enum sandbox_profile	 profile;
+	enum sandbox_confinement confinement;
+	const char		*network_mode;	/* SPEC 7 */
+	bool			 landlock;
+	bool			 seccomp;
+	bool			 memory;	/* a memory cgroup is made */
+	int			 landlock_abi;
+	unsigned		 not_enforced;	/* 1 << enum sandbox_mech */
+	bool			 no_memory;	/* --max-memory not enforced */
+	/* A refusal (SPEC 6.4): nothing may be spawned. */
+	bool			 refused;
+	enum sandbox_area	 area;
+	int			 mech;		/* enum sandbox_mech, or -1 */
+	enum sandbox_avail	 avail;
+	char			 detail[256];
+};
+
+struct sandbox_plan_input {
+	enum sandbox_profile	 profile;
+	enum sandbox_choice	 choice;
+	const struct sandbox_host *host;
+	bool			 max_memory;	/* --max-memory given */
+	bool			 hide_key;	/* --sign-key: must be denied */
+};
+
+void	 sandbox_plan(const struct sandbox_plan_input *, struct sandbox_plan *);
+
 int	 sandbox_profile_parse(const char *, enum sandbox_profile *);
 const char *sandbox_profile_name(enum sandbox_profile);
+int	 sandbox_choice_parse(const char *, enum sandbox_choice *);
+const char *sandbox_confinement_name(enum sandbox_confinement);
+const char *sandbox_mech_name(enum sandbox_mech);	/* linux_... */
+const char *sandbox_mech_what(enum sandbox_mech);	/* for people */
+const char *sandbox_area_name(enum sandbox_area);
+const char *sandbox_avail_name(enum sandbox_avail);
 
 /*
- * seccomp (SPEC 6.2), built with libseccomp for the native architecture
- * only (a foreign ABI is killed).  Refused calls fail with EPERM.
- * Returns 0, or -1 with err set; loads the filter into the calling thread
- * (no_new_privs must already be set).
+ * The host's abilities.  quick: namespaces are taken as there until a
+ * spawn says otherwise (run mode tries them for real); otherwise each
+ * is tried in a throwaway child, with its set-up steps (doctor).
  */
-int	 sandbox_seccomp_load(char *err, size_t errlen);
-/*
- * The same filter as a BPF program (malloc'd): as generated at build
- * time, or built now with libseccomp (the two are the same; a test says
- * so).  And loading one.
- */
-int	 sandbox_seccomp_program(void **prog, size_t *len, char *err,
-	    size_t errlen);
-int	 sandbox_seccomp_build_program(void **prog, size_t *len, char *err,
-	    size_t errlen);
-int	 sandbox_seccomp_load_program(const void *prog, size_t len,
-	    char *err, size_t errlen);
-/* Write the program to fd (seccomp_export_bpf), for inspection. */
-int	 sandbox_seccomp_export_bpf(int fd, char *err, size_t errlen);
+void	 sandbox_probe(struct sandbox_host *, bool quick);
 
-/*
- * Landlock (SPEC 6.3).  Paths are absolute.  Denied paths beat every
- * grant: a grant that contains a denied path is expanded into grants of
- * its other entries, recursively, up to max_rules rules.
- */
-enum landlock_grant {
-	GRANT_RX,	/* read and execute: system roots */
-	GRANT_RO,	/* read only: $HOME, --read-only-root */
-	GRANT_RW,	/* read, write, execute: workspace, --write-root */
-};
-
-struct landlock_path {
-	const char		*path;
-	enum landlock_grant	 grant;
-};
-
-struct landlock_stats {
-	int		 abi;
-	unsigned	 rules;		/* rules added */
-	unsigned	 expanded;	/* grants split around denied paths */
-	double		 ms;		/* time to build */
-};
-
-/* The ruleset's file descriptor, not yet enforced; -1 with err set. */
-int	 sandbox_landlock_build(const struct landlock_path *, size_t n,
-	    const char *const *deny, size_t ndeny, unsigned max_rules,
-	    struct landlock_stats *, char *err, size_t errlen);
-/*
- * The same, where every denied path is also masked by a read-only mount.
- * Read-only roots are still split, and the directories split keep their
- * own structural rights (listing); a writable root is granted whole, the
- * mask keeping the denied paths in it, so a denied file inside the
- * workspace leaves the workspace usable.
- */
-int	 sandbox_landlock_build_masked(const struct landlock_path *, size_t n,
-	    const char *const *deny, size_t ndeny, unsigned max_rules,
-	    struct landlock_stats *, char *err, size_t errlen);
-/* Enforce on the calling thread (no_new_privs must be set); closes fd. */
-int	 sandbox_landlock_enforce(int fd, char *err, size_t errlen);
-
-/*
- * Spawning.  The plan says which mechanisms to apply; the parent decides
- * it from the profile and the probe before anything is started.
- */
-struct sandbox_spec {
-	bool			  netns;	/* net + mount + pid namespaces */
-	bool			  userns;	/* needed when not root */
-	bool			  landlock;
-	bool			  seccomp;
+/* What CMD is run with; paths absolute, directories canonical. */
+struct sandbox_request {
+	enum sandbox_profile	  profile;
 	char *const		 *argv;
-	char *const		 *envp;		/* the whole environment of CMD */
-	const char		 *workspace;	/* absolute */
-	struct landlock_path	 *grants;	/* absolute paths */
-	size_t			  ngrants;
-	const char *const	 *deny;		/* absolute paths, masked too */
+	const char		 *workspace;	/* canonical */
+	const char		 *home;		/* NULL: none */
+	const char *const	 *ro_roots;	/* canonical */
+	size_t			  nro_roots;
+	const char *const	 *rw_roots;	/* canonical */
+	size_t			  nrw_roots;
+	const char *const	 *deny;		/* absolute, as given */
 	size_t			  ndeny;
-	unsigned		  max_rules;
-	unsigned short		  host_port;	/* the proxy's port without netns */
-};
-
-struct sandbox_child {
-	pid_t			 pid;		/* the first child (waited for) */
-	pid_t			 init_pid;	/* signals go here (host pid) */
-	int			 ctl;		/* parent's end of the control socket */
-	int			 listen_fd;	/* inside the child's netns, or -1 */
-	unsigned short		 port;
-	struct landlock_stats	 landlock;
-	int			 fail_errno;	/* errno of the step that failed */
+	const char *const	 *socket_roots;	/* canonical */
+	size_t			  nsocket_roots;
+	const char *const	 *env_names;	/* --env */
+	size_t			  nenv_names;
+	const char		 *sign_key;	/* denied like a credential */
+	struct sandbox_limits	  limits;
+	unsigned short		  host_port;	/* the proxy, without netns */
 };
 
 /*
- * Fork the confined child; it sets itself up while the caller goes on.
- * With netns, the child creates the proxy's listener inside its network
- * namespace and hands it over; without, the caller listens on the host
- * (spec->host_port).  -1 with err set when nothing could be started.
+ * May the command write path (or its directory, for one that does not
+ * exist yet)?  For --log, --attest and --port-file, which must be out
+ * of its reach.
  */
-int	 sandbox_spawn(const struct sandbox_spec *, struct sandbox_child *,
-	    char *err, size_t errlen);
-/*
- * Hand the child the seccomp program (NULL without seccomp) and wait
- * until it is set up and about to exec: then listen_fd and port are set.
- * On failure, err and *mechanism say what failed, and no child is left.
- */
-int	 sandbox_ready(struct sandbox_child *, const void *prog, size_t len,
-	    const char **mechanism, char *err, size_t errlen);
-/*
- * A refusal record (SPEC 6.4), one JSON line on stderr.  kernel_mechanism
- * (linux_namespaces, linux_landlock, linux_seccomp) and availability are
- * NULL unless a kernel feature is missing.
- */
-void	 sandbox_refusal(const char *mechanism, const char *reason,
-	    const char *detail, enum sandbox_profile,
-	    const char *kernel_mechanism, const char *availability);
+bool	 sandbox_may_write(const struct sandbox_request *, const char *path);
 
-/* Forward a signal to the command. */
+/* A spawn that failed, and why. */
+struct sandbox_failure {
+	enum sandbox_area	 area;
+	int			 mech;		/* enum sandbox_mech, or -1 */
+	int			 err;		/* errno of the failed step */
+	bool			 setup;		/* the confinement's set-up */
+	char			 text[256];
+};
+
+struct sandbox_child;
+
+/*
+ * Fork the confined command.  It sets itself up while the caller goes
+ * on; sandbox_ready waits for it.  NULL with f set when nothing started.
+ */
+struct sandbox_child *sandbox_start(const struct sandbox_request *,
+	    const struct sandbox_plan *, struct sandbox_failure *f);
+/*
+ * Wait until the command is set up and about to exec, then serve its
+ * connect broker on base.  -1 with f set: no child is left.
+ */
+int	 sandbox_ready(struct sandbox_child *, struct event_base *,
+	    struct sandbox_failure *f);
+/* The proxy's listener inside CMD's network namespace, or -1 (taken). */
+int	 sandbox_take_listener(struct sandbox_child *, unsigned short *port);
+/* Readable when the command has ended. */
+int	 sandbox_ctl_fd(const struct sandbox_child *);
 void	 sandbox_signal(const struct sandbox_child *, int sig);
+/* The command's wait status, once it has ended (blocks until then). */
+int	 sandbox_wait(struct sandbox_child *);
+void	 sandbox_free(struct sandbox_child *);
+
 /*
- * Wait for the command's end: its wait status (as waitpid gives it).
- * Blocks; call it once the control socket is readable or the first child
- * has exited.
+ * The refusal record (SPEC 6.4), one JSON line on stderr.  mech -1: no
+ * kernel mechanism is missing.
  */
-int	 sandbox_wait(struct sandbox_child *, int *wstatus);
+void	 sandbox_refusal(enum sandbox_area, const char *reason,
+	    const char *detail, enum sandbox_profile, int mech,
+	    enum sandbox_avail);
 
 #endif

@@ -41,6 +41,7 @@
 #include <netinet/tcp.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <seccomp.h>
 #include <stdint.h>
@@ -49,19 +50,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sandbox/sandbox.h"
-
-/*
- * Not in sandbox.h: tests/test_seccomp.c runs the exported program in a
- * BPF interpreter over whole ranges of arguments.
- */
-int	 sandbox_seccomp_export_bpf(int fd, char *err, size_t errlen);
+#include "sandbox/internal.h"
 
 #ifndef CLONE_NEWTIME
 #define CLONE_NEWTIME	0x00000080
 #endif
-
-#define NELEM(t)	(sizeof(t) / sizeof((t)[0]))
 
 #define ARG32		0xffffffffULL	/* the kernel reads an int */
 #define ANY		(-1)		/* any value of this argument */
@@ -152,13 +145,20 @@ static const struct refused {
 	{ "_sysctl",		NR_NONE },
 };
 
-/* socket() may create only these (domain, type, protocol). */
+/*
+ * socket() may create only these (domain, type, protocol).  No unix
+ * datagram socket (SOCK_RAW is one for AF_UNIX): every send on one may
+ * name a host socket behind a pointer no filter can read, which the
+ * connect broker could not decide.  Stream and seqpacket sockets name
+ * their peer in connect() alone.
+ */
 static const struct socket_ok {
 	int	 domain;
 	int	 type;		/* flags stripped */
 	int	 protocol;
 } socket_ok[] = {
-	{ AF_UNIX,	ANY,		ANY },
+	{ AF_UNIX,	SOCK_STREAM,	ANY },
+	{ AF_UNIX,	SOCK_SEQPACKET,	ANY },
 	{ AF_INET,	SOCK_STREAM,	0 },
 	{ AF_INET,	SOCK_STREAM,	IPPROTO_TCP },
 	{ AF_INET6,	SOCK_STREAM,	0 },
@@ -183,6 +183,11 @@ static int	add_send_a2(scmp_filter_ctx, int);
 static int	add_send_a3(scmp_filter_ctx, int);
 static int	add_setsockopt(scmp_filter_ctx, int);
 static int	add_personality(scmp_filter_ctx, int);
+static int	add_mode_a1(scmp_filter_ctx, int);
+static int	add_mode_a2(scmp_filter_ctx, int);
+static int	add_open(scmp_filter_ctx, int);
+static int	add_openat(scmp_filter_ctx, int);
+static int	add_openat2(scmp_filter_ctx, int);
 
 /* Calls allowed for some arguments only. */
 static const struct special {
@@ -199,6 +204,16 @@ static const struct special {
 	{ "sendmmsg",	add_send_a3 },
 	{ "setsockopt",	add_setsockopt },
 	{ "personality", add_personality },
+	/* No set-user-ID or set-group-ID file (see add_mode_a1). */
+	{ "chmod",	add_mode_a1 },
+	{ "fchmod",	add_mode_a1 },
+	{ "creat",	add_mode_a1 },
+	{ "mknod",	add_mode_a1 },
+	{ "fchmodat",	add_mode_a2 },
+	{ "mknodat",	add_mode_a2 },
+	{ "open",	add_open },
+	{ "openat",	add_openat },
+	{ "openat2",	add_openat2 },
 };
 
 /* Filter attributes, all required. */
@@ -330,7 +345,19 @@ add_socket(scmp_filter_ctx ctx, int nr)
 static int
 add_socketpair(scmp_filter_ctx ctx, int nr)
 {
-	return allow_if(ctx, nr, 0, ARG32, AF_UNIX);
+	static const int types[] = { SOCK_STREAM, SOCK_SEQPACKET };
+	struct scmp_arg_cmp cmp[2];
+	size_t i;
+	int rc;
+
+	for (i = 0; i < NELEM(types); i++) {
+		cmp[0] = masked(0, ARG32, AF_UNIX);
+		cmp[1] = masked(1, ARG32 & ~(uint64_t)SOCK_FLAGS,
+		    (uint32_t)types[i]);
+		if ((rc = rule(ctx, SCMP_ACT_ALLOW, nr, 2, cmp)) < 0)
+			return rc;
+	}
+	return 0;
 }
 
 static int
@@ -390,6 +417,69 @@ add_personality(scmp_filter_ctx ctx, int nr)
 		if ((rc = allow_if(ctx, nr, 0, ARG32, persona_ok[i])) < 0)
 			return rc;
 	return 0;
+}
+
+/*
+ * A file the command makes set-user-ID or set-group-ID would run as its
+ * owner on the host: the caller (a root caller's, through the idmapped
+ * workspace), by anyone who can reach the workspace.  So no mode with
+ * S_ISUID or S_ISGID is set: not by chmod, nor on a file made with one.
+ */
+#define MODE_SETID	((uint64_t)(S_ISUID | S_ISGID))
+
+static int
+allow_mode(scmp_filter_ctx ctx, int nr, unsigned int arg)
+{
+	return allow_if(ctx, nr, arg, MODE_SETID, 0);
+}
+
+/* chmod(path, mode), fchmod(fd, mode), creat(path, mode), mknod(path, mode) */
+static int
+add_mode_a1(scmp_filter_ctx ctx, int nr)
+{
+	return allow_mode(ctx, nr, 1);
+}
+
+/* fchmodat(dirfd, path, mode), mknodat(dirfd, path, mode, dev) */
+static int
+add_mode_a2(scmp_filter_ctx ctx, int nr)
+{
+	return allow_mode(ctx, nr, 2);
+}
+
+/* The mode counts only with O_CREAT or O_TMPFILE: either clear, or no setid. */
+#ifndef __O_TMPFILE
+#define __O_TMPFILE	020000000
+#endif
+#define OPEN_MAKES	((uint64_t)(O_CREAT | __O_TMPFILE))
+
+static int
+allow_open(scmp_filter_ctx ctx, int nr, unsigned int flags, unsigned int mode)
+{
+	int rc;
+
+	if ((rc = allow_if(ctx, nr, flags, OPEN_MAKES, 0)) < 0)
+		return rc;
+	return allow_mode(ctx, nr, mode);
+}
+
+static int
+add_open(scmp_filter_ctx ctx, int nr)
+{
+	return allow_open(ctx, nr, 1, 2);
+}
+
+static int
+add_openat(scmp_filter_ctx ctx, int nr)
+{
+	return allow_open(ctx, nr, 2, 3);
+}
+
+/* Its mode sits behind a pointer: ENOSYS, and libc falls back to openat. */
+static int
+add_openat2(scmp_filter_ctx ctx, int nr)
+{
+	return rule(ctx, SCMP_ACT_ERRNO(ENOSYS), nr, 0, NULL);
 }
 
 static const struct special *
@@ -508,6 +598,7 @@ build(char *err, size_t errlen)
 	return NULL;
 }
 
+/* The main filter, built now and loaded (tests/test_seccomp.c). */
 int
 sandbox_seccomp_load(char *err, size_t errlen)
 {
@@ -524,30 +615,77 @@ sandbox_seccomp_load(char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * The connect broker's filter: connect() stops for the broker (user
+ * notification), everything else is left to the main filter.  A foreign
+ * ABI is killed here too.
+ */
+static scmp_filter_ctx
+build_broker(char *err, size_t errlen)
+{
+	scmp_filter_ctx ctx;
+	int rc;
+
+	if ((ctx = seccomp_init(SCMP_ACT_ALLOW)) == NULL) {
+		fail(err, errlen, "seccomp_init", NULL, -ENOMEM);
+		return NULL;
+	}
+	if ((rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH,
+	    SCMP_ACT_KILL_PROCESS)) < 0 ||
+	    (rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 1)) < 0 ||
+	    (rc = rule(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(connect), 0, NULL)) < 0) {
+		fail(err, errlen, "broker filter", NULL, rc);
+		seccomp_release(ctx);
+		return NULL;
+	}
+	return ctx;
+}
+
+static scmp_filter_ctx
+build_which(int which, char *err, size_t errlen)
+{
+	return which == SECCOMP_BROKER ? build_broker(err, errlen) :
+	    build(err, errlen);
+}
+
 #ifndef SECCOMP_GEN_ONLY	/* the generator itself has no program yet */
-/* The program generated at build time (sandbox/seccomp-prog.c). */
+/* The programs generated at build time (sandbox/seccomp-prog.c). */
 extern const unsigned char sandbox_seccomp_bpf[];
 extern const size_t sandbox_seccomp_bpf_len;
+extern const unsigned char sandbox_seccomp_broker_bpf[];
+extern const size_t sandbox_seccomp_broker_bpf_len;
 
-/*
- * The filter as a BPF program in memory, for the parent to hand to the
- * child, which only loads it: the copy generated at build time.
- */
 int
-sandbox_seccomp_program(void **prog, size_t *len, char *err, size_t errlen)
+sandbox_seccomp_program(const void **prog, size_t *len)
 {
-	if ((*prog = malloc(sandbox_seccomp_bpf_len)) == NULL)
-		return fail(err, errlen, "program", NULL, -ENOMEM);
-	memcpy(*prog, sandbox_seccomp_bpf, sandbox_seccomp_bpf_len);
+	*prog = sandbox_seccomp_bpf;
 	*len = sandbox_seccomp_bpf_len;
 	return 0;
+}
+
+int
+sandbox_seccomp_load_broker(char *err, size_t errlen)
+{
+	struct sock_fprog fp = {
+		.len = (unsigned short)(sandbox_seccomp_broker_bpf_len /
+		    sizeof(struct sock_filter)),
+		.filter = (struct sock_filter *)(uintptr_t)
+		    sandbox_seccomp_broker_bpf,
+	};
+	int fd;
+
+	fd = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+	    SECCOMP_FILTER_FLAG_NEW_LISTENER, &fp);
+	if (fd == -1)
+		return fail(err, errlen, "user notification", NULL, -errno);
+	return fd;
 }
 #endif
 
 /* The same program, built now with libseccomp. */
 int
-sandbox_seccomp_build_program(void **prog, size_t *len, char *err,
-    size_t errlen)
+sandbox_seccomp_build_program(int which, void **prog, size_t *len,
+    char *err, size_t errlen)
 {
 	struct stat st;
 	void *buf = NULL;
@@ -557,7 +695,7 @@ sandbox_seccomp_build_program(void **prog, size_t *len, char *err,
 	*len = 0;
 	if ((fd = memfd_create("harn-seccomp", MFD_CLOEXEC)) == -1)
 		return fail(err, errlen, "memfd_create", NULL, -errno);
-	if (sandbox_seccomp_export_bpf(fd, err, errlen) == -1)
+	if (sandbox_seccomp_export_bpf(which, fd, err, errlen) == -1)
 		goto fail;
 	if (fstat(fd, &st) == -1 || st.st_size <= 0 ||
 	    st.st_size % sizeof(struct sock_filter) != 0 ||
@@ -594,12 +732,12 @@ sandbox_seccomp_load_program(const void *prog, size_t len, char *err,
 }
 
 int
-sandbox_seccomp_export_bpf(int fd, char *err, size_t errlen)
+sandbox_seccomp_export_bpf(int which, int fd, char *err, size_t errlen)
 {
 	scmp_filter_ctx ctx;
 	int rc;
 
-	if ((ctx = build(err, errlen)) == NULL)
+	if ((ctx = build_which(which, err, errlen)) == NULL)
 		return -1;
 	rc = seccomp_export_bpf(ctx, fd);
 	seccomp_release(ctx);

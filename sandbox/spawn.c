@@ -1,24 +1,28 @@
 /*
  * Spawning the confined command (SPEC 6).  Four processes:
  *
- *   proxy (host namespaces)
- *     `- setup: new user (unless root), net, mount, IPC and PID namespaces;
- *        brings lo up, makes the proxy's listener and hands it over,
- *        builds the private /tmp, /run and masks; then waits
- *          `- init: PID 1 of the new PID namespace; mounts /proc for it,
- *             forwards signals, reaps, reports the command's status, and
- *             when it exits the kernel ends everything left inside
- *               `- command: setsid, Landlock, capabilities dropped,
- *                  no_new_privs, seccomp, every fd above 2 closed, exec
+ *   harn-egressd (host namespaces; the proxy and the connect broker)
+ *     `- setup: the confinement's namespaces and mounts (ns.c), the
+ *        proxy's listener and the broker's roots handed over; then waits
+ *          `- init: PID 1 of the new PID namespace; mounts /proc, maps a
+ *             root caller's command to SANDBOX_UID, forwards signals,
+ *             reaps, reports the command's status; when it exits, the
+ *             kernel ends everything left inside
+ *               `- command: setsid, Landlock, its own user namespace (a
+ *                  root caller's), limits, capabilities dropped,
+ *                  no_new_privs, seccomp and the broker's filter (whose
+ *                  listener goes to harn-egressd), fds above 2 closed, exec
  *
- * Each step that fails says so on the control socket before anything is
- * run; the parent kills what was started.  Without netns there is no
- * setup work and no PID namespace, but the same three-level shape.
+ * Every step that fails says so on the control socket before anything
+ * is run, and nothing is sent to the children, so a failure's word is
+ * never lost to a reset socket.  Without namespaces there is no set-up
+ * work and no PID namespace: init is the children's subreaper and ends
+ * whatever the command left behind.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <net/if.h>
-#include <netinet/in.h>
+#include <grp.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -26,8 +30,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -37,74 +39,87 @@
 #include <linux/capability.h>
 #include <linux/securebits.h>
 
-#include "sandbox/sandbox.h"
+#include "sandbox/internal.h"
 
 #define SETUP_TIMEOUT_MS	10000
-#define SECCOMP_PROG_MAX	(4096 * 8)	/* BPF_MAXINSNS instructions */
+#define MAX_LANDLOCK_RULES	4096
 
 enum msg_kind {
-	MSG_INIT = 1,	/* init's host pid */
-	MSG_READY,	/* about to exec; carries the listener */
+	MSG_SETUP = 1,	/* the listener and the broker's roots */
+	MSG_INIT,	/* init's host pid */
+	MSG_READY,	/* about to exec; carries the broker's listener */
 	MSG_FAIL,	/* a step failed; nothing was run */
 	MSG_EXIT	/* the command's wait status */
 };
 
 struct msg {
 	int			 kind;
-	int			 err;		/* MSG_FAIL: errno of the step */
 	int			 wstatus;
 	pid_t			 pid;
 	unsigned short		 port;
-	struct landlock_stats	 landlock;
-	char			 mechanism[32];
-	char			 text[256];
+	bool			 setup;		/* MSG_FAIL: the confinement's */
+	struct setup_fail	 fail;
 };
 
-/* In the children: report a failed step, then end. */
-static void __attribute__((noreturn, format(printf, 3, 4)))
-child_fail(int ctl, const char *mechanism, const char *fmt, ...)
-{
-	struct msg m = { .kind = MSG_FAIL, .err = errno };
-	va_list ap;
+struct sandbox_child {
+	pid_t			 pid;		/* setup (waited for) */
+	pid_t			 init_pid;	/* signals go here (host pid) */
+	int			 ctl;
+	int			 listen_fd;
+	unsigned short		 port;
+	int			 notify;
+	int			*rootfds;
+	size_t			 nroots;
+	struct broker		*broker;
+	struct sandbox_paths	 paths;
+	bool			 ns;
+	bool			 root;
+	char			*cgroup;
+	bool			 exited;
+	int			 wstatus;
+};
 
-	snprintf(m.mechanism, sizeof(m.mechanism), "%s", mechanism);
-	va_start(ap, fmt);
-	vsnprintf(m.text, sizeof(m.text), fmt, ap);
-	va_end(ap);
-	(void)send(ctl, &m, sizeof(m), MSG_NOSIGNAL);
-	_exit(3);
-}
+/* What the children read of the request and the plan. */
+struct job {
+	const struct sandbox_request	*req;
+	const struct sandbox_plan	*plan;
+	const struct sandbox_paths	*paths;
+	bool				 ns, root;
+	int				 ctl;
+	unsigned short			 port;
+	int				 map_req[2], map_ack[2];
+};
 
 static int
-send_msg(int ctl, const struct msg *m, int fd)
+send_msg(int ctl, const struct msg *m, const int *fds, size_t nfds)
 {
 	union {
-		char		buf[CMSG_SPACE(sizeof(int))];
+		char		buf[CMSG_SPACE(sizeof(int) * SANDBOX_MAX_FDS)];
 		struct cmsghdr	align;
 	} u;
 	struct iovec iov = { (void *)m, sizeof(*m) };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
 	struct cmsghdr *c;
 
-	if (fd != -1) {
+	if (nfds > 0) {
 		memset(&u, 0, sizeof(u));
 		mh.msg_control = u.buf;
-		mh.msg_controllen = sizeof(u.buf);
+		mh.msg_controllen = CMSG_SPACE(sizeof(int) * nfds);
 		c = CMSG_FIRSTHDR(&mh);
 		c->cmsg_level = SOL_SOCKET;
 		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+		c->cmsg_len = CMSG_LEN(sizeof(int) * nfds);
+		memcpy(CMSG_DATA(c), fds, sizeof(int) * nfds);
 	}
 	return sendmsg(ctl, &mh, MSG_NOSIGNAL) == (ssize_t)sizeof(*m) ? 0 : -1;
 }
 
-/* One message, and the descriptor it carries (or -1). */
+/* One message and the descriptors it carries; -1 with errno. */
 static int
-recv_msg(int ctl, struct msg *m, int *fd, int timeout_ms)
+recv_msg(int ctl, struct msg *m, int *fds, size_t *nfds, int timeout_ms)
 {
 	union {
-		char		buf[CMSG_SPACE(sizeof(int))];
+		char		buf[CMSG_SPACE(sizeof(int) * SANDBOX_MAX_FDS)];
 		struct cmsghdr	align;
 	} u;
 	struct iovec iov = { m, sizeof(*m) };
@@ -114,7 +129,7 @@ recv_msg(int ctl, struct msg *m, int *fd, int timeout_ms)
 	struct cmsghdr *c;
 	ssize_t n;
 
-	*fd = -1;
+	*nfds = 0;
 	if (timeout_ms >= 0 && poll(&pfd, 1, timeout_ms) != 1) {
 		errno = ETIMEDOUT;
 		return -1;
@@ -122,220 +137,42 @@ recv_msg(int ctl, struct msg *m, int *fd, int timeout_ms)
 	do {
 		n = recvmsg(ctl, &mh, MSG_CMSG_CLOEXEC);
 	} while (n == -1 && errno == EINTR);
+	c = n > 0 ? CMSG_FIRSTHDR(&mh) : NULL;
+	if (c != NULL && c->cmsg_level == SOL_SOCKET &&
+	    c->cmsg_type == SCM_RIGHTS) {
+		*nfds = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		memcpy(fds, CMSG_DATA(c), *nfds * sizeof(int));
+	}
 	if (n != (ssize_t)sizeof(*m)) {
+		while (*nfds > 0)
+			(void)close(fds[--*nfds]);
 		if (n >= 0)
 			errno = EPIPE;
 		return -1;
 	}
-	c = CMSG_FIRSTHDR(&mh);
-	if (c != NULL && c->cmsg_level == SOL_SOCKET &&
-	    c->cmsg_type == SCM_RIGHTS)
-		memcpy(fd, CMSG_DATA(c), sizeof(int));
 	return 0;
 }
 
-static int
-write_file(const char *path, const char *text)
+/* In the children: report a failed step, then end. */
+static void __attribute__((noreturn))
+report_fail(int ctl, bool setup, const struct setup_fail *f)
 {
-	size_t len = strlen(text);
-	int fd, rv;
+	struct msg m = { .kind = MSG_FAIL, .setup = setup, .fail = *f };
 
-	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) == -1)
-		return -1;
-	rv = write(fd, text, len) == (ssize_t)len ? 0 : -1;
-	if (close(fd) == -1)
-		rv = -1;
-	return rv;
+	(void)send_msg(ctl, &m, NULL, 0);
+	_exit(3);
 }
 
-/*
- * An unprivileged user namespace in which we keep our own uid and gid:
- * files we create stay ours, and we hold capabilities only inside it.
- */
-static void
-enter_userns(int ctl)
+static void __attribute__((noreturn, format(printf, 4, 5)))
+child_fail(int ctl, enum sandbox_area area, int mech, const char *fmt, ...)
 {
-	char map[64];
-	uid_t uid = getuid();
-	gid_t gid = getgid();
+	struct setup_fail f = { .err = errno, .mech = mech, .area = area };
+	va_list ap;
 
-	if (unshare(CLONE_NEWUSER) == -1)
-		child_fail(ctl, "linux_namespaces", "user namespace: %s",
-		    strerror(errno));
-	snprintf(map, sizeof(map), "%u %u 1\n", uid, uid);
-	if (write_file("/proc/self/setgroups", "deny") == -1 ||
-	    write_file("/proc/self/uid_map", map) == -1)
-		child_fail(ctl, "linux_namespaces", "uid map: %s",
-		    strerror(errno));
-	snprintf(map, sizeof(map), "%u %u 1\n", gid, gid);
-	if (write_file("/proc/self/gid_map", map) == -1)
-		child_fail(ctl, "linux_namespaces", "gid map: %s",
-		    strerror(errno));
-}
-
-static void
-lo_up(int ctl)
-{
-	struct ifreq ifr;
-	int s;
-
-	if ((s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) == -1)
-		child_fail(ctl, "linux_namespaces", "socket: %s",
-		    strerror(errno));
-	memset(&ifr, 0, sizeof(ifr));
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "lo");
-	if (ioctl(s, SIOCGIFFLAGS, &ifr) == -1)
-		child_fail(ctl, "linux_namespaces", "lo: %s", strerror(errno));
-	ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
-	if (ioctl(s, SIOCSIFFLAGS, &ifr) == -1)
-		child_fail(ctl, "linux_namespaces", "lo up: %s",
-		    strerror(errno));
-	close(s);
-}
-
-/* The proxy's listener, on 127.0.0.1 inside the new network namespace. */
-static int
-make_listener(int ctl, unsigned short *port)
-{
-	struct sockaddr_in sin = { .sin_family = AF_INET,
-	    .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t len = sizeof(sin);
-	int fd;
-
-	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd == -1 || bind(fd, (struct sockaddr *)&sin, sizeof(sin)) == -1 ||
-	    listen(fd, 4096) == -1 ||
-	    getsockname(fd, (struct sockaddr *)&sin, &len) == -1)
-		child_fail(ctl, "linux_namespaces", "listener: %s",
-		    strerror(errno));
-	*port = ntohs(sin.sin_port);
-	return fd;
-}
-
-static int
-mkdir_p(const char *path)
-{
-	char buf[4096];
-	size_t i;
-
-	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
-		return -1;
-	for (i = 1; buf[i] != '\0'; i++) {
-		if (buf[i] != '/')
-			continue;
-		buf[i] = '\0';
-		if (mkdir(buf, 0755) == -1 && errno != EEXIST)
-			return -1;
-		buf[i] = '/';
-	}
-	return mkdir(buf, 0755) == -1 && errno != EEXIST ? -1 : 0;
-}
-
-static bool
-is_under(const char *path, const char *dir)
-{
-	size_t n = strlen(dir);
-
-	return strncmp(path, dir, n) == 0 && path[n] == '/';
-}
-
-/*
- * A private, empty, writable dir (/tmp, /var/tmp, /run) so that no host
- * socket in it is reachable; granted roots inside it are mounted back at
- * the same path.
- */
-static void
-private_dir(int ctl, const char *dir, const struct sandbox_spec *spec)
-{
-	struct stat st;
-	char src[64];
-	int fds[64];
-	size_t i, n = 0;
-
-	if (lstat(dir, &st) == -1 || !S_ISDIR(st.st_mode))
-		return;		/* absent, or a link to one we handle */
-	for (i = 0; i < spec->ngrants && n < 64; i++) {
-		if (!is_under(spec->grants[i].path, dir))
-			continue;
-		fds[n] = open(spec->grants[i].path, O_PATH | O_CLOEXEC);
-		if (fds[n] == -1)
-			child_fail(ctl, "write", "%s: %s",
-			    spec->grants[i].path, strerror(errno));
-		n++;
-	}
-	if (mount("tmpfs", dir, "tmpfs", MS_NOSUID | MS_NODEV,
-	    "mode=1777") == -1)
-		child_fail(ctl, "local_socket", "tmpfs on %s: %s", dir,
-		    strerror(errno));
-	for (i = 0, n = 0; i < spec->ngrants && n < 64; i++) {
-		if (!is_under(spec->grants[i].path, dir))
-			continue;
-		snprintf(src, sizeof(src), "/proc/self/fd/%d", fds[n]);
-		if (mkdir_p(spec->grants[i].path) == -1 ||
-		    mount(src, spec->grants[i].path, NULL, MS_BIND | MS_REC,
-		    NULL) == -1)
-			child_fail(ctl, "write", "mount back %s: %s",
-			    spec->grants[i].path, strerror(errno));
-		close(fds[n++]);
-	}
-}
-
-static void
-read_only_bind(int ctl, const char *path)
-{
-	struct stat st;
-
-	if (stat(path, &st) == -1)
-		return;
-	if (mount(path, path, NULL, MS_BIND | MS_REC, NULL) == -1 ||
-	    mount(NULL, path, NULL, MS_BIND | MS_REMOUNT | MS_RDONLY, NULL) ==
-	    -1)
-		child_fail(ctl, "write", "read-only %s: %s", path,
-		    strerror(errno));
-}
-
-/* A denied path is masked: an empty read-only dir, or /dev/null. */
-static void
-mask_path(int ctl, const char *path)
-{
-	struct stat st;
-	int rv;
-
-	if (lstat(path, &st) == -1 || S_ISLNK(st.st_mode))
-		return;
-	if (S_ISDIR(st.st_mode))
-		rv = mount("tmpfs", path, "tmpfs", MS_RDONLY | MS_NOSUID |
-		    MS_NODEV | MS_NOEXEC, "mode=000,size=4k");
-	else
-		rv = mount("/dev/null", path, NULL, MS_BIND, NULL);
-	if (rv == -1)
-		child_fail(ctl, "home_read", "mask %s: %s", path,
-		    strerror(errno));
-}
-
-static void
-setup_mounts(int ctl, const struct sandbox_spec *spec)
-{
-	static const char *const private_dirs[] = { "/tmp", "/var/tmp", "/run",
-	    "/dev/shm" };
-	size_t i;
-
-	/* Nothing we mount here may leak back to the host. */
-	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == -1)
-		child_fail(ctl, "linux_namespaces", "private mounts: %s",
-		    strerror(errno));
-	for (i = 0; i < sizeof(private_dirs) / sizeof(private_dirs[0]); i++)
-		private_dir(ctl, private_dirs[i], spec);
-	/*
-	 * Read-only grants become read-only mounts: Landlock rights add up
-	 * down the tree, so a read-only root inside a writable one would be
-	 * writable by Landlock alone.
-	 */
-	for (i = 0; i < spec->ngrants; i++)
-		if (spec->grants[i].grant == GRANT_RO)
-			read_only_bind(ctl, spec->grants[i].path);
-	for (i = 0; i < spec->ndeny; i++)
-		mask_path(ctl, spec->deny[i]);
+	va_start(ap, fmt);
+	vsnprintf(f.text, sizeof(f.text), fmt, ap);
+	va_end(ap);
+	report_fail(ctl, false, &f);
 }
 
 /*
@@ -357,12 +194,13 @@ drop_privileges(int ctl, bool have_caps)
 	    SECBIT_KEEP_CAPS_LOCKED | SECBIT_NO_CAP_AMBIENT_RAISE |
 	    SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED) == -1 &&
 	    (have_caps || errno != EPERM))
-		child_fail(ctl, "unknown", "securebits: %s", strerror(errno));
+		child_fail(ctl, AREA_UNKNOWN, -1, "securebits: %s",
+		    strerror(errno));
 	for (cap = 0; prctl(PR_CAPBSET_READ, cap) >= 0; cap++) {
 		if (prctl(PR_CAPBSET_DROP, cap) == 0)
 			continue;
 		if (have_caps || errno != EPERM)
-			child_fail(ctl, "unknown", "bounding set: %s",
+			child_fail(ctl, AREA_UNKNOWN, -1, "bounding set: %s",
 			    strerror(errno));
 		dprintf(STDERR_FILENO, "harn-egressd: sandbox: not enforced: "
 		    "capability bounding set (no capability to drop it; "
@@ -370,12 +208,15 @@ drop_privileges(int ctl, bool have_caps)
 		break;
 	}
 	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) == -1)
-		child_fail(ctl, "unknown", "ambient: %s", strerror(errno));
+		child_fail(ctl, AREA_UNKNOWN, -1, "ambient: %s",
+		    strerror(errno));
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1)
-		child_fail(ctl, "unknown", "no_new_privs: %s", strerror(errno));
+		child_fail(ctl, AREA_UNKNOWN, -1, "no_new_privs: %s",
+		    strerror(errno));
 	memset(data, 0, sizeof(data));
 	if (syscall(SYS_capset, &hdr, data) == -1)
-		child_fail(ctl, "unknown", "capset: %s", strerror(errno));
+		child_fail(ctl, AREA_UNKNOWN, -1, "capset: %s",
+		    strerror(errno));
 }
 
 /* May this process change its securebits and bounding set? */
@@ -401,93 +242,76 @@ close_fds_above_2(void)
 }
 
 /*
- * The command's environment: what the parent chose, plus the proxy
- * variables, whose port only the set-up child knows.
+ * A root caller's command leaves the initial user namespace for one of
+ * its own, where init maps it to SANDBOX_UID alone; then it becomes that
+ * uid, with no supplementary group.
  */
-static char **
-command_env(const struct sandbox_spec *spec, unsigned short port)
+static void
+become_sandbox_user(struct job *j)
 {
-	static const char *const vars[] = {
-		"HTTP_PROXY=http", "HTTPS_PROXY=http", "http_proxy=http",
-		"https_proxy=http", "ALL_PROXY=socks5h", "all_proxy=socks5h",
-	};
-	size_t n = 0, i, k;
-	char **env;
+	char c = 'u';
 
-	while (spec->envp != NULL && spec->envp[n] != NULL)
-		n++;
-	if ((env = calloc(n + 7, sizeof(*env))) == NULL)
-		return NULL;
-	for (i = 0; i < n; i++)
-		env[i] = spec->envp[i];
-	for (k = 0; k < 6; k++, i++) {
-		const char *eq = strchr(vars[k], '=');
-
-		if (asprintf(&env[i], "%.*s=%s://127.0.0.1:%u",
-		    (int)(eq - vars[k]), vars[k], eq + 1, port) == -1)
-			return NULL;
-	}
-	return env;
-}
-
-/* The seccomp program, from the parent: its length, or -1. */
-static ssize_t
-recv_filter(int ctl, void **prog)
-{
-	struct pollfd pfd = { ctl, POLLIN, 0 };
-	ssize_t n;
-
-	if ((*prog = malloc(SECCOMP_PROG_MAX)) == NULL)
-		return -1;
-	if (poll(&pfd, 1, SETUP_TIMEOUT_MS) != 1 ||
-	    (n = recv(ctl, *prog, SECCOMP_PROG_MAX, 0)) <= 0) {
-		free(*prog);
-		*prog = NULL;
-		return -1;
-	}
-	return n;
+	if (unshare(CLONE_NEWUSER) == -1)
+		child_fail(j->ctl, AREA_WRITE, MECH_NAMESPACES,
+		    "user namespace: %s", strerror(errno));
+	if (write(j->map_req[1], &c, 1) != 1 ||
+	    read(j->map_ack[0], &c, 1) != 1 || c != 'k')
+		_exit(3);	/* init said why */
+	if (setresgid(SANDBOX_GID, SANDBOX_GID, SANDBOX_GID) == -1 ||
+	    setgroups(0, NULL) == -1 ||
+	    setresuid(SANDBOX_UID, SANDBOX_UID, SANDBOX_UID) == -1)
+		child_fail(j->ctl, AREA_WRITE, MECH_NAMESPACES,
+		    "uid %u: %s", SANDBOX_UID, strerror(errno));
 }
 
 /* The command: confined, then exec'd.  Never returns. */
 static void __attribute__((noreturn))
-run_command(int ctl, const struct sandbox_spec *spec, int listen_fd,
-    unsigned short port)
+run_command(struct job *j)
 {
-	struct msg m = { .kind = MSG_READY, .port = port };
+	const struct sandbox_plan *p = j->plan;
+	struct landlock_stats st;
+	struct msg m = { .kind = MSG_READY };
+	const void *prog;
+	size_t plen;
 	char err[256], **envp;
-	void *prog = NULL;
-	ssize_t plen = 0;
-	int ll = -1;
+	int ll = -1, notify = -1;
 
-	/* The filter first: nothing below may fail with it unread. */
-	if (spec->seccomp && (plen = recv_filter(ctl, &prog)) <= 0)
-		child_fail(ctl, "egress", "seccomp: no filter from the parent");
 	if (setsid() == -1)
-		child_fail(ctl, "unknown", "setsid: %s", strerror(errno));
-	if (spec->landlock) {
-		ll = (spec->netns ? sandbox_landlock_build_masked :
-		    sandbox_landlock_build)(spec->grants, spec->ngrants,
-		    spec->deny, spec->ndeny, spec->max_rules, &m.landlock, err,
-		    sizeof(err));
-		if (ll == -1)
-			child_fail(ctl, "home_read", "landlock: %s", err);
-	}
-	drop_privileges(ctl, spec->netns || have_setpcap());
-	if (ll != -1 && sandbox_landlock_enforce(ll, err, sizeof(err)) == -1)
-		child_fail(ctl, "write", "landlock: %s", err);
-	if (chdir(spec->workspace) == -1)
-		child_fail(ctl, "write", "%s: %s", spec->workspace,
+		child_fail(j->ctl, AREA_UNKNOWN, -1, "setsid: %s",
 		    strerror(errno));
-	if (spec->seccomp && sandbox_seccomp_load_program(prog, (size_t)plen,
-	    err, sizeof(err)) == -1)
-		child_fail(ctl, "egress", "%s", err);
-	free(prog);
-	if ((envp = command_env(spec, port ? port : spec->host_port)) == NULL)
-		child_fail(ctl, "unknown", "environment: out of memory");
-	if (send_msg(ctl, &m, listen_fd) == -1)
+	/* Built with the caller's rights: it reads what it grants. */
+	if (p->landlock && (ll = sandbox_landlock_build(j->paths->grants,
+	    j->paths->ngrants, (const char *const *)j->paths->deny.v,
+	    j->paths->deny.n, MAX_LANDLOCK_RULES, j->ns, &st, err,
+	    sizeof(err))) == -1)
+		child_fail(j->ctl, AREA_HOME_READ, MECH_LANDLOCK,
+		    "landlock: %s", err);
+	if (j->ns && j->root)
+		become_sandbox_user(j);
+	if (limits_apply_rlimits(&j->req->limits, err, sizeof(err)) == -1)
+		child_fail(j->ctl, AREA_UNKNOWN, -1, "%s", err);
+	drop_privileges(j->ctl, j->ns || have_setpcap());
+	if (ll != -1 && sandbox_landlock_enforce(ll, err, sizeof(err)) == -1)
+		child_fail(j->ctl, AREA_WRITE, MECH_LANDLOCK, "landlock: %s",
+		    err);
+	if (chdir(j->req->workspace) == -1)
+		child_fail(j->ctl, AREA_WRITE, -1, "%s: %s", j->req->workspace,
+		    strerror(errno));
+	if ((envp = sandbox_env_build(j->req, j->ns ? j->port :
+	    j->req->host_port, err, sizeof(err))) == NULL)
+		child_fail(j->ctl, AREA_UNKNOWN, -1, "environment: %s", err);
+	(void)sandbox_seccomp_program(&prog, &plen);
+	if (p->seccomp && sandbox_seccomp_load_program(prog, plen, err,
+	    sizeof(err)) == -1)
+		child_fail(j->ctl, AREA_EGRESS, MECH_SECCOMP, "%s", err);
+	if (j->ns && (notify = sandbox_seccomp_load_broker(err,
+	    sizeof(err))) == -1)
+		child_fail(j->ctl, AREA_LOCAL_SOCKET, MECH_SECCOMP,
+		    "connect broker: %s", err);
+	if (send_msg(j->ctl, &m, &notify, notify != -1 ? 1 : 0) == -1)
 		_exit(3);
 	close_fds_above_2();
-	execvpe(spec->argv[0], spec->argv, envp);
+	execvpe(j->req->argv[0], j->req->argv, envp);
 	_exit(errno == ENOENT ? 127 : 126);
 }
 
@@ -500,36 +324,90 @@ forward_signal(int sig)
 		kill(forward_to, sig);
 }
 
+/* Without a PID namespace: end whatever the command left behind. */
+static void
+end_orphans(void)
+{
+	char path[64], buf[4096], *s, *e;
+	bool any;
+	ssize_t n;
+	long pid;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%ld/task/%ld/children",
+	    (long)getpid(), (long)getpid());
+	do {
+		any = false;
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+			return;
+		n = read(fd, buf, sizeof(buf) - 1);
+		(void)close(fd);
+		buf[n > 0 ? n : 0] = '\0';
+		for (s = buf; (pid = strtol(s, &e, 10)) > 0; s = e) {
+			(void)kill((pid_t)pid, SIGKILL);
+			any = true;
+		}
+		while (waitpid(-1, NULL, any ? 0 : WNOHANG) > 0)
+			;
+	} while (any);
+}
+
+/* init's side of become_sandbox_user. */
+static void
+map_command(struct job *j, pid_t cmd)
+{
+	struct setup_fail f;
+	char c;
+
+	(void)close(j->map_req[1]);
+	(void)close(j->map_ack[0]);
+	if (read(j->map_req[0], &c, 1) != 1)
+		return;		/* it failed before, and said why */
+	memset(&f, 0, sizeof(f));
+	if (ns_user_map(cmd, &f) == -1) {
+		kill(cmd, SIGKILL);
+		report_fail(j->ctl, true, &f);
+	}
+	c = 'k';
+	(void)write(j->map_ack[1], &c, 1);
+}
+
 /*
  * PID 1 of the command's namespace: reap everything, forward signals, and
  * report the command's status.  Exiting ends whatever is left inside.
  */
 static void __attribute__((noreturn))
-run_init(int ctl, const struct sandbox_spec *spec, int listen_fd,
-    unsigned short port)
+run_init(struct job *j)
 {
 	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT,
 	    SIGUSR1, SIGUSR2 };
 	struct msg m = { .kind = MSG_EXIT };
 	struct sigaction sa = { .sa_handler = forward_signal };
+	struct setup_fail f;
 	pid_t cmd, p;
 	int st;
 	size_t i;
 
 	(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
 	(void)prctl(PR_SET_DUMPABLE, 0);	/* not readable from inside */
-	if (spec->netns && mount("proc", "/proc", "proc", MS_NOSUID |
-	    MS_NODEV | MS_NOEXEC, NULL) == -1)
-		child_fail(ctl, "linux_namespaces", "/proc: %s",
+	memset(&f, 0, sizeof(f));
+	if (j->ns && ns_mount_proc(&f) == -1)
+		report_fail(j->ctl, true, &f);
+	if (!j->ns)
+		(void)prctl(PR_SET_CHILD_SUBREAPER, 1);
+	if (j->ns && j->root && (pipe2(j->map_req, O_CLOEXEC) == -1 ||
+	    pipe2(j->map_ack, O_CLOEXEC) == -1))
+		child_fail(j->ctl, AREA_UNKNOWN, -1, "pipe: %s",
 		    strerror(errno));
 	if ((cmd = fork()) == -1)
-		child_fail(ctl, "unknown", "fork: %s", strerror(errno));
+		child_fail(j->ctl, AREA_UNKNOWN, -1, "fork: %s",
+		    strerror(errno));
 	if (cmd == 0)
-		run_command(ctl, spec, listen_fd, port);
-	if (listen_fd != -1)
-		close(listen_fd);
+		run_command(j);
+	if (j->ns && j->root)
+		map_command(j, cmd);
 	forward_to = cmd;
-	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+	for (i = 0; i < NELEM(sigs); i++)
 		(void)sigaction(sigs[i], &sa, NULL);
 	for (;;) {
 		p = waitpid(-1, &st, 0);
@@ -540,169 +418,365 @@ run_init(int ctl, const struct sandbox_spec *spec, int listen_fd,
 		if (p == -1 && errno != EINTR)
 			_exit(3);
 	}
-	(void)send_msg(ctl, &m, -1);
+	if (!j->ns)
+		end_orphans();
+	(void)send_msg(j->ctl, &m, NULL, 0);
 	_exit(0);
 }
 
-/* The first child: namespaces and mounts, then init; waits for it. */
+/* The first child: the confinement's set-up, then init; waits for it. */
 static void __attribute__((noreturn))
-run_setup(int ctl, const struct sandbox_spec *spec)
+run_setup(struct job *j, int go)
 {
-	struct msg m = { .kind = MSG_INIT };
-	unsigned short port = 0;
-	int listen_fd = -1, st;
+	struct msg m = { .kind = MSG_SETUP };
+	struct setup_fail f;
+	int fds[SANDBOX_MAX_FDS], st;
+	size_t nroots = 0, i;
 	pid_t init;
+	char c;
 
 	(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
 	/*
 	 * The proxy made itself non-dumpable, which leaves /proc/self owned
-	 * by root; the id maps are written through it.  The init below makes
-	 * itself non-dumpable again.
+	 * by root; the id maps are written through it.  init makes itself
+	 * non-dumpable again.
 	 */
 	(void)prctl(PR_SET_DUMPABLE, 1);
-	if (spec->netns) {
-		if (spec->userns)
-			enter_userns(ctl);
-		if (unshare(CLONE_NEWNET | CLONE_NEWNS | CLONE_NEWIPC |
-		    CLONE_NEWPID) == -1)
-			child_fail(ctl, "linux_namespaces", "namespaces: %s",
-			    strerror(errno));
-		lo_up(ctl);
-		listen_fd = make_listener(ctl, &port);
-		setup_mounts(ctl, spec);
+	if (go != -1 && read(go, &c, 1) != 1)
+		_exit(3);	/* the parent could not make the cgroup */
+	memset(&f, 0, sizeof(f));
+	fds[0] = -1;
+	if (j->ns) {
+		if (ns_enter(j->paths, &j->req->limits, j->root, &fds[0],
+		    &j->port, fds + 1, &nroots, &f) == -1)
+			report_fail(j->ctl, true, &f);
+		m.port = j->port;
+		if (send_msg(j->ctl, &m, fds, nroots + 1) == -1)
+			_exit(3);
+		for (i = 0; i < nroots; i++)
+			if (fds[i + 1] != -1)
+				(void)close(fds[i + 1]);
 	}
 	if ((init = fork()) == -1)
-		child_fail(ctl, "unknown", "fork: %s", strerror(errno));
-	if (init == 0)
-		run_init(ctl, spec, listen_fd, port);
-	if (listen_fd != -1)
-		close(listen_fd);
+		child_fail(j->ctl, AREA_UNKNOWN, -1, "fork: %s",
+		    strerror(errno));
+	if (init == 0) {
+		if (fds[0] != -1)
+			(void)close(fds[0]);
+		run_init(j);
+	}
+	if (fds[0] != -1)
+		(void)close(fds[0]);
+	m.kind = MSG_INIT;
 	m.pid = init;
-	(void)send_msg(ctl, &m, -1);
-	close(ctl);
+	(void)send_msg(j->ctl, &m, NULL, 0);
+	(void)close(j->ctl);
 	while (waitpid(init, &st, 0) == -1 && errno == EINTR)
 		;
 	_exit(0);
 }
 
 static void
+fail_with(struct sandbox_failure *f, enum sandbox_area area, int mech,
+    int err, bool setup, const char *text)
+{
+	f->area = area;
+	f->mech = mech;
+	f->err = err;
+	f->setup = setup;
+	snprintf(f->text, sizeof(f->text), "%.*s", (int)sizeof(f->text) - 1,
+	    text);
+}
+
+/*
+ * A denied file with other hard links: those names are not found, so
+ * they are not denied.  os_hardened refuses; the others say so.
+ */
+static int
+check_links(const struct sandbox_plan *p, const struct sandbox_paths *paths,
+    struct sandbox_failure *f)
+{
+	char real[4096], text[4352];
+	struct stat st;
+	size_t i;
+
+	for (i = 0; i < paths->deny.n; i++) {
+		if (realpath(paths->deny.v[i], real) == NULL ||
+		    stat(real, &st) == -1 || !S_ISREG(st.st_mode) ||
+		    st.st_nlink < 2)
+			continue;
+		snprintf(text, sizeof(text), "denied file %s has %ju hard "
+		    "links; the other names cannot be found and denied", real,
+		    (uintmax_t)st.st_nlink);
+		if (p->profile == PROFILE_OS_HARDENED) {
+			fail_with(f, AREA_HOME_READ, -1, EMLINK, false, text);
+			return -1;
+		}
+		fprintf(stderr, "harn-egressd: sandbox: not enforced: %s\n",
+		    text);
+	}
+	return 0;
+}
+
+struct sandbox_child *
+sandbox_start(const struct sandbox_request *r, const struct sandbox_plan *p,
+    struct sandbox_failure *f)
+{
+	struct sandbox_child *c;
+	struct job j;
+	char err[256];
+	int sv[2], go[2] = { -1, -1 };
+
+	memset(f, 0, sizeof(*f));
+	if ((c = calloc(1, sizeof(*c))) == NULL) {
+		fail_with(f, AREA_UNKNOWN, -1, ENOMEM, false, "out of memory");
+		return NULL;
+	}
+	c->ctl = c->listen_fd = c->notify = -1;
+	c->ns = p->confinement == CONFINEMENT_NAMESPACES;
+	c->root = geteuid() == 0;
+	if (sandbox_paths_build(r, p->confinement, c->root, &c->paths, err,
+	    sizeof(err)) == -1 ||
+	    sandbox_workspace_dir(r->workspace, ".harn-tmp", err,
+	    sizeof(err)) == -1 ||
+	    sandbox_workspace_dir(r->workspace, ".harn-cache", err,
+	    sizeof(err)) == -1) {
+		fail_with(f, AREA_WRITE, -1, errno, false, err);
+		goto fail;
+	}
+	if (check_links(p, &c->paths, f) == -1)
+		goto fail;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == -1 ||
+	    (p->memory && pipe2(go, O_CLOEXEC) == -1)) {
+		snprintf(err, sizeof(err), "socketpair: %s", strerror(errno));
+		fail_with(f, AREA_UNKNOWN, -1, errno, false, err);
+		goto fail;
+	}
+	memset(&j, 0, sizeof(j));
+	j.req = r;
+	j.plan = p;
+	j.paths = &c->paths;
+	j.ns = c->ns;
+	j.root = c->root;
+	j.ctl = sv[1];
+	fflush(NULL);
+	if ((c->pid = fork()) == -1) {
+		snprintf(err, sizeof(err), "fork: %s", strerror(errno));
+		fail_with(f, AREA_UNKNOWN, -1, errno, false, err);
+		(void)close(sv[0]);
+		(void)close(sv[1]);
+		goto fail;
+	}
+	if (c->pid == 0) {
+		(void)close(sv[0]);
+		if (go[1] != -1)
+			(void)close(go[1]);
+		run_setup(&j, go[0]);
+	}
+	(void)close(sv[1]);
+	c->ctl = sv[0];
+	if (p->memory) {
+		(void)close(go[0]);
+		c->cgroup = limits_memory_cgroup(&r->limits, c->pid, err,
+		    sizeof(err));
+		if (c->cgroup == NULL || write(go[1], "g", 1) != 1) {
+			fail_with(f, AREA_UNKNOWN, -1, errno, false, err);
+			(void)close(go[1]);
+			sandbox_free(c);
+			return NULL;
+		}
+		(void)close(go[1]);
+	}
+	return c;
+fail:
+	if (go[0] != -1) {
+		(void)close(go[0]);
+		(void)close(go[1]);
+	}
+	sandbox_free(c);
+	return NULL;
+}
+
+static void
 kill_setup(struct sandbox_child *c)
 {
+	if (c->pid <= 0)
+		return;
 	kill(c->pid, SIGKILL);
 	while (waitpid(c->pid, NULL, 0) == -1 && errno == EINTR)
 		;
-	close(c->ctl);
-	c->ctl = -1;
+	c->pid = 0;
+	c->exited = true;
 }
 
-int
-sandbox_spawn(const struct sandbox_spec *spec, struct sandbox_child *c,
-    char *err, size_t errlen)
+static int
+take_setup(struct sandbox_child *c, const struct msg *m, int *fds,
+    size_t nfds)
 {
-	int sv[2];
+	size_t i;
 
-	memset(c, 0, sizeof(*c));
-	c->listen_fd = -1;
-	c->ctl = -1;
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == -1) {
-		snprintf(err, errlen, "socketpair: %s", strerror(errno));
+	if (nfds < 1 || c->rootfds != NULL)
 		return -1;
-	}
-	if ((c->pid = fork()) == -1) {
-		snprintf(err, errlen, "fork: %s", strerror(errno));
-		close(sv[0]);
-		close(sv[1]);
+	c->listen_fd = fds[0];
+	c->port = m->port;
+	c->nroots = c->paths.sockroots.n;
+	if ((c->rootfds = calloc(c->nroots + 1, sizeof(int))) == NULL)
 		return -1;
-	}
-	if (c->pid == 0) {
-		close(sv[0]);
-		run_setup(sv[1], spec);
-	}
-	close(sv[1]);
-	c->ctl = sv[0];
+	for (i = 0; i < c->nroots; i++)
+		c->rootfds[i] = i + 1 < nfds ? fds[i + 1] : -1;
+	for (i = c->nroots + 1; i < nfds; i++)
+		(void)close(fds[i]);
 	return 0;
 }
 
 int
-sandbox_ready(struct sandbox_child *c, const void *prog, size_t len,
-    const char **mechanism, char *err, size_t errlen)
+sandbox_ready(struct sandbox_child *c, struct event_base *base,
+    struct sandbox_failure *f)
 {
-	static char mech[32];
-	struct msg m;
+	int fds[SANDBOX_MAX_FDS], st;
+	char err[256];
 	bool ready = false;
-	int fd;
+	struct msg m;
+	size_t nfds, i;
 
-	*mechanism = "unknown";
-	/*
-	 * INIT (from set-up) first: only then is the filter sent, so that a
-	 * set-up that fails never leaves it unread (closing on unread data
-	 * would reset the socket and lose the child's word on why).  The
-	 * command takes it before anything it does can fail.
-	 */
+	memset(f, 0, sizeof(*f));
 	while (c->init_pid == 0 || !ready) {
-		if (recv_msg(c->ctl, &m, &fd, SETUP_TIMEOUT_MS) == -1) {
-			snprintf(err, errlen, "sandbox set-up: %s",
+		if (recv_msg(c->ctl, &m, fds, &nfds, SETUP_TIMEOUT_MS) == -1) {
+			snprintf(err, sizeof(err), "sandbox set-up: %s",
 			    strerror(errno));
+			fail_with(f, AREA_UNKNOWN, -1, errno, false, err);
+			/* The set-up's own end, if it ended: its status says. */
+			if (waitpid(c->pid, &st, WNOHANG) == c->pid) {
+				c->pid = 0;
+				snprintf(err, sizeof(err), "sandbox set-up "
+				    "ended without a word (status %d)", st);
+				fail_with(f, AREA_UNKNOWN, -1, EPIPE, false,
+				    err);
+			}
 			goto fail;
 		}
-		if (m.kind == MSG_INIT) {
-			c->init_pid = m.pid;
-			if (prog != NULL && send(c->ctl, prog, len,
-			    MSG_NOSIGNAL) != (ssize_t)len) {
-				snprintf(err, errlen, "seccomp: cannot hand "
-				    "the filter over: %s", strerror(errno));
+		switch (m.kind) {
+		case MSG_SETUP:
+			if (take_setup(c, &m, fds, nfds) == -1) {
+				for (i = 0; i < nfds; i++)
+					(void)close(fds[i]);
+				fail_with(f, AREA_UNKNOWN, -1, EPROTO, false,
+				    "sandbox set-up: a malformed hand-over");
 				goto fail;
 			}
-		} else if (m.kind == MSG_READY) {
-			c->listen_fd = fd;
-			c->port = m.port;
-			c->landlock = m.landlock;
+			break;
+		case MSG_INIT:
+			c->init_pid = m.pid;
+			break;
+		case MSG_READY:
+			c->notify = nfds > 0 ? fds[0] : -1;
+			for (i = 1; i < nfds; i++)
+				(void)close(fds[i]);
 			ready = true;
-		} else {
-			if (fd != -1)
-				close(fd);
-			snprintf(mech, sizeof(mech), "%s", m.mechanism);
-			*mechanism = mech;
-			c->fail_errno = m.err;
-			snprintf(err, errlen, "%s", m.text);
+			break;
+		default:
+			for (i = 0; i < nfds; i++)
+				(void)close(fds[i]);
+			fail_with(f, (enum sandbox_area)m.fail.area,
+			    m.fail.mech, m.fail.err, m.setup, m.fail.text);
+			goto fail;
+		}
+	}
+	if (c->ns && c->notify == -1) {
+		fail_with(f, AREA_LOCAL_SOCKET, MECH_SECCOMP, EPROTO, true,
+		    "connect broker: no listener from the command");
+		goto fail;
+	}
+	if (c->notify != -1) {
+		c->broker = broker_new(base, c->notify,
+		    (const char *const *)c->paths.sockroots.v, c->rootfds,
+		    c->nroots, c->root ? SANDBOX_UID : (uid_t)-1,
+		    c->root ? SANDBOX_GID : (gid_t)-1, err, sizeof(err));
+		c->notify = -1;
+		c->rootfds = NULL;	/* the broker's, or closed */
+		if (c->broker == NULL) {
+			fail_with(f, AREA_LOCAL_SOCKET, MECH_SECCOMP, ENOMEM,
+			    false, err);
 			goto fail;
 		}
 	}
 	return 0;
 fail:
-	if (c->listen_fd != -1)
-		close(c->listen_fd);
-	c->listen_fd = -1;
 	kill_setup(c);
 	return -1;
+}
+
+int
+sandbox_take_listener(struct sandbox_child *c, unsigned short *port)
+{
+	int fd = c->listen_fd;
+
+	*port = c->port;
+	c->listen_fd = -1;
+	return fd;
+}
+
+int
+sandbox_ctl_fd(const struct sandbox_child *c)
+{
+	return c->ctl;
 }
 
 void
 sandbox_signal(const struct sandbox_child *c, int sig)
 {
-	if (c->init_pid > 0)
+	if (c->init_pid > 0 && !c->exited)
 		kill(c->init_pid, sig);
 }
 
 int
-sandbox_wait(struct sandbox_child *c, int *wstatus)
+sandbox_wait(struct sandbox_child *c)
 {
+	int fds[SANDBOX_MAX_FDS], st = 0;
+	bool got = false;
 	struct msg m;
-	int fd, st = 0, got = 0;
+	size_t nfds;
 
-	while (!got && recv_msg(c->ctl, &m, &fd, -1) == 0) {
-		if (fd != -1)
-			close(fd);
+	if (c->exited)
+		return c->wstatus;
+	while (!got && recv_msg(c->ctl, &m, fds, &nfds, -1) == 0) {
+		while (nfds > 0)
+			(void)close(fds[--nfds]);
 		if (m.kind == MSG_EXIT) {
-			*wstatus = m.wstatus;
-			got = 1;
+			c->wstatus = m.wstatus;
+			got = true;
 		}
 	}
-	while (waitpid(c->pid, &st, 0) == -1 && errno == EINTR)
+	while (c->pid > 0 && waitpid(c->pid, &st, 0) == -1 && errno == EINTR)
 		;
-	close(c->ctl);
-	c->ctl = -1;
+	c->pid = 0;
 	if (!got)
-		*wstatus = st;	/* init died without a word */
-	return 0;
+		c->wstatus = st;	/* init died without a word */
+	c->exited = true;
+	return c->wstatus;
+}
+
+void
+sandbox_free(struct sandbox_child *c)
+{
+	size_t i;
+
+	if (c == NULL)
+		return;
+	if (c->pid > 0 && !c->exited)
+		kill_setup(c);
+	broker_free(c->broker);
+	if (c->ctl != -1)
+		(void)close(c->ctl);
+	if (c->listen_fd != -1)
+		(void)close(c->listen_fd);
+	if (c->notify != -1)
+		(void)close(c->notify);
+	for (i = 0; c->rootfds != NULL && i < c->nroots; i++)
+		if (c->rootfds[i] != -1)
+			(void)close(c->rootfds[i]);
+	free(c->rootfds);
+	limits_memory_cgroup_remove(c->cgroup);
+	sandbox_paths_free(&c->paths);
+	free(c);
 }

@@ -236,14 +236,37 @@ expect_no_grep "the unsigned report has no signature" "$TMP/unsigned.json" \
     '"signature"'
 verify_fails "an unsigned report" signed "$TMP/unsigned.json"
 
-# --log -: the decision lines on stderr are the log.
-expect_rc "a run logging to stderr" 0 box --log - --attest "$TMP/stderr.json" \
-    --sign-key "$K" -- sh -c "$SCRIPT"
-grep '^{"ts"' "$TMP/err" >"$TMP/stderr.log"
-expect_rc "verify: the decision lines taken from stderr" 0 "$EGRESSD" \
-    verify --pubkey "$K.pub" --log "$TMP/stderr.log" "$TMP/stderr.json"
-fields "--log -: no offset in a file" "$TMP/stderr.json" 'log.offset=null' \
-    'log.records=2'
+# --log - in run mode: stderr is the command's too, so a line it wrote
+# there could pass for a decision.  Refused before anything starts; and
+# the control: the same line on stderr does look like one.
+rm -f "$WS/ran" "$TMP/stderr.json"
+expect_rc "run mode refuses --log - (stderr is the command's too)" 2 box \
+    --log - --attest "$TMP/stderr.json" -- sh -c ': > ran'
+if [ -e "$WS/ran" ] || [ -e "$TMP/stderr.json" ]; then
+	not_ok "--log - in run mode: nothing ran, no report"
+else
+	ok "--log - in run mode: nothing ran, no report"
+fi
+expect_grep "the refusal says why" "$TMP/err" 'stderr is the command.s too'
+# Without --log: no decision log at all; the refusals are said on stderr
+# as diagnostics, and the report counts the decisions but no records.
+printf '%s\n' '{"ts":"2026-12-02T15:30:00.123Z","protocol":"http","host":"forged.example","port":80,"decision":"allow","reason":"allow_rule"}' >"$WS/forged.line"
+expect_rc "a run without --log" 0 box --attest "$TMP/nolog.json" \
+    --sign-key "$K" -- sh -c "cat forged.line >&2; $SCRIPT"
+rm -f "$WS/forged.line"
+expect_grep "without --log: a refusal is said for people" "$TMP/err" \
+    '^harn-egressd: refused http denied.example:80: no_allow_rule$'
+fields "without --log: the report counts 1 allow, 1 deny, and 0 records" \
+    "$TMP/nolog.json" 'decisions.allow=1' 'decisions.deny=1' \
+    'log.records=0' 'log.offset=null'
+grep '^{"ts"' "$TMP/err" >"$TMP/forged.log" || true
+expect_grep "the command wrote a decision-looking line on stderr" "$TMP/forged.log" forged.example
+verify_fails "the command's own line on stderr, offered as the log" \
+    log "$TMP/nolog.json" --log "$TMP/forged.log"
+expect_grep "verify: the run kept no decision log" "$TMP/err" \
+    'kept no decision log'
+expect_rc "verify: the run without a log, without --log" 0 "$EGRESSD" \
+    verify --pubkey "$K.pub" "$TMP/nolog.json"
 
 # ------------------------------------------------------------------ ends
 
@@ -344,30 +367,34 @@ box --log "$TMP/c.log" -- sh -c 'cat ws-key' >"$TMP/keyread.out" 2>&1 || true
 expect_grep "without --sign-key the same file is readable (control)" \
     "$TMP/keyread.out" 'PRIVATE KEY'
 
-# A command that moves the report's directory and puts an older genuine
-# report in its place: harn-egressd says so and fails.
-mkdir -p "$WS/out"
-cp "$TMP/run.json" "$WS/keep.json"
-set +e
-box --log "$TMP/mv.log" --attest "$WS/out/report.json" --sign-key "$K" \
-    -- sh -c 'mv out out.real && mkdir out && cp keep.json out/report.json' \
-    >"$TMP/mv.out" 2>&1
-rc=$?
-set -e
-if [ "$rc" -eq 1 ] && grep -q 'moved or replaced' "$TMP/mv.out"; then
-	ok "a report whose directory was swapped: exit 1, said"
-else
-	not_ok "a report whose directory was swapped: exit 1, said" "exit $rc" \
-	    "$(cat "$TMP/mv.out")"
-fi
-rm -rf "$WS/out" "$WS/out.real" "$WS/keep.json"
-
-# A report the command forges at the report's path is replaced.
-expect_rc "a command that writes its own report" 0 box --log "$TMP/f.log" \
-    --attest "$WS/report.json" --sign-key "$K" \
-    -- sh -c 'echo "{\"forged\":true}" > report.json'
-expect_rc "verify: the forged report was replaced" 0 "$EGRESSD" verify \
-    --pubkey "$K.pub" --log "$TMP/f.log" "$WS/report.json"
+# The report, the log and the port file, inside a root the command can
+# write: it could have left a symlink there in an earlier run (or write
+# into the log now).  Refused before anything starts.
+mkdir -p "$TMP/rw" "$TMP/outside"
+ln -sfn "$TMP/outside" "$WS/link-out"
+for spec in "--attest $WS/report.json" "--attest $TMP/rw/r.json" \
+    "--log $WS/d.log" "--port-file $WS/port" \
+    "--attest $WS/link-out/r.json" "--log $WS/sub/../d.log"; do
+	rm -f "$WS/ran"
+	# shellcheck disable=SC2086
+	expect_rc "in reach of the command: $spec: usage error" 2 box \
+	    --write-root "$TMP/rw" $spec -- sh -c ': > ran'
+	[ -e "$WS/ran" ] && not_ok "in reach of the command: $spec: nothing ran"
+	expect_grep "in reach of the command: $spec: says why" "$TMP/err" \
+	    'inside a root the command can write'
+done
+# The control: the same outputs outside its roots work.
+expect_rc "outside its roots: --attest, --log, --port-file" 0 box \
+    --attest "$TMP/outside/r.json" --log "$TMP/outside/d.log" \
+    --port-file "$TMP/outside/port" -- true
+expect_grep "run mode writes the port file" "$TMP/outside/port" '^[0-9]+$'
+# A symlink at the log's own path is never followed.
+ln -sfn "$TMP/outside/target.log" "$TMP/outside/link.log"
+expect_rc "--log through a symlink: usage error" 2 box \
+    --log "$TMP/outside/link.log" -- true
+[ -e "$TMP/outside/target.log" ] &&
+    not_ok "--log through a symlink: the target was not created"
+rm -f "$WS/link-out"
 
 # A refused spawn still gets a report: harn-egressd inside the sandbox,
 # where namespaces are refused, with os_hardened.
@@ -375,9 +402,10 @@ cp "$EGRESSD" "$WS/harn-inner"
 printf 'default deny\n' >"$WS/inner.conf"
 "$EGRESSD" keygen --out "$WS/inner-key" >/dev/null
 rm -f "$WS/ran"
+mkdir -p "$WS/inner-ws"
 expect_rc "os_hardened refused inside the sandbox: exit 3" 3 box \
     --log "$TMP/outer.log" -- "$WS/harn-inner" --policy "$WS/inner.conf" \
-    --profile os_hardened --workspace "$WS" --log "$WS/inner.log" \
+    --profile os_hardened --workspace "$WS/inner-ws" --log "$WS/inner.log" \
     --attest "$WS/refused.json" --sign-key "$WS/inner-key" -- sh -c ': > ran'
 fields "report of a refused spawn" "$WS/refused.json" \
     'sandbox.process_network_mode="unsupported_fail_closed"' \
@@ -397,8 +425,10 @@ nobody_report() {
 	printf 'default deny\n' >"$NB/p.conf"
 	chown -R nobody "$NB"
 	chmod 755 "$NB" "$NB/harn-egressd"
+	mkdir -p "$NB/ws"
+	chown nobody "$NB/ws"
 	su nobody -s /bin/sh -c "cd '$NB' && env -i PATH=/usr/bin:/bin \
-	    HOME='$NB' ./harn-egressd --policy p.conf --workspace '$NB' \
+	    HOME='$NB' ./harn-egressd --policy p.conf --workspace '$NB/ws' \
 	    --log l.log --attest r.json --sign-key k -- true" \
 	    >"$TMP/nobody.out" 2>&1
 	fields "nobody: the report names the user namespace" "$NB/r.json" \
@@ -418,8 +448,8 @@ elif ! id nobody >/dev/null 2>&1; then
 elif ! su nobody -s /bin/sh -c "unshare -U true" >/dev/null 2>&1; then
 	skip "unprivileged report: user namespaces unavailable to nobody"
 else
-	fields "root: the report names no user namespace" "$TMP/run.json" \
-	    'sandbox.namespaces=["ipc","mount","net","pid"]'
+	fields "root: the report names the user namespace (its own, as uid 65533)" \
+	    "$TMP/run.json" 'sandbox.namespaces=["ipc","mount","net","pid","user"]'
 	nobody_report
 fi
 

@@ -36,7 +36,7 @@
 
 #include <cmocka.h>
 
-#include "sandbox/sandbox.h"
+#include "sandbox/internal.h"
 
 #define UNUSED		__attribute__((unused))
 #define MAX_RULES	4096
@@ -164,6 +164,7 @@ struct jail {
 	size_t				 ndeny;
 	unsigned			 max;
 	int				(*pre)(void);	/* errno: skip */
+	void				(*mid)(void);	/* built, not enforced */
 	bool				 as_nobody;
 	bool				 bare;		/* no Landlock */
 };
@@ -209,7 +210,9 @@ child(int wfd, const struct jail *j, probe_fn fn, const char *a,
 	}
 	if (j != NULL && !j->bare) {
 		fd = sandbox_landlock_build(j->grants, j->ngrants, j->deny,
-		    j->ndeny, j->max, &o.st, o.msg, sizeof(o.msg));
+		    j->ndeny, j->max, false, &o.st, o.msg, sizeof(o.msg));
+		if (fd != -1 && j->mid != NULL)
+			j->mid();
 		if (fd == -1 ||
 		    sandbox_landlock_enforce(fd, o.msg, sizeof(o.msg)) == -1)
 			goto out;
@@ -738,22 +741,62 @@ test_two_denied(void **state UNUSED)
 	expect_ok(&j, p_read, P("%s/.ssh/id_rsa", home), NULL);
 }
 
+/* The denied paths of test_nonexistent_deny, made once the rules exist. */
+static void
+plant_late(void)
+{
+	mkfile(P("%s/.netrc", home), "machine x password late\n");
+	mkfile(P("%s/.config/gh/new-hosts.yml", home), "oauth_token: late\n");
+	mkfile(P("%s/new-beside.txt", home), "new\n");
+}
+
+static void
+unplant_late(void)
+{
+	(void)unlink(P("%s/.netrc", home));
+	(void)unlink(P("%s/.config/gh/new-hosts.yml", home));
+	(void)unlink(P("%s/new-beside.txt", home));
+}
+
+/*
+ * A denied path that does not exist is split around at its nearest
+ * existing directory: made during the run (by the host, say), it stays
+ * denied.  What was there keeps its grant; what else appears in that
+ * directory gets none (Landlock cannot grant a directory without what
+ * is below it).  A path that cannot exist (a file on the way) and one
+ * outside every grant cost nothing.
+ */
 static void
 test_nonexistent_deny(void **state UNUSED)
 {
 	struct landlock_path g[] = { { home, GRANT_RO } };
 	const char *d[] = { P("%s/.netrc", home), "/nonexistent/harn/x",
-	    P("%s/ok.txt/below-a-file", home) };
-	struct jail j = { .grants = g, .ngrants = 1, .deny = d, .ndeny = 3,
+	    P("%s/ok.txt/below-a-file", home),
+	    P("%s/.config/gh/new-hosts.yml", home) };
+	struct jail j = { .grants = g, .ngrants = 1, .deny = d, .ndeny = 4,
 	    .max = MAX_RULES };
 	struct outcome o;
 
+	unplant_late();
 	o = run(&j, p_read, P("%s/ok.txt", home), NULL);
 	assert_true(o.built);
 	assert_int_equal(o.err, 0);
-	assert_int_equal(o.st.expanded, 0);	/* home granted whole */
-	assert_int_equal(o.st.rules, 1);
-	expect_ok(&j, p_list, home, NULL);
+	assert_true(o.st.expanded >= 2);	/* home, and .config/gh */
+	expect_ok(&j, p_read, P("%s/.config/gh/config.yml", home), NULL);
+	j.mid = plant_late;
+	o = run(&j, p_read, P("%s/.netrc", home), NULL);
+	assert_true(o.built);
+	assert_int_equal(o.err, EACCES);
+	expect_ok(NULL, p_read, P("%s/.netrc", home), NULL);	/* control */
+	unplant_late();
+	o = run(&j, p_read, P("%s/.config/gh/new-hosts.yml", home), NULL);
+	assert_true(o.built);
+	assert_int_equal(o.err, EACCES);
+	unplant_late();
+	o = run(&j, p_read, P("%s/new-beside.txt", home), NULL);
+	assert_true(o.built);
+	assert_int_equal(o.err, EACCES);
+	unplant_late();
 }
 
 /*
@@ -979,6 +1022,7 @@ test_cost(void **state UNUSED)
 	big_jail(h, g, d, &j);
 	for (i = 0; i < (size_t)runs; i++) {
 		fd = sandbox_landlock_build(g, 1, j.deny, j.ndeny, MAX_RULES,
+		    false,
 		    &st, err, sizeof(err));
 		if (fd == -1)
 			fail_msg("build: %s", err);
@@ -1020,14 +1064,15 @@ test_max_rules(void **state UNUSED)
 	make_big_home(h);
 	big_jail(h, g, d, &j);
 	memset(err, 0, sizeof(err));
-	fd = sandbox_landlock_build(g, 1, j.deny, j.ndeny, 50, NULL, err,
+	fd = sandbox_landlock_build(g, 1, j.deny, j.ndeny, 50, false, NULL, err,
 	    sizeof(err));
 	assert_int_equal(fd, -1);
 	print_message("max_rules 50: %s\n", err);
 	assert_non_null(strstr(err, h));
 	assert_non_null(strstr(err, "too many"));
 	/* Control: the same with room builds. */
-	fd = sandbox_landlock_build(g, 1, j.deny, j.ndeny, MAX_RULES, NULL,
+	fd = sandbox_landlock_build(g, 1, j.deny, j.ndeny, MAX_RULES, false,
+	    NULL,
 	    err, sizeof(err));
 	assert_true(fd >= 0);
 	(void)close(fd);
@@ -1048,7 +1093,8 @@ p_build(const char *h, const char *denied)
 	const char *d[] = { denied };
 	int fd;
 
-	fd = sandbox_landlock_build(g, 1, d, 1, MAX_RULES, NULL, probe_msg,
+	fd = sandbox_landlock_build(g, 1, d, 1, MAX_RULES, false, NULL,
+	    probe_msg,
 	    sizeof(probe_msg));
 	if (fd == -1)
 		return EACCES;
@@ -1123,11 +1169,11 @@ test_bad_args(void **state UNUSED)
 	const char *d[] = { "relative" };
 	char err[256];
 
-	assert_int_equal(sandbox_landlock_build(g, 1, NULL, 0, MAX_RULES,
+	assert_int_equal(sandbox_landlock_build(g, 1, NULL, 0, MAX_RULES, false,
 	    NULL, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "not absolute"));
 	g[0].path = home;
-	assert_int_equal(sandbox_landlock_build(g, 1, d, 1, MAX_RULES,
+	assert_int_equal(sandbox_landlock_build(g, 1, d, 1, MAX_RULES, false,
 	    NULL, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "not absolute"));
 	assert_int_equal(sandbox_landlock_enforce(-1, err, sizeof(err)), -1);
@@ -1150,7 +1196,8 @@ test_enforce_needs_nnp(void **state UNUSED)
 		(void)close(p[0]);
 		if (become_nobody() != 0)
 			_exit(3);
-		fd = sandbox_landlock_build(g, 1, NULL, 0, MAX_RULES, NULL,
+		fd = sandbox_landlock_build(g, 1, NULL, 0, MAX_RULES, false,
+		    NULL,
 		    err, sizeof(err));
 		if (fd == -1)
 			_exit(4);

@@ -33,6 +33,7 @@
 #include <linux/filter.h>
 #include <linux/keyctl.h>
 #include <linux/netlink.h>
+#include <linux/openat2.h>
 #include <linux/perf_event.h>
 #include <linux/seccomp.h>
 #include <linux/userfaultfd.h>
@@ -59,12 +60,8 @@
 
 #include <cmocka.h>
 
-#include "sandbox/sandbox.h"
+#include "sandbox/internal.h"
 
-/* In sandbox/seccomp.c, for this test only. */
-int	 sandbox_seccomp_export_bpf(int fd, char *err, size_t errlen);
-
-#define NELEM(t)	(sizeof(t) / sizeof((t)[0]))
 #define HI		(1L << 32)	/* garbage above an int argument */
 #define X32_BIT		0x40000000L
 
@@ -770,8 +767,13 @@ test_socket(void **state)
 	    0, { AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_ROUTE } },
 	{ "AF_UNIX SOCK_STREAM", NULL, p_socket, W_ALLOW, 0,
 	    { AF_UNIX, SOCK_STREAM, 0 } },
-	{ "AF_UNIX SOCK_DGRAM", NULL, p_socket, W_ALLOW, 0,
+	/* Unix datagrams could name a host socket in every send. */
+	{ "AF_UNIX SOCK_DGRAM", NULL, p_socket, W_EPERM, 0,
 	    { AF_UNIX, SOCK_DGRAM, 0 } },
+	{ "AF_UNIX SOCK_RAW (a datagram socket)", NULL, p_socket, W_EPERM, 0,
+	    { AF_UNIX, SOCK_RAW, 0 } },
+	{ "AF_UNIX SOCK_DGRAM|CLOEXEC", NULL, p_socket, W_EPERM, 0,
+	    { AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0 } },
 	{ "AF_UNIX SOCK_SEQPACKET", NULL, p_socket, W_ALLOW, 0,
 	    { AF_UNIX, SOCK_SEQPACKET, 0 } },
 	{ "AF_INET SOCK_STREAM 0", NULL, p_socket, W_ALLOW, 0,
@@ -798,12 +800,22 @@ test_socket(void **state)
 	{ "AF_INET|~0<<32 SOCK_STREAM|1<<32 0|1<<32", NULL, p_socket,
 	    W_ALLOW, 0, { AF_INET | (long)0xffffffff00000000UL,
 	    SOCK_STREAM | HI, HI } },
-	{ "AF_UNIX|1<<32 SOCK_DGRAM", NULL, p_socket, W_ALLOW, 0,
+	{ "AF_UNIX|1<<32 SOCK_STREAM", NULL, p_socket, W_ALLOW, 0,
+	    { AF_UNIX | HI, SOCK_STREAM, 0 } },
+	{ "AF_UNIX SOCK_STREAM|1<<32", NULL, p_socket, W_ALLOW, 0,
+	    { AF_UNIX, SOCK_STREAM | HI, 0 } },
+	{ "AF_UNIX|1<<32 SOCK_DGRAM", NULL, p_socket, W_EPERM, 0,
 	    { AF_UNIX | HI, SOCK_DGRAM, 0 } },
 	{ "socketpair AF_UNIX", NULL, p_socketpair, W_ALLOW, 0,
 	    { AF_UNIX, SOCK_STREAM, 0 } },
-	{ "socketpair AF_UNIX|1<<32", NULL, p_socketpair, W_ALLOW, 0,
-	    { AF_UNIX | HI, SOCK_DGRAM, 0 } },
+	{ "socketpair AF_UNIX SOCK_SEQPACKET", NULL, p_socketpair, W_ALLOW,
+	    0, { AF_UNIX, SOCK_SEQPACKET, 0 } },
+	{ "socketpair AF_UNIX|1<<32 SOCK_STREAM|CLOEXEC", NULL, p_socketpair,
+	    W_ALLOW, 0, { AF_UNIX | HI, SOCK_STREAM | SOCK_CLOEXEC, 0 } },
+	{ "socketpair AF_UNIX SOCK_DGRAM", NULL, p_socketpair, W_EPERM, 0,
+	    { AF_UNIX, SOCK_DGRAM, 0 } },
+	{ "socketpair AF_UNIX|1<<32 SOCK_DGRAM", NULL, p_socketpair, W_EPERM,
+	    0, { AF_UNIX | HI, SOCK_DGRAM, 0 } },
 	{ "socketpair AF_INET", NULL, p_socketpair, W_EPERM, 0,
 	    { AF_INET, SOCK_STREAM, 0 } },
 	{ "socketpair AF_NETLINK", NULL, p_socketpair, W_EPERM, 0,
@@ -982,6 +994,105 @@ test_namespaces(void **state)
 	};
 
 	assert_int_equal(run_table("ns", rows, NELEM(rows)), 0);
+}
+
+/* A scratch file for the mode probes, made before the filter. */
+static char	mode_dir[64];
+
+static int
+setup_mode_dir(void)
+{
+	if (chdir(mode_dir) == -1 ||
+	    (probe_fd = open("f", O_CREAT | O_WRONLY, 0644)) == -1)
+		return -1;
+	return 0;
+}
+
+static long
+p_open_mode(const struct probe *p)
+{
+	long fd = syscall(p->a[0], p->a[1], p->a[2], p->a[3], p->a[4]);
+
+	if (fd >= 0)
+		close((int)fd);
+	return fd;
+}
+
+static long
+p_fchmod(const struct probe *p)
+{
+	return syscall(SYS_fchmod, probe_fd, p->a[0]);
+}
+
+/*
+ * No set-user-ID or set-group-ID file: not by chmod, not by a file made
+ * with such a mode.  Plain modes go through; so does a mode with those
+ * bits where no file is made (O_CREAT and O_TMPFILE clear).
+ */
+static void
+test_modes(void **state)
+{
+	static struct open_how how = { .flags = O_RDONLY };
+	const struct probe rows[] = {
+	{ "chmod(f, 04755)", setup_mode_dir, p_raw, W_EPERM, 0,
+	    { SYS_chmod, (long)"f", 04755 } },
+	{ "chmod(f, 02755)", setup_mode_dir, p_raw, W_EPERM, 0,
+	    { SYS_chmod, (long)"f", 02755 } },
+	{ "chmod(f, 04755|1<<32)", setup_mode_dir, p_raw, W_EPERM, 0,
+	    { SYS_chmod, (long)"f", 04755 | HI } },
+	{ "chmod(f, 0755)", setup_mode_dir, p_raw, W_ALLOW, 0,
+	    { SYS_chmod, (long)"f", 0755 } },
+	{ "chmod(f, 01777) (sticky)", setup_mode_dir, p_raw, W_ALLOW, 0,
+	    { SYS_chmod, (long)"f", 01777 } },
+	{ "fchmod(f, 06755)", setup_mode_dir, p_fchmod, W_EPERM, 0,
+	    { 06755 } },
+	{ "fchmod(f, 0600)", setup_mode_dir, p_fchmod, W_ALLOW, 0,
+	    { 0600 } },
+	{ "fchmodat(f, 04755)", setup_mode_dir, p_raw, W_EPERM, 0,
+	    { SYS_fchmodat, AT_FDCWD, (long)"f", 04755 } },
+	{ "fchmodat(f, 0644)", setup_mode_dir, p_raw, W_ALLOW, 0,
+	    { SYS_fchmodat, AT_FDCWD, (long)"f", 0644 } },
+	{ "open(new, O_CREAT, 04755)", setup_mode_dir, p_open_mode, W_EPERM,
+	    0, { SYS_open, (long)"n1", O_CREAT | O_WRONLY, 04755 } },
+	{ "open(new, O_CREAT, 0755)", setup_mode_dir, p_open_mode, W_ALLOW,
+	    0, { SYS_open, (long)"n2", O_CREAT | O_WRONLY, 0755 } },
+	{ "open(f, O_RDONLY, garbage 04755)", setup_mode_dir, p_open_mode,
+	    W_ALLOW, 0, { SYS_open, (long)"f", O_RDONLY, 04755 } },
+	{ "openat(new, O_CREAT, 02755)", setup_mode_dir, p_open_mode,
+	    W_EPERM, 0, { SYS_openat, AT_FDCWD, (long)"n3",
+	    O_CREAT | O_WRONLY, 02755 } },
+	{ "openat(new, O_CREAT|1<<32, 0644|1<<32)", setup_mode_dir,
+	    p_open_mode, W_ALLOW, 0, { SYS_openat, AT_FDCWD, (long)"n4",
+	    O_CREAT | O_WRONLY | HI, 0644 | HI } },
+	{ "openat(., O_TMPFILE, 04755)", setup_mode_dir, p_open_mode,
+	    W_EPERM, 0, { SYS_openat, AT_FDCWD, (long)".",
+	    O_TMPFILE | O_WRONLY, 04755 } },
+	{ "creat(new, 04755)", setup_mode_dir, p_open_mode, W_EPERM, 0,
+	    { SYS_creat, (long)"n5", 04755 } },
+	{ "mknod(new, S_IFREG|04755)", setup_mode_dir, p_raw, W_EPERM, 0,
+	    { SYS_mknod, (long)"n6", S_IFREG | 04755, 0 } },
+	{ "mknodat(new, S_IFREG|02755)", setup_mode_dir, p_raw, W_EPERM, 0,
+	    { SYS_mknodat, AT_FDCWD, (long)"n7", S_IFREG | 02755, 0 } },
+	{ "openat2 (its mode is behind a pointer)", setup_mode_dir,
+	    p_open_mode, W_ENOSYS, 0, { SYS_openat2, AT_FDCWD, (long)"f",
+	    (long)&how, sizeof(how) } },
+	};
+	static const char *const made[] = { "f", "n1", "n2", "n3", "n4",
+	    "n5", "n6", "n7" };
+	char path[128];
+	size_t i;
+	int failed;
+
+	snprintf(mode_dir, sizeof(mode_dir), "/tmp/harn-mode.%ld",
+	    (long)getpid());
+	assert_true(mkdir(mode_dir, 0700) == 0 || errno == EEXIST);
+	failed = run_table("modes", rows, NELEM(rows));
+	for (i = 0; i < NELEM(made); i++) {
+		snprintf(path, sizeof(path), "%s/%s", mode_dir, made[i]);
+		(void)unlink(path);
+	}
+	(void)rmdir(mode_dir);
+	assert_int_equal(failed, 0);
 }
 
 static void
@@ -1185,7 +1296,8 @@ load_prog(void **state)
 
 	if ((f = tmpfile()) == NULL)
 		return -1;
-	if (sandbox_seccomp_export_bpf(fileno(f), err, sizeof(err)) == -1) {
+	if (sandbox_seccomp_export_bpf(SECCOMP_MAIN, fileno(f), err,
+	    sizeof(err)) == -1) {
 		print_error("%s\n", err);
 		fclose(f);
 		return -1;
@@ -1373,7 +1485,7 @@ spec_socket(uint32_t d, uint32_t t, uint32_t p)
 	uint32_t type = t & ~(uint32_t)(SOCK_NONBLOCK | SOCK_CLOEXEC);
 
 	if (d == AF_UNIX)
-		return true;
+		return type == SOCK_STREAM || type == SOCK_SEQPACKET;
 	if (d == AF_INET || d == AF_INET6)
 		return type == SOCK_STREAM && (p == 0 || p == IPPROTO_TCP);
 	return d == AF_NETLINK && p == NETLINK_ROUTE;
@@ -1411,7 +1523,8 @@ test_bpf_socket(void **state)
 		a[2] = garbage[(g + 2) % NELEM(garbage)] | protos[p];
 		bpf_check("socket", nr, a, spec_socket(d, types[t] | flags[f],
 		    protos[p]) ? ACT_ALLOW : ACT_EPERM);
-		bpf_check("socketpair", nrp, a, d == AF_UNIX ? ACT_ALLOW :
+		bpf_check("socketpair", nrp, a, d == AF_UNIX &&
+		    spec_socket(d, types[t] | flags[f], 0) ? ACT_ALLOW :
 		    ACT_EPERM);
 					}
 	for (i = 0; i < 200000; i++) {
@@ -1486,6 +1599,49 @@ test_bpf_clone_send(void **state)
 }
 
 static void
+test_bpf_modes(void **state)
+{
+	static const struct {
+		const char	*name;
+		int		 nr;
+		int		 mode;	/* the mode's argument */
+		int		 flags;	/* the open flags', or -1 */
+	} calls[] = {
+		{ "chmod", SCMP_SYS(chmod), 1, -1 },
+		{ "fchmod", SCMP_SYS(fchmod), 1, -1 },
+		{ "creat", SCMP_SYS(creat), 1, -1 },
+		{ "mknod", SCMP_SYS(mknod), 1, -1 },
+		{ "fchmodat", SCMP_SYS(fchmodat), 2, -1 },
+		{ "mknodat", SCMP_SYS(mknodat), 2, -1 },
+		{ "open", SCMP_SYS(open), 2, 1 },
+		{ "openat", SCMP_SYS(openat), 3, 2 },
+	};
+	uint64_t a[6], m, fl;
+	size_t c, i;
+	bool makes, setid;
+
+	bpf_failures = 0;
+	for (c = 0; c < NELEM(calls); c++) {
+		for (i = 0; i < 100000; i++) {
+			memset(a, 0, sizeof(a));
+			m = i < 4096 ? i : rng();
+			fl = rng() & (rng() | 0xffffffff00000000ULL);
+			a[calls[c].mode] = m;
+			if (calls[c].flags >= 0)
+				a[calls[c].flags] = fl;
+			setid = ((uint32_t)m & (S_ISUID | S_ISGID)) != 0;
+			makes = calls[c].flags < 0 ||
+			    ((uint32_t)fl & (O_CREAT | __O_TMPFILE)) != 0;
+			bpf_check(calls[c].name, calls[c].nr, a,
+			    makes && setid ? ACT_EPERM : ACT_ALLOW);
+		}
+	}
+	memset(a, 0, sizeof(a));
+	bpf_check("openat2", SCMP_SYS(openat2), a, ACT_ENOSYS);
+	assert_int_equal(bpf_failures, 0);
+}
+
+static void
 test_bpf_setsockopt_personality(void **state)
 {
 	static const uint32_t persona_ok[] = {
@@ -1555,9 +1711,25 @@ zero_args_action(const char *name)
 	if (strcmp(name, "socket") == 0 ||	/* AF_UNSPEC */
 	    strcmp(name, "socketpair") == 0)
 		return ACT_EPERM;
-	if (strcmp(name, "clone3") == 0)
+	if (strcmp(name, "clone3") == 0 || strcmp(name, "openat2") == 0)
 		return ACT_ENOSYS;
 	return ACT_ALLOW;
+}
+
+/* Calls whose arguments decide (the mode of test_bpf_modes). */
+static bool
+has_arg_rules(int nr)
+{
+	static const char *const names[] = { "ioctl", "clone", "sendto",
+	    "sendmsg", "sendmmsg", "setsockopt", "personality", "chmod",
+	    "fchmod", "fchmodat", "creat", "mknod", "mknodat", "open",
+	    "openat" };
+	size_t i;
+
+	for (i = 0; i < NELEM(names); i++)
+		if (nr == seccomp_syscall_resolve_name(names[i]))
+			return true;
+	return false;
 }
 
 static void
@@ -1585,11 +1757,7 @@ test_bpf_numbers(void **state)
 			want = ACT_EPERM;
 		bpf_check(name != NULL ? name : "unnamed", nr, a, want);
 		/* Arguments of an unconditional call do not matter. */
-		if (want != ACT_ALLOW || nr == SCMP_SYS(ioctl) ||
-		    nr == SCMP_SYS(clone) || nr == SCMP_SYS(sendto) ||
-		    nr == SCMP_SYS(sendmsg) || nr == SCMP_SYS(sendmmsg) ||
-		    nr == SCMP_SYS(setsockopt) ||
-		    nr == SCMP_SYS(personality)) {
+		if (want != ACT_ALLOW || has_arg_rules(nr)) {
 			free(name);
 			continue;
 		}
@@ -1624,19 +1792,18 @@ test_bpf_numbers(void **state)
 static void
 test_generated_program(void **state)
 {
-	void *built, *generated;
+	const void *generated;
+	void *built;
 	size_t blen, glen;
 	char err[256];
 
 	(void)state;
-	assert_int_equal(sandbox_seccomp_build_program(&built, &blen, err,
-	    sizeof(err)), 0);
-	assert_int_equal(sandbox_seccomp_program(&generated, &glen, err,
-	    sizeof(err)), 0);
+	assert_int_equal(sandbox_seccomp_build_program(SECCOMP_MAIN, &built,
+	    &blen, err, sizeof(err)), 0);
+	assert_int_equal(sandbox_seccomp_program(&generated, &glen), 0);
 	assert_int_equal(blen, glen);
 	assert_memory_equal(built, generated, blen);
 	free(built);
-	free(generated);
 }
 
 int
@@ -1649,6 +1816,7 @@ main(void)
 		cmocka_unit_test(test_host_state),
 		cmocka_unit_test(test_namespaces),
 		cmocka_unit_test(test_mount),
+		cmocka_unit_test(test_modes),
 		cmocka_unit_test(test_tty),
 		cmocka_unit_test(test_fastopen),
 		cmocka_unit_test(test_abi),
@@ -1661,6 +1829,7 @@ main(void)
 		cmocka_unit_test(test_bpf_ioctl),
 		cmocka_unit_test(test_bpf_clone_send),
 		cmocka_unit_test(test_bpf_setsockopt_personality),
+		cmocka_unit_test(test_bpf_modes),
 	};
 	int failed;
 

@@ -1,0 +1,213 @@
+/*
+ * sandbox/: what its files share, and what its unit tests reach into.
+ * Nothing outside sandbox/ and tests/ includes this.
+ */
+#ifndef SANDBOX_INTERNAL_H
+#define SANDBOX_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+
+#include "sandbox/sandbox.h"
+
+#define NELEM(t)	(sizeof(t) / sizeof((t)[0]))
+
+/*
+ * The uid and gid a root caller's command runs as: in Debian's reserved
+ * range (65000-65533, allocated to nothing) and above systemd's dynamic
+ * users (61184-65519), so it owns no file on the host.
+ */
+#define SANDBOX_UID	65533
+#define SANDBOX_GID	65533
+
+#define SANDBOX_MAX_FDS	160	/* descriptors one control message carries */
+
+/* ------------------------------------------------------------ strings */
+
+struct strv {
+	char	**v;
+	size_t	  n, cap;
+};
+
+int	 strv_add(struct strv *, char *);	/* takes str; frees it on error */
+void	 strv_free(struct strv *);
+char	*path_join(const char *, const char *);
+bool	 path_under(const char *path, const char *dir);	/* or equal */
+
+/* ------------------------------------------------------------ Landlock */
+
+enum landlock_grant {
+	GRANT_RX,	/* read and execute: system roots */
+	GRANT_RO,	/* read only: $HOME, --read-only-root */
+	GRANT_RW,	/* read, write, execute: workspace, --write-root */
+};
+
+struct landlock_path {
+	const char		*path;
+	enum landlock_grant	 grant;
+};
+
+struct landlock_stats {
+	int		 abi;
+	unsigned	 rules;		/* rules added */
+	unsigned	 expanded;	/* grants split around denied paths */
+	double		 ms;		/* time to build */
+};
+
+/*
+ * The ruleset's file descriptor, not yet enforced; -1 with err set.
+ * Denied paths beat every grant: a grant holding one is split into
+ * grants of its other entries, down to the denied path.  A denied path
+ * that does not exist is split around at its nearest existing
+ * directory, so that it stays denied if it appears during the run.
+ * masked: the denied paths are also masked by mounts, and the
+ * directories split keep their structural rights (listing, making and
+ * removing entries).
+ */
+int	 sandbox_landlock_build(const struct landlock_path *, size_t n,
+	    const char *const *deny, size_t ndeny, unsigned max_rules,
+	    bool masked, struct landlock_stats *, char *err, size_t errlen);
+/* Enforce on the calling thread (no_new_privs must be set); closes fd. */
+int	 sandbox_landlock_enforce(int fd, char *err, size_t errlen);
+int	 sandbox_landlock_abi(void);
+
+/* ------------------------------------------------------------ seccomp */
+
+/* The filter of SPEC 6.2 as generated at build time, and loading it. */
+int	 sandbox_seccomp_load(char *err, size_t errlen);	/* built now */
+int	 sandbox_seccomp_program(const void **prog, size_t *len);
+int	 sandbox_seccomp_build_program(int which, void **prog, size_t *len,
+	    char *err, size_t errlen);
+int	 sandbox_seccomp_load_program(const void *prog, size_t len,
+	    char *err, size_t errlen);
+int	 sandbox_seccomp_export_bpf(int which, int fd, char *err,
+	    size_t errlen);
+#define SECCOMP_MAIN	0	/* SPEC 6.2's refusals */
+#define SECCOMP_BROKER	1	/* connect() to the broker */
+/*
+ * The broker's filter (connect() notified, the rest allowed), loaded
+ * with a new listener: the listener's fd, or -1 with err set.
+ */
+int	 sandbox_seccomp_load_broker(char *err, size_t errlen);
+
+/* ------------------------------------------------------------ paths */
+
+/* A bind mount the namespaces confinement makes (depth order). */
+struct ns_bind {
+	char		*path;		/* canonical; the same inside */
+	bool		 ro;
+	bool		 idmap;		/* root caller: owner -> SANDBOX_UID */
+	uid_t		 owner;
+	gid_t		 group;
+};
+
+/* What the command may touch and what it never may (SPEC 6.3). */
+struct sandbox_paths {
+	struct landlock_path	*grants;
+	size_t			 ngrants;
+	struct ns_bind		*binds;		/* namespaces only */
+	size_t			 nbinds;
+	struct strv		 deny;		/* absolute, as given */
+	struct strv		 sockroots;	/* canonical socket roots */
+	struct strv		 owned;		/* what grants point into */
+	const char		*workspace;
+};
+
+int	 sandbox_paths_build(const struct sandbox_request *,
+	    enum sandbox_confinement, bool root, struct sandbox_paths *,
+	    char *err, size_t errlen);
+void	 sandbox_paths_free(struct sandbox_paths *);
+extern const char *const sandbox_private_dirs[];
+extern const char *const sandbox_home_denylist[];
+
+/* A directory of the workspace for the command's own files (.harn-tmp). */
+int	 sandbox_workspace_dir(const char *ws, const char *name, char *err,
+	    size_t errlen);
+/* The command's environment (SPEC 6.3); port 0: not known yet. */
+char	**sandbox_env_build(const struct sandbox_request *,
+	    unsigned short port, char *err, size_t errlen);
+void	 sandbox_env_free(char **);
+
+/* ------------------------------------------------------------ broker */
+
+/*
+ * The connect broker's decision, a pure function of its inputs: the
+ * socket's own family (read from the object, never from the caller's
+ * memory), the caller's address as the broker copied it, the caller's
+ * working directory, and the roots the rules allow.
+ */
+enum broker_verdict {
+	BROKER_CONNECT,		/* connect with the copied address as is */
+	BROKER_CONNECT_BENEATH,	/* resolve rest beneath roots[root] */
+	BROKER_REFUSE		/* fail the call with err */
+};
+
+struct broker_rules {
+	const char *const	*roots;		/* canonical directories */
+	size_t			 nroots;
+};
+
+struct broker_call {
+	int				 domain;	/* SO_DOMAIN */
+	const struct sockaddr_storage	*addr;
+	socklen_t			 addrlen;
+	const char			*cwd;	/* NULL: unknown */
+};
+
+struct broker_decision {
+	enum broker_verdict	 verdict;
+	int			 err;		/* BROKER_REFUSE */
+	size_t			 root;		/* BROKER_CONNECT_BENEATH */
+	char			 rest[4096];	/* relative to that root */
+};
+
+void	 broker_decide(const struct broker_rules *, const struct broker_call *,
+	    struct broker_decision *);
+
+struct broker;
+/*
+ * The broker for one command: notify is the seccomp listener (taken),
+ * roots the root directories as the command sees them (taken), uid and
+ * gid the credentials it connects unix sockets with (-1: its own).
+ */
+struct broker *broker_new(struct event_base *, int notify,
+    const char *const *rootpaths, int *rootfds, size_t nroots, uid_t uid,
+    gid_t gid, char *err, size_t errlen);
+void	 broker_free(struct broker *);
+
+/* ------------------------------------------------------------ limits */
+
+/* Apply the process limit in the command (before exec). */
+int	 limits_apply_rlimits(const struct sandbox_limits *, char *err,
+	    size_t errlen);
+/* tmpfs mount options for one private directory. */
+void	 limits_tmpfs_options(const struct sandbox_limits *, char *buf,
+	    size_t len);
+/* A memory cgroup for pid (v2, delegated); the cgroup's path or NULL. */
+char	*limits_memory_cgroup(const struct sandbox_limits *, pid_t,
+	    char *err, size_t errlen);
+void	 limits_memory_cgroup_remove(char *);
+/* Can this process make a memory cgroup? why says why not. */
+bool	 limits_memory_available(char *why, size_t whylen);
+
+/* ------------------------------------------------------------ spawn */
+
+/* How the set-up of a confinement failed, for the parent. */
+struct setup_fail {
+	int		 err;		/* errno of the step */
+	int		 mech;		/* enum sandbox_mech, or -1 */
+	int		 area;		/* enum sandbox_area */
+	char		 text[256];
+};
+
+/* The namespaces confinement's set-up steps (sandbox/ns.c). */
+int	 ns_enter(const struct sandbox_paths *, const struct sandbox_limits *,
+	    bool root, int *listen_fd, unsigned short *port, int *rootfds,
+	    size_t *nrootfds, struct setup_fail *);
+int	 ns_mount_proc(struct setup_fail *);
+int	 ns_user_map(pid_t pid, struct setup_fail *);
+
+#endif

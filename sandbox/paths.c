@@ -1,0 +1,537 @@
+/*
+ * The sandbox's filesystem policy (SPEC 6.3): which paths the command
+ * may read, write and execute, which it never may, and which are mounted
+ * for it in the namespaces confinement.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sandbox/internal.h"
+
+/* Credential paths under $HOME that no grant reaches (SPEC 6.3). */
+const char *const sandbox_home_denylist[] = {
+	".ssh", ".aws", ".gnupg", ".netrc", ".docker/config.json",
+	".config/gh/hosts.yml", ".config/gcloud", ".kube/config", ".npmrc",
+	".pypirc", ".cargo/credentials", ".cargo/credentials.toml",
+	".composer/auth.json", ".config/composer/auth.json",
+	".config/git/credentials", ".git-credentials", ".azure",
+	".config/hub", ".password-store", ".vault-token",
+	".terraform.d/credentials.tfrc.json", ".gem/credentials",
+	".m2/settings-security.xml", ".gradle/gradle.properties", ".pgpass",
+	".my.cnf", ".s3cfg", ".boto", ".config/rclone", ".local/share/keyrings",
+	".config/op", ".dockercfg", ".config/google-chrome",
+	".config/chromium", ".mozilla",
+	/* Sockets of container engines kept in $HOME (docker.sock). */
+	".docker", ".colima", ".lima", ".rd", NULL
+};
+
+/* Read-execute for the system. */
+static const char *const system_roots[] = {
+	"/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/usr",
+	"/etc", "/opt", "/proc", "/sys", NULL
+};
+
+/* Devices every command may use. */
+static const char *const device_files[] = {
+	"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom",
+	"/dev/tty", NULL
+};
+
+/*
+ * The namespaces confinement's own, empty directories (SPEC 6.1), and
+ * its own terminals: a private devpts, never the host's /dev/pts.
+ */
+const char *const sandbox_private_dirs[] = {
+	"/tmp", "/var/tmp", "/run", "/dev/shm", NULL
+};
+static const char *const private_devices[] = {
+	"/dev/pts", "/dev/ptmx", NULL
+};
+
+int
+strv_add(struct strv *s, char *str)
+{
+	char **v;
+
+	if (str == NULL)
+		return -1;
+	if (s->n + 2 > s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 32;
+		if ((v = reallocarray(s->v, s->cap, sizeof(*v))) == NULL) {
+			free(str);
+			return -1;
+		}
+		s->v = v;
+	}
+	s->v[s->n++] = str;
+	s->v[s->n] = NULL;
+	return 0;
+}
+
+void
+strv_free(struct strv *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		free(s->v[i]);
+	free(s->v);
+	memset(s, 0, sizeof(*s));
+}
+
+char *
+path_join(const char *a, const char *b)
+{
+	char *s;
+
+	if (strcmp(a, "/") == 0)
+		a = "";
+	return asprintf(&s, "%s/%s", a, b) == -1 ? NULL : s;
+}
+
+bool
+path_under(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	if (strcmp(dir, "/") == 0)
+		return path[0] == '/';
+	return strncmp(path, dir, n) == 0 &&
+	    (path[n] == '\0' || path[n] == '/');
+}
+
+static bool
+under_private(const char *path)
+{
+	size_t i;
+
+	for (i = 0; sandbox_private_dirs[i] != NULL; i++)
+		if (path_under(path, sandbox_private_dirs[i]))
+			return true;
+	return false;
+}
+
+struct build {
+	struct sandbox_paths	*p;
+	size_t			 cap_grants, cap_binds;
+	bool			 ns, root;
+	char			*err;
+	size_t			 errlen;
+};
+
+static int
+grant(struct build *b, const char *path, enum landlock_grant how)
+{
+	struct sandbox_paths *p = b->p;
+	struct landlock_path *v;
+	struct stat st;
+	char *copy;
+
+	if (stat(path, &st) == -1)	/* absent system root: no grant */
+		return 0;
+	if (p->ngrants == b->cap_grants) {
+		b->cap_grants = b->cap_grants ? b->cap_grants * 2 : 32;
+		if ((v = reallocarray(p->grants, b->cap_grants,
+		    sizeof(*v))) == NULL)
+			return -1;
+		p->grants = v;
+	}
+	if ((copy = strdup(path)) == NULL || strv_add(&p->owned, copy) == -1)
+		return -1;
+	p->grants[p->ngrants].path = copy;
+	p->grants[p->ngrants].grant = how;
+	p->ngrants++;
+	return 0;
+}
+
+static int
+add_bind(struct build *b, const char *path, bool ro, bool idmap,
+    const struct stat *st)
+{
+	struct sandbox_paths *p = b->p;
+	struct ns_bind *v;
+	size_t i;
+
+	for (i = 0; i < p->nbinds; i++) {
+		if (strcmp(p->binds[i].path, path) == 0) {
+			p->binds[i].ro = p->binds[i].ro && ro;
+			return 0;
+		}
+	}
+	if (p->nbinds == b->cap_binds) {
+		b->cap_binds = b->cap_binds ? b->cap_binds * 2 : 16;
+		if ((v = reallocarray(p->binds, b->cap_binds,
+		    sizeof(*v))) == NULL)
+			return -1;
+		p->binds = v;
+	}
+	v = &p->binds[p->nbinds];
+	memset(v, 0, sizeof(*v));
+	if ((v->path = strdup(path)) == NULL)
+		return -1;
+	v->ro = ro;
+	v->idmap = idmap;
+	v->owner = st->st_uid;
+	v->group = st->st_gid;
+	p->nbinds++;
+	return 0;
+}
+
+/*
+ * A root of the command's own: granted by Landlock and, in the
+ * namespaces confinement, bind-mounted at its own path (read-only when
+ * it is; for a root caller idmapped, so that the command, which runs as
+ * SANDBOX_UID, is its owner without any owner changing on disk).
+ */
+static int
+root_grant(struct build *b, const char *path, enum landlock_grant how)
+{
+	struct stat st;
+
+	if (stat(path, &st) == -1 || !S_ISDIR(st.st_mode))
+		return 0;
+	if (grant(b, path, how) == -1)
+		return -1;
+	if (!b->ns)
+		return 0;
+	return add_bind(b, path, how != GRANT_RW, b->root, &st);
+}
+
+static int
+bind_depth(const void *a, const void *b)
+{
+	const struct ns_bind *x = a, *y = b;
+	size_t i, dx = 0, dy = 0;
+
+	for (i = 0; x->path[i] != '\0'; i++)
+		dx += x->path[i] == '/';
+	for (i = 0; y->path[i] != '\0'; i++)
+		dy += y->path[i] == '/';
+	if (dx != dy)
+		return dx < dy ? -1 : 1;
+	return strcmp(x->path, y->path);
+}
+
+/* The idmapped bind above path (the deepest), or NULL. */
+static const struct ns_bind *
+idmapped_above(const struct sandbox_paths *p, const char *path)
+{
+	const struct ns_bind *best = NULL;
+	size_t i;
+
+	for (i = 0; i < p->nbinds; i++)
+		if (p->binds[i].idmap && path_under(path, p->binds[i].path) &&
+		    (best == NULL || strlen(p->binds[i].path) >
+		    strlen(best->path)))
+			best = &p->binds[i];
+	return best;
+}
+
+/* Could SANDBOX_UID, with no group but its own, search dir? */
+static bool
+searchable(const struct sandbox_paths *p, const char *dir,
+    const struct stat *st)
+{
+	const struct ns_bind *b = idmapped_above(p, dir);
+
+	if (b != NULL && st->st_uid == b->owner)
+		return (st->st_mode & S_IXUSR) != 0;
+	if (b != NULL && st->st_gid == b->group)
+		return (st->st_mode & S_IXGRP) != 0;
+	return (st->st_mode & S_IXOTH) != 0;
+}
+
+/*
+ * A root caller's command runs as SANDBOX_UID, which may not search the
+ * directories above its roots (/root is 0700): each such directory is
+ * bind-mounted read-only, idmapped, so that it can pass through it.
+ * What it may read there is Landlock's to say.
+ */
+static int
+traversal_binds(struct build *b)
+{
+	struct sandbox_paths *p = b->p;
+	char dir[PATH_MAX], *s;
+	struct stat st;
+	size_t i, n = p->nbinds;
+
+	for (i = 0; i < n; i++) {
+		(void)snprintf(dir, sizeof(dir), "%s", p->binds[i].path);
+		for (s = dir + 1; (s = strchr(s, '/')) != NULL; s++) {
+			*s = '\0';
+			if (!under_private(dir) && stat(dir, &st) == 0 &&
+			    !searchable(p, dir, &st) &&
+			    add_bind(b, dir, true, true, &st) == -1)
+				return -1;
+			*s = '/';
+		}
+	}
+	return 0;
+}
+
+static int
+socket_root(struct build *b, const char *path)
+{
+	struct sandbox_paths *p = b->p;
+	struct stat st;
+	size_t i;
+
+	if (strv_add(&p->sockroots, strdup(path)) == -1)
+		return -1;
+	/* Under a private directory it would be hidden: mounted back. */
+	if (!b->ns || !under_private(path) || stat(path, &st) == -1)
+		return 0;
+	for (i = 0; i < p->nbinds; i++)
+		if (path_under(path, p->binds[i].path))
+			return 0;
+	return add_bind(b, path, true, false, &st);
+}
+
+static char *canonical(const char *);
+
+/*
+ * A denied path the command cannot reach at all needs no denial: in the
+ * namespaces confinement, one under a private directory (/tmp) that no
+ * root is mounted back over is not there, and what the command makes at
+ * that path is its own.  Denying it would only split the private
+ * directory (see landlock.c) for nothing.
+ */
+static bool
+unreachable(const struct build *b, const char *path)
+{
+	const struct sandbox_paths *p = b->p;
+	char *c;
+	bool out;
+	size_t i;
+
+	if (!b->ns || (c = canonical(path)) == NULL)
+		return false;
+	out = under_private(c);
+	for (i = 0; out && i < p->nbinds; i++)
+		if (path_under(c, p->binds[i].path))
+			out = false;
+	free(c);
+	return out;
+}
+
+static int
+deny(struct build *b, char *path)
+{
+	if (path == NULL)
+		return -1;
+	if (unreachable(b, path)) {
+		free(path);
+		return 0;
+	}
+	return strv_add(&b->p->deny, path);
+}
+
+static int
+build_denied(struct build *b, const struct sandbox_request *r)
+{
+	char *key;
+	size_t i;
+
+	for (i = 0; r->home != NULL && sandbox_home_denylist[i] != NULL; i++)
+		if (deny(b, path_join(r->home, sandbox_home_denylist[i])) == -1)
+			return -1;
+	for (i = 0; i < r->ndeny; i++) {
+		if (r->deny[i][0] != '/') {
+			snprintf(b->err, b->errlen, "--read-deny-root %s: not "
+			    "an absolute path", r->deny[i]);
+			return -1;
+		}
+		if (deny(b, strdup(r->deny[i])) == -1)
+			return -1;
+	}
+	if (r->sign_key != NULL) {
+		if ((key = realpath(r->sign_key, NULL)) == NULL) {
+			snprintf(b->err, b->errlen, "--sign-key %s: %s",
+			    r->sign_key, strerror(errno));
+			return -1;
+		}
+		if (deny(b, key) == -1)
+			return -1;
+	}
+	return 0;
+}
+
+int
+sandbox_paths_build(const struct sandbox_request *r,
+    enum sandbox_confinement c, bool root, struct sandbox_paths *p,
+    char *err, size_t errlen)
+{
+	struct build b = { .p = p, .ns = c == CONFINEMENT_NAMESPACES,
+	    .root = root, .err = err, .errlen = errlen };
+	size_t i;
+
+	memset(p, 0, sizeof(*p));
+	p->workspace = r->workspace;
+	snprintf(err, errlen, "out of memory");
+	for (i = 0; system_roots[i] != NULL; i++)
+		if (grant(&b, system_roots[i], GRANT_RX) == -1)
+			goto fail;
+	for (i = 0; device_files[i] != NULL; i++)
+		if (grant(&b, device_files[i], GRANT_RW) == -1)
+			goto fail;
+	for (i = 0; b.ns && private_devices[i] != NULL; i++)
+		if (grant(&b, private_devices[i], GRANT_RW) == -1)
+			goto fail;
+	for (i = 0; b.ns && sandbox_private_dirs[i] != NULL; i++)
+		if (grant(&b, sandbox_private_dirs[i], GRANT_RW) == -1 ||
+		    strv_add(&p->sockroots, strdup(sandbox_private_dirs[i])) ==
+		    -1)
+			goto fail;
+	if (r->home != NULL && r->home[0] == '/' &&
+	    r->profile != PROFILE_WORKSPACE_PATHS &&
+	    root_grant(&b, r->home, GRANT_RO) == -1)
+		goto fail;
+	for (i = 0; i < r->nro_roots; i++)
+		if (root_grant(&b, r->ro_roots[i], GRANT_RO) == -1)
+			goto fail;
+	for (i = 0; i < r->nrw_roots; i++)
+		if (root_grant(&b, r->rw_roots[i], GRANT_RW) == -1 ||
+		    strv_add(&p->sockroots, strdup(r->rw_roots[i])) == -1)
+			goto fail;
+	if (root_grant(&b, r->workspace, GRANT_RW) == -1 ||
+	    strv_add(&p->sockroots, strdup(r->workspace)) == -1)
+		goto fail;
+	for (i = 0; i < r->nsocket_roots; i++)
+		if (socket_root(&b, r->socket_roots[i]) == -1)
+			goto fail;
+	if (b.ns && root && traversal_binds(&b) == -1)
+		goto fail;
+	if (p->nbinds > 0)
+		qsort(p->binds, p->nbinds, sizeof(*p->binds), bind_depth);
+	err[0] = '\0';
+	if (build_denied(&b, r) == -1)
+		goto fail;
+	return 0;
+fail:
+	if (err[0] == '\0')
+		snprintf(err, errlen, "out of memory");
+	sandbox_paths_free(p);
+	return -1;
+}
+
+void
+sandbox_paths_free(struct sandbox_paths *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nbinds; i++)
+		free(p->binds[i].path);
+	free(p->binds);
+	free(p->grants);
+	strv_free(&p->deny);
+	strv_free(&p->sockroots);
+	strv_free(&p->owned);
+	memset(p, 0, sizeof(*p));
+}
+
+/* The canonical path, or of its nearest existing directory plus the rest. */
+static char *
+canonical(const char *path)
+{
+	char buf[PATH_MAX], *r, *slash, *out;
+
+	if ((r = realpath(path, NULL)) != NULL || errno != ENOENT)
+		return r;
+	(void)snprintf(buf, sizeof(buf), "%s", path);
+	if ((slash = strrchr(buf, '/')) == NULL)
+		return NULL;
+	*slash = '\0';
+	if ((r = canonical(buf[0] != '\0' ? buf : "/")) == NULL)
+		return NULL;
+	out = path_join(r, slash + 1);
+	free(r);
+	return out;
+}
+
+/* "." and ".." taken out as written, "//" as "/": no file is looked at. */
+static void
+lexical(char *p)
+{
+	char *out = p, *c = p, *last;
+	size_t n;
+
+	while (*c != '\0') {
+		c += strspn(c, "/");
+		n = strcspn(c, "/");
+		if (n == 0)
+			break;
+		if (n == 1 && c[0] == '.') {
+			c += n;
+			continue;
+		}
+		if (n == 2 && c[0] == '.' && c[1] == '.') {
+			*out = '\0';
+			last = strrchr(p, '/');
+			out = last != NULL ? last : p;
+			c += n;
+			continue;
+		}
+		*out++ = '/';
+		memmove(out, c, n);
+		out += n;
+		c += n;
+	}
+	if (out == p)
+		*out++ = '/';
+	*out = '\0';
+}
+
+static bool
+writable_root(const struct sandbox_request *r, const char *c)
+{
+	size_t i;
+
+	if (path_under(c, r->workspace))
+		return true;
+	for (i = 0; i < r->nrw_roots; i++)
+		if (path_under(c, r->rw_roots[i]))
+			return true;
+	return false;
+}
+
+/*
+ * As written and as it resolves: a symlink a command planted in its
+ * workspace (in an earlier run) must not lead the path out of it, nor
+ * the path's directory into it.  The last name is never followed (the
+ * files are opened O_NOFOLLOW), so its directory is what resolves.
+ */
+bool
+sandbox_may_write(const struct sandbox_request *r, const char *path)
+{
+	char cwd[PATH_MAX], *abs, *dir = NULL, *c = NULL, *slash;
+	bool w = true;
+
+	if (path[0] == '/')
+		abs = strdup(path);
+	else if (getcwd(cwd, sizeof(cwd)) != NULL)
+		abs = path_join(cwd, path);
+	else
+		return true;	/* unknown: assume the worst */
+	if (abs == NULL)
+		return true;
+	lexical(abs);
+	if (writable_root(r, abs))
+		goto out;
+	if ((dir = strdup(abs)) == NULL)
+		goto out;
+	slash = strrchr(dir, '/');
+	*(slash == dir ? slash + 1 : slash) = '\0';
+	if ((c = canonical(dir)) == NULL)
+		goto out;
+	w = writable_root(r, c);
+out:
+	free(c);
+	free(dir);
+	free(abs);
+	return w;
+}
