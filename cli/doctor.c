@@ -91,7 +91,7 @@ cmd_doctor(int argc, char **argv)
 		cli_error("usage: harn-egressd doctor [--json]");
 		return EXIT_USAGE;
 	}
-	sandbox_probe(&h, false);
+	sandbox_probe(&h, false, true);
 	if (argc == 2)
 		return doctor_json(&h);
 	printf("harn-egressd doctor: what this host can enforce (tried, not "

@@ -496,7 +496,7 @@ run_mode(const struct options *o, struct conf *c, struct report *rep)
 	    report_log_fd(rep, logfd) == -1))
 		goto out;
 	r.log_path = o->log;
-	sandbox_probe(&r.host, true);
+	sandbox_probe(&r.host, true, o->max_memory != 0);
 	if (plan(&r, profile) == -1) {
 		record_sandbox(rep, &r.plan);
 		rep->started = true;

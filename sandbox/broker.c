@@ -12,8 +12,10 @@
  *     family is the object's, not what the address claims, and the
  *     connect is made on it, so the caller keeps its socket, its options
  *     and its blocking or non-blocking semantics.
- *   - A unix path is resolved beneath the root it is under (openat2,
- *     RESOLVE_BENEATH): a symlink out of the root fails; the connect
+ *   - A unix path is resolved beneath the root it is under, without
+ *     leaving its mount (openat2, RESOLVE_BENEATH | RESOLVE_NO_XDEV): a
+ *     symlink out of the root fails, and so does a path into a mount
+ *     inside it (the caller's $HOME mounted back under /tmp); the connect
  *     goes to what was resolved (/proc/self/fd/N), with the command's
  *     own credentials, so that the server sees the command's uid and the
  *     socket's permissions are the command's to meet.
@@ -26,6 +28,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -364,8 +367,14 @@ sweep_cb(evutil_socket_t fd, short what, void *arg)
 static int
 resolve_beneath(struct broker *b, const struct broker_decision *d, int *err)
 {
+	/*
+	 * Beneath the root, and within its mount: a root mounted back
+	 * inside a private directory, or $HOME inside the workspace, is
+	 * judged by its own rule, not reached through the one around it.
+	 */
 	struct open_how how = { .flags = O_PATH | O_CLOEXEC,
-	    .resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS };
+	    .resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS |
+	    RESOLVE_NO_XDEV };
 	struct stat st;
 	int fd;
 
@@ -463,8 +472,18 @@ notify_cb(evutil_socket_t fd, short what, void *arg)
 	struct broker *b = arg;
 
 	memset(b->req, 0, b->req_size);
-	if (ioctl(b->notify, SECCOMP_IOCTL_NOTIF_RECV, b->req) == -1)
-		return;		/* EINTR, or the caller is already gone */
+	if (ioctl(b->notify, SECCOMP_IOCTL_NOTIF_RECV, b->req) == -1) {
+		/*
+		 * The caller is already gone, or every process under the
+		 * filter is: then the listener hangs up for good, and is let
+		 * go (it would be readable for ever).
+		 */
+		struct pollfd p = { b->notify, POLLIN, 0 };
+
+		if (poll(&p, 1, 0) == 1 && (p.revents & POLLHUP))
+			event_del(b->ev);
+		return;
+	}
 	if (b->req->data.nr != SYS_connect) {
 		(void)respond(b, b->req->id, ENOSYS);
 		return;

@@ -36,6 +36,7 @@ int	 strv_add(struct strv *, char *);	/* takes str; frees it on error */
 void	 strv_free(struct strv *);
 char	*path_join(const char *, const char *);
 bool	 path_under(const char *path, const char *dir);	/* or equal */
+char	*path_real(const char *);		/* realpath(3), faster */
 
 /* ------------------------------------------------------------ Landlock */
 
@@ -68,6 +69,10 @@ struct landlock_stats {
  * removing entries).
  */
 int	 sandbox_landlock_build(const struct landlock_path *, size_t n,
+	    const char *const *deny, size_t ndeny, unsigned max_rules,
+	    bool masked, struct landlock_stats *, char *err, size_t errlen);
+/* More grants, against the same denied paths, into ruleset fd. */
+int	 sandbox_landlock_add(int fd, const struct landlock_path *, size_t n,
 	    const char *const *deny, size_t ndeny, unsigned max_rules,
 	    bool masked, struct landlock_stats *, char *err, size_t errlen);
 /* Enforce on the calling thread (no_new_privs must be set); closes fd. */
@@ -104,10 +109,17 @@ struct ns_bind {
 	gid_t		 group;
 };
 
-/* What the command may touch and what it never may (SPEC 6.3). */
+/*
+ * What the command may touch and what it never may (SPEC 6.3).  grants
+ * are the host's, the same by every view; inside are the namespaces
+ * confinement's own (its private directories and terminals), which only
+ * its mount namespace has.
+ */
 struct sandbox_paths {
 	struct landlock_path	*grants;
 	size_t			 ngrants;
+	struct landlock_path	*inside;
+	size_t			 ninside;
 	struct ns_bind		*binds;		/* namespaces only */
 	size_t			 nbinds;
 	struct strv		 deny;		/* absolute, as given */

@@ -345,11 +345,50 @@ add_rule(struct build *b, int fd, uint64_t access, bool isdir,
  * The identity of every directory above canonical path p ("/" first) and
  * where the rest of p starts below each.
  */
+/*
+ * The directories above the denied paths are mostly the same few ($HOME,
+ * /): each is looked at once per build.
+ */
+#define DIR_CACHE	32
+
+struct dir_cache {
+	char		*path[DIR_CACHE];
+	struct ident	 id[DIR_CACHE];
+	size_t		 n;
+	/* The nearest existing directory of missing paths: as written, real. */
+	char		*written[DIR_CACHE], *real[DIR_CACHE];
+	bool		 isdir[DIR_CACHE];
+	size_t		 nreal;
+};
+
+static struct dir_cache	*dirs;	/* during one build */
+
+static int
+dir_ident(const char *path, struct ident *id)
+{
+	struct stat sb;
+	size_t i;
+
+	for (i = 0; dirs != NULL && i < dirs->n; i++) {
+		if (strcmp(dirs->path[i], path) == 0) {
+			*id = dirs->id[i];
+			return 0;
+		}
+	}
+	if (stat(path, &sb) == -1)
+		return -1;
+	id->dev = sb.st_dev;
+	id->ino = sb.st_ino;
+	if (dirs != NULL && dirs->n < DIR_CACHE &&
+	    (dirs->path[dirs->n] = strdup(path)) != NULL)
+		dirs->id[dirs->n++] = *id;
+	return 0;
+}
+
 static int
 walk_up(const char *p, struct ident **up, size_t **rest, size_t *n)
 {
 	char buf[PATH_MAX];
-	struct stat sb;
 	size_t i, k, len = strlen(p);
 
 	*up = NULL;
@@ -368,10 +407,8 @@ walk_up(const char *p, struct ident **up, size_t **rest, size_t *n)
 			continue;
 		memcpy(buf, p, i == 0 ? 1 : i);
 		buf[i == 0 ? 1 : i] = '\0';
-		if (stat(buf, &sb) == -1)
+		if (dir_ident(buf, &(*up)[*n]) == -1)
 			return -1;
-		(*up)[*n].dev = sb.st_dev;
-		(*up)[*n].ino = sb.st_ino;
 		(*rest)[*n] = i + 1;
 		(*n)++;
 	}
@@ -487,9 +524,11 @@ link_end(const char *path)
 static char *
 missing_path(const char *path)
 {
-	char buf[PATH_MAX], *end, *slash, *dir, *out = NULL;
+	char buf[PATH_MAX], *end, *slash, *dir = NULL, *out = NULL;
 	struct stat sb;
 	const char *name;
+	bool isdir = false;
+	size_t i;
 
 	if ((end = link_end(path)) == NULL)
 		return NULL;
@@ -500,12 +539,31 @@ missing_path(const char *path)
 			return NULL;
 		name = slash + 1;
 		*slash = '\0';
-		if ((dir = realpath(buf[0] != '\0' ? buf : "/", NULL)) != NULL)
+		for (i = 0; dirs != NULL && i < dirs->nreal; i++)
+			if (strcmp(dirs->written[i], buf) == 0)
+				break;
+		if (dirs != NULL && i < dirs->nreal) {
+			if ((dir = strdup(dirs->real[i])) == NULL)
+				return NULL;
+			isdir = dirs->isdir[i];
 			break;
+		}
+		if ((dir = path_real(buf[0] != '\0' ? buf : "/")) != NULL) {
+			isdir = stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode);
+			if (dirs != NULL && dirs->nreal < DIR_CACHE &&
+			    (dirs->written[dirs->nreal] = strdup(buf)) != NULL) {
+				if ((dirs->real[dirs->nreal] = strdup(dir)) ==
+				    NULL)
+					free(dirs->written[dirs->nreal]);
+				else
+					dirs->isdir[dirs->nreal++] = isdir;
+			}
+			break;
+		}
 		if (errno != ENOENT)
 			return NULL;
 	}
-	if (stat(dir, &sb) == -1 || !S_ISDIR(sb.st_mode))
+	if (!isdir)
 		errno = ENOTDIR;
 	else if (asprintf(&out, "%s/%s", strcmp(dir, "/") == 0 ? "" : dir,
 	    name) == -1)
@@ -536,7 +594,7 @@ resolve_denied(struct build *b, const char *const *deny, size_t ndeny)
 			return -1;
 		}
 		d = &b->d[b->nd];
-		if ((d->path = realpath(deny[i], NULL)) == NULL) {
+		if ((d->path = path_real(deny[i])) == NULL) {
 			if (below_other(deny, ndeny, i))
 				continue;
 			if (errno != ENOENT ||
@@ -857,6 +915,7 @@ grant_root(struct build *b, const struct landlock_path *g)
 	uint64_t access = grant_access(g->grant, b->handled);
 	size_t nrel;
 	bool denied;
+	char *real;
 	int fd = -1, dfd = -1, rv = -1;
 
 	if (g->path == NULL || g->path[0] != '/') {
@@ -864,12 +923,14 @@ grant_root(struct build *b, const struct landlock_path *g)
 		    g->path == NULL ? "(null)" : g->path);
 		return -1;
 	}
-	if (realpath(g->path, canon) == NULL) {
+	if ((real = path_real(g->path)) == NULL) {
 		if (errno == ENOENT || errno == ENOTDIR)
 			return 0;	/* nothing there to grant */
 		seterr(b, "grant %s: %s", g->path, strerror(errno));
 		return -1;
 	}
+	(void)snprintf(canon, sizeof(canon), "%s", real);
+	free(real);
 	if ((fd = open(canon, O_PATH | O_CLOEXEC)) == -1 ||
 	    fstat(fd, &sb) == -1) {
 		seterr(b, "grant %s: %s", g->path, strerror(errno));
@@ -929,12 +990,28 @@ free_denied(struct build *b)
 	b->nd = 0;
 }
 
+static void
+dir_cache_free(struct dir_cache *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->n; i++)
+		free(c->path[i]);
+	for (i = 0; i < c->nreal; i++) {
+		free(c->written[i]);
+		free(c->real[i]);
+	}
+	c->n = c->nreal = 0;
+	dirs = NULL;
+}
+
 static int
-build(const struct landlock_path *grants, size_t n, const char *const *deny,
-    size_t ndeny, unsigned max_rules, bool masked, struct landlock_stats *st,
-    char *err, size_t errlen)
+build(int into, const struct landlock_path *grants, size_t n,
+    const char *const *deny, size_t ndeny, unsigned max_rules, bool masked,
+    struct landlock_stats *st, char *err, size_t errlen)
 {
 	struct landlock_stats dummy;
+	struct dir_cache cache = { .n = 0 };
 	struct build b;
 	double t0 = now_ms();
 	size_t i;
@@ -960,19 +1037,25 @@ build(const struct landlock_path *grants, size_t n, const char *const *deny,
 	}
 	st->abi = abi;
 	b.handled = fs_handled(abi);
-	if (resolve_denied(&b, deny, ndeny) == -1 ||
-	    create_ruleset(&b, abi) == -1)
+	dirs = &cache;
+	if (resolve_denied(&b, deny, ndeny) == -1)
+		goto fail;
+	if (into != -1)
+		b.fd = into;
+	else if (create_ruleset(&b, abi) == -1)
 		goto fail;
 	for (i = 0; i < n; i++)
 		if (grant_root(&b, &grants[i]) == -1)
 			goto fail;
 	free_denied(&b);
+	dir_cache_free(&cache);
 	st->ms = now_ms() - t0;
 	return b.fd;
 fail:
-	if (b.fd != -1)
+	if (b.fd != -1 && b.fd != into)
 		(void)close(b.fd);
 	free_denied(&b);
+	dir_cache_free(&cache);
 	st->ms = now_ms() - t0;
 	return -1;
 }
@@ -982,8 +1065,17 @@ sandbox_landlock_build(const struct landlock_path *grants, size_t n,
     const char *const *deny, size_t ndeny, unsigned max_rules, bool masked,
     struct landlock_stats *st, char *err, size_t errlen)
 {
-	return build(grants, n, deny, ndeny, max_rules, masked, st, err,
+	return build(-1, grants, n, deny, ndeny, max_rules, masked, st, err,
 	    errlen);
+}
+
+int
+sandbox_landlock_add(int fd, const struct landlock_path *grants, size_t n,
+    const char *const *deny, size_t ndeny, unsigned max_rules, bool masked,
+    struct landlock_stats *st, char *err, size_t errlen)
+{
+	return build(fd, grants, n, deny, ndeny, max_rules, masked, st, err,
+	    errlen) == -1 ? -1 : 0;
 }
 
 int

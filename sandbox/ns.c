@@ -108,41 +108,35 @@ enter_userns(struct setup_fail *f)
  * A user namespace that maps owner:group to SANDBOX_UID:SANDBOX_GID,
  * for idmapped mounts: a file the owner has on disk is SANDBOX_UID's
  * through them, and what SANDBOX_UID makes there is the owner's on disk.
- * Made by a throwaway child; its fd outlives it.
+ * Made by a throwaway child that shares our memory (no page tables to
+ * copy) and lives until its maps are written; its fd outlives it.
  */
+static int
+idmap_child(void *arg)
+{
+	int *p = arg;
+	char c;
+
+	(void)close(p[1]);	/* a copy of the table: ours to close */
+	(void)read(p[0], &c, 1);
+	return 0;
+}
+
 static int
 idmap_userns(uid_t owner, gid_t group, struct setup_fail *f)
 {
+	static char stack[16384] __attribute__((aligned(16)));
 	char path[64], map[64];
-	int go[2], done[2], fd = -1;
+	int p[2], fd = -1;
 	pid_t pid;
-	char c = 0;
 
-	if (pipe2(go, O_CLOEXEC) == -1)
+	if (pipe2(p, O_CLOEXEC) == -1)
 		return fail_step(f, MECH_NAMESPACES, AREA_WRITE, "pipe: %s",
 		    strerror(errno));
-	if (pipe2(done, O_CLOEXEC) == -1) {
-		(void)close(go[0]);
-		(void)close(go[1]);
-		return fail_step(f, MECH_NAMESPACES, AREA_WRITE, "pipe: %s",
-		    strerror(errno));
-	}
-	if ((pid = fork()) == 0) {
-		/* Unshare, say so, and live until the maps have been read. */
-		(void)close(go[0]);
-		(void)close(done[1]);
-		c = unshare(CLONE_NEWUSER) == 0 ? 'u' : 'x';
-		(void)write(go[1], &c, 1);
-		(void)read(done[0], &c, 1);
-		_exit(0);
-	}
-	(void)close(go[1]);
-	(void)close(done[0]);
-	if (pid == -1 || read(go[0], &c, 1) != 1 || c != 'u') {
-		if (pid != -1)
-			errno = EPERM;
+	pid = clone(idmap_child, stack + sizeof(stack), CLONE_VM |
+	    CLONE_NEWUSER | SIGCHLD, p);
+	if (pid == -1)
 		goto out;
-	}
 	snprintf(map, sizeof(map), "%u %u 1\n", owner, SANDBOX_UID);
 	snprintf(path, sizeof(path), "/proc/%ld/uid_map", (long)pid);
 	if (write_file(path, map) == -1)
@@ -157,10 +151,10 @@ out:
 	if (fd == -1)
 		(void)fail_step(f, MECH_NAMESPACES, AREA_WRITE,
 		    "idmap user namespace: %s", strerror(errno));
-	(void)close(go[0]);
-	(void)close(done[1]);
+	(void)close(p[1]);	/* the child's read ends: it exits */
 	while (pid > 0 && waitpid(pid, NULL, 0) == -1 && errno == EINTR)
 		;
+	(void)close(p[0]);
 	return fd;
 }
 
@@ -381,23 +375,27 @@ private_devpts(struct setup_fail *f)
 static int
 mask_path(const char *path, struct setup_fail *f)
 {
-	char real[PATH_MAX];
 	struct stat st;
+	char *real;
 	int rv;
 
-	if (realpath(path, real) == NULL || stat(real, &st) == -1)
+	if ((real = path_real(path)) == NULL)
 		return 0;	/* nothing there to hide */
-	if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))
+	if (stat(real, &st) == -1 || S_ISCHR(st.st_mode) ||
+	    S_ISBLK(st.st_mode)) {
+		free(real);
 		return 0;
+	}
 	if (S_ISDIR(st.st_mode))
 		rv = mount("tmpfs", real, "tmpfs", MS_RDONLY | MS_NOSUID |
 		    MS_NODEV | MS_NOEXEC, "mode=000,size=4k,nr_inodes=1");
 	else
 		rv = mount("/dev/null", real, NULL, MS_BIND, NULL);
 	if (rv == -1)
-		return fail_step(f, MECH_NAMESPACES, AREA_HOME_READ,
+		(void)fail_step(f, MECH_NAMESPACES, AREA_HOME_READ,
 		    "mask %s: %s", real, strerror(errno));
-	return 0;
+	free(real);
+	return rv;
 }
 
 static int

@@ -4,6 +4,7 @@
  * for it in the namespaces confinement.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,6 +95,30 @@ path_join(const char *a, const char *b)
 	return asprintf(&s, "%s/%s", a, b) == -1 ? NULL : s;
 }
 
+/*
+ * realpath(3) by the kernel: one open and one readlink, where glibc
+ * reads every component's link.  NULL with errno as realpath's.
+ */
+char *
+path_real(const char *path)
+{
+	char link[64], buf[PATH_MAX];
+	ssize_t n;
+	int fd;
+
+	if ((fd = open(path, O_PATH | O_CLOEXEC)) == -1)
+		return NULL;
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, buf, sizeof(buf) - 1);
+	(void)close(fd);
+	/* No /proc, or a name the kernel cannot give: the slow way. */
+	if (n <= 0 || (size_t)n >= sizeof(buf) - 1 || buf[0] != '/' ||
+	    strstr(buf, " (deleted)") != NULL)
+		return realpath(path, NULL);
+	buf[n] = '\0';
+	return strdup(buf);
+}
+
 bool
 path_under(const char *path, const char *dir)
 {
@@ -118,35 +143,56 @@ under_private(const char *path)
 
 struct build {
 	struct sandbox_paths	*p;
-	size_t			 cap_grants, cap_binds;
+	size_t			 cap_grants, cap_binds, cap_inside;
 	bool			 ns, root;
+	bool			 home_private;	/* $HOME leads into /tmp, say */
 	char			*err;
 	size_t			 errlen;
 };
 
 static int
+add_grant(struct build *b, struct landlock_path **vp, size_t *np,
+    size_t *capp, const char *path, enum landlock_grant how)
+{
+	struct landlock_path *v;
+	char *copy;
+
+	if (*np == *capp) {
+		*capp = *capp ? *capp * 2 : 32;
+		if ((v = reallocarray(*vp, *capp, sizeof(*v))) == NULL)
+			return -1;
+		*vp = v;
+	}
+	if ((copy = strdup(path)) == NULL ||
+	    strv_add(&b->p->owned, copy) == -1)
+		return -1;
+	(*vp)[*np].path = copy;
+	(*vp)[*np].grant = how;
+	(*np)++;
+	return 0;
+}
+
+static int
 grant(struct build *b, const char *path, enum landlock_grant how)
 {
-	struct sandbox_paths *p = b->p;
-	struct landlock_path *v;
 	struct stat st;
-	char *copy;
 
 	if (stat(path, &st) == -1)	/* absent system root: no grant */
 		return 0;
-	if (p->ngrants == b->cap_grants) {
-		b->cap_grants = b->cap_grants ? b->cap_grants * 2 : 32;
-		if ((v = reallocarray(p->grants, b->cap_grants,
-		    sizeof(*v))) == NULL)
-			return -1;
-		p->grants = v;
-	}
-	if ((copy = strdup(path)) == NULL || strv_add(&p->owned, copy) == -1)
-		return -1;
-	p->grants[p->ngrants].path = copy;
-	p->grants[p->ngrants].grant = how;
-	p->ngrants++;
-	return 0;
+	return add_grant(b, &b->p->grants, &b->p->ngrants, &b->cap_grants,
+	    path, how);
+}
+
+/* A grant of the namespaces confinement's own (see sandbox_paths). */
+static int
+grant_inside(struct build *b, const char *path, enum landlock_grant how)
+{
+	struct stat st;
+
+	if (stat(path, &st) == -1)
+		return 0;
+	return add_grant(b, &b->p->inside, &b->p->ninside, &b->cap_inside,
+	    path, how);
 }
 
 static int
@@ -305,11 +351,23 @@ static bool
 unreachable(const struct build *b, const char *path)
 {
 	const struct sandbox_paths *p = b->p;
+	struct stat st;
 	char *c;
 	bool out;
 	size_t i;
 
-	if (!b->ns || (c = canonical(path)) == NULL)
+	if (!b->ns)
+		return false;
+	/*
+	 * Looked at closely only where it may lead into a private
+	 * directory: there as written, or through a symlink of its own.
+	 * (A symlink higher up is missed: the path is then kept, which
+	 * costs the private directory's new files, never a denial.)
+	 */
+	if (!under_private(path) && (lstat(path, &st) == -1 ||
+	    !S_ISLNK(st.st_mode)) && !b->home_private)
+		return false;
+	if ((c = canonical(path)) == NULL)
 		return false;
 	out = under_private(c);
 	for (i = 0; out && i < p->nbinds; i++)
@@ -334,9 +392,13 @@ deny(struct build *b, char *path)
 static int
 build_denied(struct build *b, const struct sandbox_request *r)
 {
-	char *key;
+	char *key, *home;
 	size_t i;
 
+	if (b->ns && r->home != NULL && (home = canonical(r->home)) != NULL) {
+		b->home_private = under_private(home);
+		free(home);
+	}
 	for (i = 0; r->home != NULL && sandbox_home_denylist[i] != NULL; i++)
 		if (deny(b, path_join(r->home, sandbox_home_denylist[i])) == -1)
 			return -1;
@@ -350,7 +412,7 @@ build_denied(struct build *b, const struct sandbox_request *r)
 			return -1;
 	}
 	if (r->sign_key != NULL) {
-		if ((key = realpath(r->sign_key, NULL)) == NULL) {
+		if ((key = path_real(r->sign_key)) == NULL) {
 			snprintf(b->err, b->errlen, "--sign-key %s: %s",
 			    r->sign_key, strerror(errno));
 			return -1;
@@ -373,17 +435,20 @@ sandbox_paths_build(const struct sandbox_request *r,
 	memset(p, 0, sizeof(*p));
 	p->workspace = r->workspace;
 	snprintf(err, errlen, "out of memory");
+	/* Its /proc is the PID namespace's own. */
 	for (i = 0; system_roots[i] != NULL; i++)
-		if (grant(&b, system_roots[i], GRANT_RX) == -1)
+		if ((b.ns && strcmp(system_roots[i], "/proc") == 0 ?
+		    grant_inside(&b, system_roots[i], GRANT_RX) :
+		    grant(&b, system_roots[i], GRANT_RX)) == -1)
 			goto fail;
 	for (i = 0; device_files[i] != NULL; i++)
 		if (grant(&b, device_files[i], GRANT_RW) == -1)
 			goto fail;
 	for (i = 0; b.ns && private_devices[i] != NULL; i++)
-		if (grant(&b, private_devices[i], GRANT_RW) == -1)
+		if (grant_inside(&b, private_devices[i], GRANT_RW) == -1)
 			goto fail;
 	for (i = 0; b.ns && sandbox_private_dirs[i] != NULL; i++)
-		if (grant(&b, sandbox_private_dirs[i], GRANT_RW) == -1 ||
+		if (grant_inside(&b, sandbox_private_dirs[i], GRANT_RW) == -1 ||
 		    strv_add(&p->sockroots, strdup(sandbox_private_dirs[i])) ==
 		    -1)
 			goto fail;
@@ -428,6 +493,7 @@ sandbox_paths_free(struct sandbox_paths *p)
 		free(p->binds[i].path);
 	free(p->binds);
 	free(p->grants);
+	free(p->inside);
 	strv_free(&p->deny);
 	strv_free(&p->sockroots);
 	strv_free(&p->owned);
@@ -440,7 +506,7 @@ canonical(const char *path)
 {
 	char buf[PATH_MAX], *r, *slash, *out;
 
-	if ((r = realpath(path, NULL)) != NULL || errno != ENOENT)
+	if ((r = path_real(path)) != NULL || errno != ENOENT)
 		return r;
 	(void)snprintf(buf, sizeof(buf), "%s", path);
 	if ((slash = strrchr(buf, '/')) == NULL)

@@ -156,14 +156,15 @@ probe_namespaces(struct sandbox_host *h)
 }
 
 void
-sandbox_probe(struct sandbox_host *h, bool quick)
+sandbox_probe(struct sandbox_host *h, bool quick, bool memory)
 {
 	memset(h, 0, sizeof(*h));
 	h->root = geteuid() == 0;
 	probe_landlock(h);
 	probe_seccomp(h);
-	h->memory = limits_memory_available(h->memory_why,
-	    sizeof(h->memory_why));
+	if (!quick || memory)
+		h->memory = limits_memory_available(h->memory_why,
+		    sizeof(h->memory_why));
 	if (!quick)
 		probe_namespaces(h);
 }

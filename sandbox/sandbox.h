@@ -122,9 +122,10 @@ const char *sandbox_avail_name(enum sandbox_avail);
 /*
  * The host's abilities.  quick: namespaces are taken as there until a
  * spawn says otherwise (run mode tries them for real); otherwise each
- * is tried in a throwaway child, with its set-up steps (doctor).
+ * is tried in a throwaway child, with its set-up steps (doctor).  The
+ * memory cgroup is looked for when memory (or not quick).
  */
-void	 sandbox_probe(struct sandbox_host *, bool quick);
+void	 sandbox_probe(struct sandbox_host *, bool quick, bool memory);
 
 /* What CMD is run with; paths absolute, directories canonical. */
 struct sandbox_request {

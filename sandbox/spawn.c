@@ -49,7 +49,8 @@ enum msg_kind {
 	MSG_INIT,	/* init's host pid */
 	MSG_READY,	/* about to exec; carries the broker's listener */
 	MSG_FAIL,	/* a step failed; nothing was run */
-	MSG_EXIT	/* the command's wait status */
+	MSG_EXIT,	/* the command's wait status */
+	MSG_RULESET	/* to the command: the Landlock ruleset, host grants */
 };
 
 struct msg {
@@ -134,9 +135,13 @@ recv_msg(int ctl, struct msg *m, int *fds, size_t *nfds, int timeout_ms)
 		errno = ETIMEDOUT;
 		return -1;
 	}
+	/*
+	 * A peer that closed with our message unread leaves ECONNRESET to be
+	 * reported first; what it sent before is still queued behind it.
+	 */
 	do {
 		n = recvmsg(ctl, &mh, MSG_CMSG_CLOEXEC);
-	} while (n == -1 && errno == EINTR);
+	} while (n == -1 && (errno == EINTR || errno == ECONNRESET));
 	c = n > 0 ? CMSG_FIRSTHDR(&mh) : NULL;
 	if (c != NULL && c->cmsg_level == SOL_SOCKET &&
 	    c->cmsg_type == SCM_RIGHTS) {
@@ -264,6 +269,26 @@ become_sandbox_user(struct job *j)
 		    "uid %u: %s", SANDBOX_UID, strerror(errno));
 }
 
+/* The ruleset the parent built; -1 if none came. */
+static int
+take_ruleset(int ctl)
+{
+	int fds[SANDBOX_MAX_FDS];
+	struct msg m;
+	size_t n;
+
+	if (recv_msg(ctl, &m, fds, &n, SETUP_TIMEOUT_MS) == -1)
+		return -1;
+	while (n > 1)
+		(void)close(fds[--n]);
+	if (m.kind != MSG_RULESET || n != 1) {
+		if (n == 1)
+			(void)close(fds[0]);
+		return -1;
+	}
+	return fds[0];
+}
+
 /* The command: confined, then exec'd.  Never returns. */
 static void __attribute__((noreturn))
 run_command(struct job *j)
@@ -279,11 +304,16 @@ run_command(struct job *j)
 	if (setsid() == -1)
 		child_fail(j->ctl, AREA_UNKNOWN, -1, "setsid: %s",
 		    strerror(errno));
-	/* Built with the caller's rights: it reads what it grants. */
-	if (p->landlock && (ll = sandbox_landlock_build(j->paths->grants,
-	    j->paths->ngrants, (const char *const *)j->paths->deny.v,
-	    j->paths->deny.n, MAX_LANDLOCK_RULES, j->ns, &st, err,
-	    sizeof(err))) == -1)
+	/*
+	 * The host's grants come from the parent, built while the set-up
+	 * ran; the confinement's own are added here, where they exist.
+	 */
+	if (p->landlock && (ll = take_ruleset(j->ctl)) == -1)
+		_exit(3);	/* the parent failed to build it, and said why */
+	if (ll != -1 && j->paths->ninside > 0 && sandbox_landlock_add(ll,
+	    j->paths->inside, j->paths->ninside,
+	    (const char *const *)j->paths->deny.v, j->paths->deny.n,
+	    MAX_LANDLOCK_RULES, j->ns, &st, err, sizeof(err)) == -1)
 		child_fail(j->ctl, AREA_HOME_READ, MECH_LANDLOCK,
 		    "landlock: %s", err);
 	if (j->ns && j->root)
@@ -496,18 +526,19 @@ static int
 check_links(const struct sandbox_plan *p, const struct sandbox_paths *paths,
     struct sandbox_failure *f)
 {
-	char real[4096], text[4352];
+	char *real, text[4352];
 	struct stat st;
 	size_t i;
 
 	for (i = 0; i < paths->deny.n; i++) {
-		if (realpath(paths->deny.v[i], real) == NULL ||
-		    stat(real, &st) == -1 || !S_ISREG(st.st_mode) ||
-		    st.st_nlink < 2)
+		if (stat(paths->deny.v[i], &st) == -1 || !S_ISREG(st.st_mode) ||
+		    st.st_nlink < 2 || (real = path_real(paths->deny.v[i])) ==
+		    NULL)
 			continue;
 		snprintf(text, sizeof(text), "denied file %s has %ju hard "
 		    "links; the other names cannot be found and denied", real,
 		    (uintmax_t)st.st_nlink);
+		free(real);
 		if (p->profile == PROFILE_OS_HARDENED) {
 			fail_with(f, AREA_HOME_READ, -1, EMLINK, false, text);
 			return -1;
@@ -515,6 +546,33 @@ check_links(const struct sandbox_plan *p, const struct sandbox_paths *paths,
 		fprintf(stderr, "harn-egressd: sandbox: not enforced: %s\n",
 		    text);
 	}
+	return 0;
+}
+
+/*
+ * Landlock's rules for the host's paths, built here while the set-up
+ * child makes its namespaces (on another core, in parallel), and handed
+ * to the command.  Built with the caller's rights, by the same view as
+ * the command's: the roots it gets are bind mounts of these very
+ * directories.
+ */
+static int
+give_ruleset(struct sandbox_child *c, struct sandbox_failure *f)
+{
+	struct landlock_stats st;
+	struct msg m = { .kind = MSG_RULESET };
+	char err[256];
+	int fd;
+
+	if ((fd = sandbox_landlock_build(c->paths.grants, c->paths.ngrants,
+	    (const char *const *)c->paths.deny.v, c->paths.deny.n,
+	    MAX_LANDLOCK_RULES, c->ns, &st, err, sizeof(err))) == -1) {
+		fail_with(f, AREA_HOME_READ, MECH_LANDLOCK, errno, false, err);
+		return -1;
+	}
+	/* A child that is gone already has said why: sandbox_ready reads it. */
+	(void)send_msg(c->ctl, &m, &fd, 1);
+	(void)close(fd);
 	return 0;
 }
 
@@ -586,6 +644,10 @@ sandbox_start(const struct sandbox_request *r, const struct sandbox_plan *p,
 			return NULL;
 		}
 		(void)close(go[1]);
+	}
+	if (p->landlock && give_ruleset(c, f) == -1) {
+		sandbox_free(c);
+		return NULL;
 	}
 	return c;
 fail:

@@ -59,6 +59,20 @@
  *                             Seccomp 2 (ESCAPED names each field off)
  *   env NAME                  getenv (ESCAPED when set; prints its length)
  *   environ-of PID            read /proc/PID/environ
+ *   chmod PATH MODE           chmod (octal MODE)
+ *   chown PATH                chown to the caller's own uid and gid
+ *   utime PATH                set the times to now
+ *   xattr PATH                set, then remove, user.harn-probe
+ *   setuid-file PATH          make PATH set-user-ID: open(O_CREAT, 04755),
+ *                             then fchmod; escaped when S_ISUID is on it
+ *   forks N                   N live children at once
+ *   fill DIR MIB              write MIB MiB into DIR (removed again)
+ *   open-rw PATH              open read-write (a terminal, say)
+ *   kill-pid PID              kill(PID, SIGKILL)
+ *   unix-thread PATH [TAG]    unix-path from a second thread
+ *   unix-vfork PATH [TAG]     unix-path from a vfork()ed child
+ *   unix-race OK HOST N [TAG] N connects to OK while a thread rewrites the
+ *                             address to HOST: escaped when one reaches HOST
  *
  * Allowed probes (exit 0 when they work, 1 when refused):
  *   netlink-route             socket(AF_NETLINK, NETLINK_ROUTE) + the names
@@ -93,6 +107,8 @@
 #include <sys/uio.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
+#include <pthread.h>
 #include <termios.h>
 #include <unistd.h>
 #include <linux/netlink.h>
@@ -1070,6 +1086,273 @@ probe_tcp_self(void)
 	return allowed("tcp-self", NULL);
 }
 
+static int
+probe_chmod(int argc, char **argv)
+{
+	if (argc < 2)
+		return usage();
+	if (chmod(argv[0], (mode_t)strtol(argv[1], NULL, 8)) == -1)
+		return blocked(w("chmod", argv[0]), errno);
+	return escaped(w("chmod", argv[0]), "%s", argv[1]);
+}
+
+static int
+probe_chown(int argc, char **argv)
+{
+	if (argc < 1)
+		return usage();
+	if (chown(argv[0], getuid(), getgid()) == -1)
+		return blocked(w("chown", argv[0]), errno);
+	return escaped(w("chown", argv[0]), NULL);
+}
+
+static int
+probe_utime(int argc, char **argv)
+{
+	if (argc < 1)
+		return usage();
+	if (utimensat(AT_FDCWD, argv[0], NULL, 0) == -1)
+		return blocked(w("utime", argv[0]), errno);
+	return escaped(w("utime", argv[0]), NULL);
+}
+
+static int
+probe_xattr(int argc, char **argv)
+{
+	if (argc < 1)
+		return usage();
+	if (setxattr(argv[0], "user.harn-probe", "1", 1, 0) == -1)
+		return blocked(w("xattr", argv[0]), errno);
+	(void)removexattr(argv[0], "user.harn-probe");
+	return escaped(w("xattr", argv[0]), NULL);
+}
+
+static int
+probe_setuid_file(int argc, char **argv)
+{
+	struct stat st;
+	int fd, e = 0;
+
+	if (argc < 1)
+		return usage();
+	if ((fd = open(argv[0], O_WRONLY | O_CREAT, 04755)) == -1)
+		return blocked(w("setuid-file", "open"), errno);
+	if (fchmod(fd, 04755) == -1)
+		e = errno;
+	if (fstat(fd, &st) == -1)
+		return blocked(w("setuid-file", "fstat"), errno);
+	close(fd);
+	if (st.st_mode & S_ISUID)
+		return escaped(w("setuid-file", argv[0]), "mode %o",
+		    (unsigned)st.st_mode & 07777);
+	return blocked(w("setuid-file", "fchmod"), e != 0 ? e : EPERM);
+}
+
+static int
+probe_forks(int argc, char **argv)
+{
+	long n, i, made = 0;
+	pid_t *kids;
+	int e = 0;
+
+	if (argc < 1 || (n = strtol(argv[0], NULL, 10)) <= 0)
+		return usage();
+	if ((kids = calloc((size_t)n, sizeof(*kids))) == NULL)
+		return blocked(w("forks", "calloc"), ENOMEM);
+	for (i = 0; i < n; i++) {
+		if ((kids[i] = fork()) == 0) {
+			pause();
+			_exit(0);
+		}
+		if (kids[i] == -1) {
+			e = errno;
+			break;
+		}
+		made++;
+	}
+	for (i = 0; i < made; i++)
+		kill(kids[i], SIGKILL);
+	for (i = 0; i < made; i++)
+		waitpid(kids[i], NULL, 0);
+	if (e != 0) {
+		printf("BLOCKED forks:%ld %s after %ld\n", n, ename(e), made);
+		return EXIT_BLOCKED;
+	}
+	return escaped(w("forks", argv[0]), "all %ld alive at once", made);
+}
+
+static int
+probe_fill(int argc, char **argv)
+{
+	static char buf[1 << 20];
+	char path[4096];
+	long mib, done = 0;
+	int fd, e = 0;
+
+	if (argc < 2 || (mib = strtol(argv[1], NULL, 10)) <= 0)
+		return usage();
+	snprintf(path, sizeof(path), "%s/harn-fill.%ld", argv[0],
+	    (long)getpid());
+	if ((fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600)) == -1)
+		return blocked(w("fill", argv[0]), errno);
+	memset(buf, 'x', sizeof(buf));
+	for (; done < mib; done++)
+		if (write(fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf)) {
+			e = errno != 0 ? errno : ENOSPC;
+			break;
+		}
+	close(fd);
+	unlink(path);
+	if (e != 0) {
+		printf("BLOCKED fill:%s %s after %ld MiB\n", argv[0], ename(e),
+		    done);
+		return EXIT_BLOCKED;
+	}
+	return escaped(w("fill", argv[0]), "%ld MiB", done);
+}
+
+static int
+probe_open_rw(int argc, char **argv)
+{
+	int fd;
+
+	if (argc < 1)
+		return usage();
+	if ((fd = open(argv[0], O_RDWR | O_NOCTTY)) == -1)
+		return blocked(w("open-rw", argv[0]), errno);
+	close(fd);
+	return escaped(w("open-rw", argv[0]), NULL);
+}
+
+static int
+probe_kill_pid(int argc, char **argv)
+{
+	if (argc < 1)
+		return usage();
+	if (kill((pid_t)strtol(argv[0], NULL, 10), SIGKILL) == -1)
+		return blocked(w("kill-pid", argv[0]), errno);
+	return escaped(w("kill-pid", argv[0]), NULL);
+}
+
+struct unix_job {
+	const char	*path;
+	const char	*tag;
+	int		 rv;
+};
+
+static void *
+unix_thread(void *arg)
+{
+	struct unix_job *j = arg;
+
+	j->rv = probe_unix("unix-thread", j->path, 0, j->tag);
+	return NULL;
+}
+
+static int
+probe_unix_thread(int argc, char **argv)
+{
+	struct unix_job j;
+	pthread_t t;
+
+	if (argc < 1)
+		return usage();
+	j.path = argv[0];
+	j.tag = argc > 1 ? argv[1] : NULL;
+	if (pthread_create(&t, NULL, unix_thread, &j) != 0 ||
+	    pthread_join(t, NULL) != 0)
+		return blocked(w("unix-thread", "pthread"), EAGAIN);
+	return j.rv;
+}
+
+static int
+probe_unix_vfork(int argc, char **argv)
+{
+	pid_t pid;
+	int st;
+
+	if (argc < 1)
+		return usage();
+	fflush(stdout);
+	if ((pid = vfork()) == 0)
+		_exit(probe_unix("unix-vfork", argv[0], 0,
+		    argc > 1 ? argv[1] : NULL));
+	if (pid == -1 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
+		return blocked(w("unix-vfork", "vfork"), errno);
+	return WEXITSTATUS(st);
+}
+
+/* The address another thread keeps rewriting. */
+static struct sockaddr_un race_addr;
+static char race_ok[108], race_host[108];
+static volatile int race_stop;
+
+/* Each address for about as long as the other. */
+static void *
+race_flip(void *arg)
+{
+	size_t n = sizeof(race_addr.sun_path);
+	volatile long spin;
+
+	/* The barriers keep the compiler from dropping either store. */
+	while (!race_stop) {
+		memcpy(race_addr.sun_path, race_host, n);
+		__asm__ volatile("" ::: "memory");
+		for (spin = 0; spin < 2000; spin++)
+			;
+		memcpy(race_addr.sun_path, race_ok, n);
+		__asm__ volatile("" ::: "memory");
+		for (spin = 0; spin < 2000; spin++)
+			;
+	}
+	return NULL;
+}
+
+static int
+probe_unix_race(int argc, char **argv)
+{
+	struct sockaddr_un peer;
+	socklen_t plen;
+	pthread_t t;
+	long n, i, ok = 0, host = 0;
+	int fd;
+
+	if (argc < 3 || (n = strtol(argv[2], NULL, 10)) <= 0 ||
+	    strlen(argv[0]) >= sizeof(race_ok) ||
+	    strlen(argv[1]) >= sizeof(race_host))
+		return usage();
+	strncpy(race_ok, argv[0], sizeof(race_ok) - 1);
+	strncpy(race_host, argv[1], sizeof(race_host) - 1);
+	race_addr.sun_family = AF_UNIX;
+	memcpy(race_addr.sun_path, race_ok, sizeof(race_ok));
+	if (pthread_create(&t, NULL, race_flip, NULL) != 0)
+		return blocked(w("unix-race", "pthread"), EAGAIN);
+	for (i = 0; i < n; i++) {
+		if ((fd = socket(AF_UNIX, SOCK_STREAM, 0)) == -1)
+			break;
+		if (connect(fd, (struct sockaddr *)&race_addr,
+		    sizeof(race_addr)) == 0) {
+			plen = sizeof(peer);
+			memset(&peer, 0, sizeof(peer));
+			if (getpeername(fd, (struct sockaddr *)&peer, &plen) ==
+			    0 && strcmp(peer.sun_path, race_host) == 0) {
+				host++;
+				send_tag(fd, argc > 3 ? argv[3] : NULL);
+			} else
+				ok++;
+		}
+		close(fd);
+	}
+	race_stop = 1;
+	pthread_join(t, NULL);
+	if (host > 0)
+		return escaped(w("unix-race", race_host), "%ld of %ld reached "
+		    "it (%ld the other)", host, n, ok);
+	printf("BLOCKED unix-race:%s NONE_OF_%ld (%ld reached %s)\n",
+	    race_host, n, ok, race_ok);
+	return EXIT_BLOCKED;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1179,5 +1462,29 @@ main(int argc, char **argv)
 		return probe_unix_self(argc, argv);
 	if (strcmp(p, "tcp-self") == 0)
 		return probe_tcp_self();
+	if (strcmp(p, "chmod") == 0)
+		return probe_chmod(argc, argv);
+	if (strcmp(p, "chown") == 0)
+		return probe_chown(argc, argv);
+	if (strcmp(p, "utime") == 0)
+		return probe_utime(argc, argv);
+	if (strcmp(p, "xattr") == 0)
+		return probe_xattr(argc, argv);
+	if (strcmp(p, "setuid-file") == 0)
+		return probe_setuid_file(argc, argv);
+	if (strcmp(p, "forks") == 0)
+		return probe_forks(argc, argv);
+	if (strcmp(p, "fill") == 0)
+		return probe_fill(argc, argv);
+	if (strcmp(p, "open-rw") == 0)
+		return probe_open_rw(argc, argv);
+	if (strcmp(p, "kill-pid") == 0)
+		return probe_kill_pid(argc, argv);
+	if (strcmp(p, "unix-thread") == 0)
+		return probe_unix_thread(argc, argv);
+	if (strcmp(p, "unix-vfork") == 0)
+		return probe_unix_vfork(argc, argv);
+	if (strcmp(p, "unix-race") == 0)
+		return probe_unix_race(argc, argv);
 	return usage();
 }

@@ -298,7 +298,7 @@ for a in sys.argv[2:]:
         except OSError:
             pass
         s.bind(path)
-        os.chmod(path, 0o666)
+        os.chmod(path, 0o600 if kind == "unix600" else 0o666)
     s.listen(64)
     threading.Thread(target=serve, args=(s, kind, path), daemon=True).start()
 tmp = os.path.join(d, "canary.env.tmp")
@@ -336,7 +336,7 @@ setup() {
 	printf '#!/bin/sh\nexit 0\n' >"$WS/noexec.sh"
 	chmod 644 "$WS/noexec.sh"
 	ESC=$WS/.bin/escape
-	if ! cc -O1 -o "$ESC" "$top_srcdir/tests/escape.c" 2>"$TMP/cc.err"; then
+	if ! cc -O1 -pthread -o "$ESC" "$top_srcdir/tests/escape.c" 2>"$TMP/cc.err"; then
 		not_ok "the probe builds" "$(head -c 600 "$TMP/cc.err")"
 		return 1
 	fi
@@ -354,8 +354,14 @@ setup() {
 		OUT=""
 	fi
 	[ -n "$OUT" ] && echo "outside-readable" >"$OUT/readable.txt"
+	# Searchable by anyone, so that what stops the command is the sandbox.
+	[ -n "${OUTSIDE_OWNED:-}" ] && chmod 755 "$OUT"
 	# Unix sockets of "host processes" in the places SPEC 6.1 names.
-	SOCK_ARGS="unix:$TMP/host.sock unix:$WS/ws.sock unix:$H/.gnupg/S.gpg-agent unix:$H/.docker/desktop/docker.sock abstract:harn-canary-$$"
+	mkdir -p "$H/.cache"
+	SOCK_ARGS="unix:$TMP/host.sock unix:$WS/ws.sock unix:$H/.gnupg/S.gpg-agent unix:$H/.docker/desktop/docker.sock abstract:harn-canary-$$ unix:$H/.cache/app.sock unix600:$WS/root600.sock"
+	# Outside every private directory and every grant (/var/lib, or the
+	# pass's own outside directory), and one only its owner may use.
+	[ -n "$OUT" ] && SOCK_ARGS="$SOCK_ARGS unix:$OUT/lib.sock unix600:$OUT/own600.sock"
 	SOCK_DIRS=""
 	for base in /tmp /var/tmp /run /dev/shm; do
 		d=$(mktemp -d "$base/harn-sock.XXXXXX" 2>/dev/null) || continue
@@ -411,6 +417,9 @@ net_checks() {
 		esac
 		if [ "$kind" = abstract ]; then
 			net_esc "abstract unix socket @$path" unix-abstract "$path"
+		elif [ "$kind" = unix600 ]; then
+			net_esc "unix socket only its owner may use, $path" \
+			    unix-path "$path"
 		else
 			net_esc "unix socket $path" unix-path "$path"
 		fi
@@ -1143,6 +1152,431 @@ profile_checks() {
 	    "$WS/worktree-ran"
 }
 
+# ------------------------------------------------------------------ escapes
+#
+# The classes found from outside (issue 10), each with its control.
+
+# meta_esc LABEL PROBE PATH [ARG]: the control changes PATH's metadata, the
+# confined run must not; the change is undone after the control.
+meta_esc() {
+	mlabel=$1 mprobe=$2 mpath=$3
+	shift 3
+	mmode=$(stat -c %a "$mpath")
+	control direct "$mlabel" "$mprobe" "$mpath" "$@" || return 1
+	chmod "$mmode" "$mpath"
+	confined "$mlabel" "$mprobe" "$mpath" "$@"
+	if [ "$(stat -c %a "$mpath")" != "$mmode" ]; then
+		not_ok "$mlabel: the mode on disk is unchanged" \
+		    "$(stat -c %a "$mpath"), was $mmode"
+		chmod "$mmode" "$mpath"
+	fi
+}
+
+meta_checks() {
+	# A file of this pass's user outside every grant.
+	if [ -n "$OUT" ]; then
+		echo meta >"$OUT/meta.txt"
+		meta_esc "chmod 0700 a file of ours outside every grant" chmod \
+		    "$OUT/meta.txt" 700 &&
+		    layer "outside the grants every mount is read-only (or not even reachable)" \
+		    '^BLOCKED chmod:.* (EROFS|EACCES)'
+		meta_esc "chmod 4755 a file of ours outside every grant" chmod \
+		    "$OUT/meta.txt" 4755
+		meta_esc "chown a file of ours outside every grant" chown \
+		    "$OUT/meta.txt"
+		meta_esc "utime a file of ours outside every grant" utime \
+		    "$OUT/meta.txt"
+		if "$ESC" xattr "$OUT/meta.txt" >/dev/null 2>&1; then
+			meta_esc "setxattr on a file of ours outside every grant" \
+			    xattr "$OUT/meta.txt"
+		else
+			skip "setxattr outside every grant: $("$ESC" xattr "$OUT/meta.txt" | cut -d' ' -f3) on this filesystem"
+		fi
+	else
+		skip "metadata outside every grant: no directory to use"
+	fi
+	# $HOME is granted read-only: its files' metadata too.
+	meta_esc "chmod a file in \$HOME (read-only grant)" chmod "$H/ok.txt" 600
+	meta_esc "utime a file in \$HOME (read-only grant)" utime "$H/ok.txt"
+	# A root file under a system root: the critical one (a setuid root
+	# binary any local user then runs).
+	if [ "$(id -u)" -eq 0 ] && [ -d /usr/local/lib ]; then
+		f=$(mktemp /usr/local/lib/harn-probe.XXXXXX)
+		chmod 755 "$f"
+		meta_esc "chmod 4755 a root file under /usr (as root)" chmod "$f" 4755
+		meta_esc "chown a root file under /usr (as root)" chown "$f"
+		rm -f "$f"
+	else
+		skip "a root file under /usr: this pass is not root"
+	fi
+	# A set-user-ID file made in the workspace would run as its owner on
+	# disk (the caller) for anyone who can reach it.
+	rm -f "$WS/suid"
+	control direct "a set-user-ID file made in the workspace" \
+	    setuid-file "$WS/suid"
+	rm -f "$WS/suid"
+	confined "a set-user-ID file made in the workspace" setuid-file \
+	    "$WS/suid" && layer "seccomp refuses a set-user-ID mode" \
+	    '^BLOCKED setuid-file:(open|fchmod) EPERM'
+	if [ -e "$WS/suid" ] && [ -u "$WS/suid" ]; then
+		not_ok "no set-user-ID file was left in the workspace" \
+		    "$(ls -l "$WS/suid")"
+	fi
+	rm -f "$WS/suid"
+	# What the command makes in the workspace is the caller's on disk.
+	rm -f "$WS/owned.txt"
+	run_out "$TMP/box.out" box -- "$ESC" write "$WS/owned.txt"
+	if [ "$RC" -eq 10 ] && [ "$(stat -c %u "$WS/owned.txt")" = "$(id -u)" ]; then
+		ok "a file the command makes in the workspace is the caller's on disk (uid $(id -u))"
+	else
+		not_ok "a file the command makes in the workspace is the caller's on disk" \
+		    "exit $RC, owner $(stat -c %u "$WS/owned.txt" 2>&1)"
+	fi
+	rm -f "$WS/owned.txt"
+	run_out "$TMP/box.out" box -- sh -c 'id -u'
+	if [ "$(id -u)" -eq 0 ] && [ "$(cat "$TMP/box.out")" = 65533 ]; then
+		ok "a root caller's command runs as uid 65533"
+	elif [ "$(id -u)" -ne 0 ] && [ "$(cat "$TMP/box.out")" = "$(id -u)" ]; then
+		ok "a plain caller's command keeps its uid ($(id -u))"
+	else
+		not_ok "the command's uid" "$(head -c 200 "$TMP/box.out")"
+	fi
+	# Root-only files stay unreadable: the command is not root.
+	if [ "$(id -u)" -eq 0 ]; then
+		esc direct "read /etc/shadow (root-only)" read /etc/shadow &&
+		    layer "/etc/shadow: EACCES for uid 65533" \
+		    '^BLOCKED read:/etc/shadow EACCES'
+	else
+		skip "root-only files: this pass is not root"
+	fi
+}
+
+sock_checks() {
+	# A socket of the user's own grant: reachable with --unix-socket-root.
+	if [ -n "$OUT" ]; then
+		run_out "$TMP/box.out" box --unix-socket-root "$OUT" -- "$ESC" \
+		    unix-path "$OUT/lib.sock" S-sockroot
+		if [ "$RC" -eq 10 ]; then
+			ok "--unix-socket-root DIR makes its sockets reachable"
+		else
+			not_ok "--unix-socket-root DIR makes its sockets reachable" \
+			    "exit $RC: $(first_line "$TMP/box.out")"
+		fi
+		# A symlink in the workspace to a socket outside the roots.
+		ln -sfn "$OUT/lib.sock" "$WS/link.sock"
+		control direct "a symlink in the workspace to an outside socket" \
+		    unix-path "$WS/link.sock" C-link-sock &&
+		    confined "a symlink in the workspace to an outside socket" \
+		    unix-path "$WS/link.sock" S-link-sock &&
+		    layer "the broker resolves beneath the root (EACCES)" \
+		    '^BLOCKED unix-path:.* EACCES'
+		SANDBOX_TAGS="$SANDBOX_TAGS S-link-sock"
+		rm -f "$WS/link.sock"
+		# The same path through /proc/self/root, and relative ../..
+		confined "an outside socket through /proc/self/root" unix-path \
+		    "/proc/self/root$OUT/lib.sock" S-proc-root
+		SANDBOX_TAGS="$SANDBOX_TAGS S-proc-root"
+		# From a second thread, from a vfork()ed child.
+		control direct "an outside socket from a thread" unix-thread \
+		    "$OUT/lib.sock" C-thread &&
+		    confined "an outside socket from a thread" unix-thread \
+		    "$OUT/lib.sock" S-thread
+		control direct "an outside socket from a vfork()ed child" \
+		    unix-vfork "$OUT/lib.sock" C-vfork &&
+		    confined "an outside socket from a vfork()ed child" \
+		    unix-vfork "$OUT/lib.sock" S-vfork
+		SANDBOX_TAGS="$SANDBOX_TAGS S-thread S-vfork"
+		# Another thread rewrites the address while connect() waits for
+		# the broker: thousands of tries, none may reach the host socket.
+		control direct "a racing rewrite of the address (unconfined)" \
+		    unix-race "$WS/ws.sock" "$OUT/lib.sock" 200 C-race
+		confined "a racing rewrite of the address, 3000 connects" \
+		    unix-race "$WS/ws.sock" "$OUT/lib.sock" 3000 S-race &&
+		    layer "every connect reached the allowed socket or none" \
+		    '^BLOCKED unix-race:.* NONE_OF_3000 \([0-9]+ reached'
+		SANDBOX_TAGS="$SANDBOX_TAGS S-race"
+	else
+		skip "sockets outside every grant: no directory to use"
+	fi
+	# A socket in the workspace only another user may use: the broker
+	# connects as the command (uid 65533), which may not.  (The caller's
+	# own files there are the command's, through the idmapped mount.)
+	if [ "$(id -u)" -eq 0 ]; then
+		chown nobody "$WS/root600.sock"
+		control direct "a 0600 socket of another user in the workspace" \
+		    unix-path "$WS/root600.sock" C-other600 &&
+		    confined "a 0600 socket of another user in the workspace" \
+		    unix-path "$WS/root600.sock" S-other600 &&
+		    layer "its permissions are the command's to meet" \
+		    '^BLOCKED unix-path:.* EACCES'
+		SANDBOX_TAGS="$SANDBOX_TAGS S-other600"
+	fi
+}
+
+# A second home whose credentials are symlinks into a dotfiles checkout.
+dotfiles_home() {
+	H2=$TMP/home2
+	rm -rf "$H2"
+	mkdir -p "$H2/dotfiles/aws" "$H2/dotfiles/config"
+	printf '[default]\naws_secret_access_key = %s\n' "$SECRET" \
+	    >"$H2/dotfiles/aws/credentials"
+	ln -s dotfiles/aws "$H2/.aws"
+	echo "env-secret $SECRET" >"$H2/dotfiles/config/real.env"
+	ln -s config/real.env "$H2/dotfiles/.env"
+	echo "readable" >"$H2/dotfiles/readme.txt"
+	mkdir -p "$H2/dotfiles/.bin" "$H2/sync"
+	cp "$ESC" "$H2/dotfiles/.bin/escape"
+	ESC2=$H2/dotfiles/.bin/escape
+}
+
+# box2 WS [OPTION...] -- CMD...: box with HOME=$H2 and workspace WS.
+box2() {
+	b2ws=$1
+	shift
+	env HOME="$H2" "$EGRESSD" --policy "$POL" --workspace "$b2ws" \
+	    --log "$TMP/decisions.log" "$@"
+}
+
+symlink_checks() {
+	dotfiles_home
+	for ws in "$H2/dotfiles" "$H2"; do
+		control direct "read a credential behind ~/.aws -> dotfiles/aws" \
+		    read "$H2/dotfiles/aws/credentials" || continue
+		run_out "$TMP/box.out" box2 "$ws" -- "$ESC2" read \
+		    "$H2/dotfiles/aws/credentials"
+		if [ "$RC" -eq 0 ] && ! grep -Fq "$SECRET" "$TMP/box.out"; then
+			ok "workspace $ws: the target of ~/.aws is denied too ($(first_line "$TMP/box.out"))"
+		else
+			not_ok "workspace $ws: the target of ~/.aws is denied too" \
+			    "exit $RC: $(first_line "$TMP/box.out")"
+		fi
+		run_out "$TMP/box.out" box2 "$ws" -- "$ESC2" read \
+		    "$H2/.aws/credentials"
+		if [ "$RC" -eq 0 ] && ! grep -Fq "$SECRET" "$TMP/box.out"; then
+			ok "workspace $ws: ~/.aws/credentials itself is denied"
+		else
+			not_ok "workspace $ws: ~/.aws/credentials itself is denied" \
+			    "exit $RC: $(first_line "$TMP/box.out")"
+		fi
+	done
+	run_out "$TMP/box.out" box2 "$H2/dotfiles" -- "$ESC2" read \
+	    "$H2/dotfiles/readme.txt"
+	[ "$RC" -eq 10 ] && ok "beside it, the dotfiles stay readable" ||
+	    not_ok "beside it, the dotfiles stay readable" "$(first_line "$TMP/box.out")"
+	# --read-deny-root WS/.env, where .env is a symlink.
+	control direct "read WS/.env -> config/real.env" read \
+	    "$H2/dotfiles/config/real.env" &&
+	    run_out "$TMP/box.out" box2 "$H2/dotfiles" --read-deny-root \
+	    "$H2/dotfiles/.env" -- "$ESC2" read "$H2/dotfiles/config/real.env"
+	if [ "$RC" -eq 0 ] && ! grep -Fq "$SECRET" "$TMP/box.out"; then
+		ok "--read-deny-root a symlink: its target is denied ($(first_line "$TMP/box.out"))"
+	else
+		not_ok "--read-deny-root a symlink: its target is denied" \
+		    "exit $RC: $(first_line "$TMP/box.out")"
+	fi
+}
+
+# late_read LABEL WS PATH ACTION [OPTION...]: CMD waits, the host does
+# ACTION (a shell command) while it runs, then CMD reads PATH.  The two
+# meet in WS/sync, a directory made before (in a workspace at ~, a new
+# file directly in ~ could not be opened, see fs_checks).
+late_read() {
+	llabel=$1 lws=$2 lpath=$3 laction=$4
+	shift 4
+	mkdir -p "$lws/sync"
+	rm -f "$lws/sync/go" "$lws/sync/waiting"
+	box2 "$lws" "$@" -- sh -c 'echo up > "$2/waiting" || exit 9; i=0; while [ ! -e "$2/go" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done; exec "$0" read "$1"' \
+	    "$ESC2" "$lpath" "$lws/sync" >"$TMP/late.out" 2>&1 &
+	lpid=$!
+	wait_file "$lws/sync/waiting" 50 "$lpid" >/dev/null || true
+	eval "$laction"
+	: >"$lws/sync/go"
+	wait "$lpid"
+	lrc=$?
+	if [ "$lrc" -eq 0 ] && grep -q '^BLOCKED read:' "$TMP/late.out" &&
+	    ! grep -Fq "$SECRET" "$TMP/late.out"; then
+		ok "$llabel ($(first_line "$TMP/late.out"))"
+	else
+		not_ok "$llabel" "exit $lrc: $(head -c 300 "$TMP/late.out")"
+	fi
+	rm -rf "$lws/sync"
+}
+
+late_checks() {
+	dotfiles_home
+	mkdir -p "$H2/.config/gh" "$H2/proj"
+	printf 'x: 1\n' >"$H2/.config/gh/config.yml"
+	printf 'github.com:\n  oauth_token: %s\n' "$SECRET" >"$TMP/hosts.new"
+	control direct "read ~/.config/gh/hosts.yml once it exists" read \
+	    "$TMP/hosts.new" &&
+	    late_read "~/.config/gh/hosts.yml made during the run is denied" \
+	    "$H2/proj" "$H2/.config/gh/hosts.yml" \
+	    "cp '$TMP/hosts.new' '$H2/.config/gh/hosts.yml'"
+	rm -f "$H2/.config/gh/hosts.yml"
+	# The workspace at ~, ~/.netrc masked, replaced by the host's mv.
+	printf 'machine old password old\n' >"$H2/.netrc"
+	printf 'machine new password %s\n' "$SECRET" >"$TMP/netrc.new"
+	late_read "workspace at ~: ~/.netrc replaced by mv on the host stays denied" \
+	    "$H2" "$H2/.netrc" "mv '$TMP/netrc.new' '$H2/.netrc'"
+	rm -f "$H2/.netrc"
+	# And created there during the run.
+	printf 'machine new password %s\n' "$SECRET" >"$TMP/netrc.new"
+	late_read "workspace at ~: ~/.netrc made during the run is denied" \
+	    "$H2" "$H2/.netrc" "mv '$TMP/netrc.new' '$H2/.netrc'"
+	rm -f "$H2/.netrc"
+}
+
+tty_checks() {
+	# Another session's terminal: a pty the caller holds.
+	$PY -c '
+import os, pty, sys, time
+m, s = pty.openpty()
+sys.stdout.write(os.ttyname(s) + "\n"); sys.stdout.flush()
+time.sleep(30)' >"$TMP/pty.name" 2>/dev/null &
+	ptyp=$!
+	BG_PIDS="$BG_PIDS $ptyp"
+	wait_file "$TMP/pty.name" 30 "$ptyp" >/dev/null || true
+	pts=$(head -n 1 "$TMP/pty.name")
+	if [ -n "$pts" ]; then
+		esc direct "open another session's terminal $pts" open-rw "$pts"
+		run_out "$TMP/box.out" box -- sh -c 'ls /dev/pts | tr "\n" " "'
+		if [ "$(cat "$TMP/box.out")" = "ptmx " ]; then
+			ok "the command's /dev/pts is its own (only ptmx)"
+		else
+			not_ok "the command's /dev/pts is its own" "$(cat "$TMP/box.out")"
+		fi
+		run_out "$TMP/box.out" box -- "$PYIN" -c 'import os, pty; m, s = pty.openpty(); print(os.ttyname(s))'
+		if [ "$RC" -eq 0 ] && grep -q '^/dev/pts/0$' "$TMP/box.out"; then
+			ok "the command can make a terminal of its own (/dev/pts/0)"
+		else
+			not_ok "the command can make a terminal of its own" \
+			    "exit $RC: $(head -c 300 "$TMP/box.out")"
+		fi
+	else
+		skip "terminals: no pty could be made here"
+	fi
+	kill "$ptyp" 2>/dev/null
+}
+
+limit_checks() {
+	# Processes: 1000 at once go through unconfined, not confined.
+	if [ "$(id -u)" -ne 0 ] && [ "$(ulimit -u)" != unlimited ] &&
+	    [ "$(ulimit -u)" -lt 1200 ]; then
+		skip "1000 processes: this user's own limit is $(ulimit -u)"
+	else
+		esc direct "1000 processes at once" forks 1000 &&
+		    layer "RLIMIT_NPROC (default 512) stops them" \
+		    '^BLOCKED forks:1000 EAGAIN after 5[0-9][0-9]'
+		run_out "$TMP/box.out" box --max-procs 1500 -- "$ESC" forks 1000
+		if [ "$RC" -eq 10 ]; then
+			ok "--max-procs 1500 lets 1000 through"
+		else
+			not_ok "--max-procs 1500 lets 1000 through" "$(first_line "$TMP/box.out")"
+		fi
+	fi
+	# Each private tmpfs is bounded.
+	# (/var/tmp: this suite's $HOME is mounted back under /tmp, which
+	# then holds denied paths and is split.)
+	control direct "fill /var/tmp with 16 MiB" fill /var/tmp 16
+	run_out "$TMP/box.out" box --tmpfs-size 8m -- "$ESC" fill /var/tmp 16
+	if [ "$RC" -eq 0 ] && grep -q '^BLOCKED fill:/var/tmp ENOSPC after [78] MiB' "$TMP/box.out"; then
+		ok "--tmpfs-size 8m: /var/tmp is full at 8 MiB"
+	else
+		not_ok "--tmpfs-size 8m: /var/tmp is full at 8 MiB" "exit $RC: $(first_line "$TMP/box.out")"
+	fi
+	run_out "$TMP/box.out" box -- sh -c 'grep " /dev/shm " /proc/self/mountinfo'
+	if grep -q 'size=524288k' "$TMP/box.out"; then
+		ok "the default cap on each private tmpfs is 512 MiB"
+	else
+		not_ok "the default cap on each private tmpfs is 512 MiB" "$(head -c 300 "$TMP/box.out")"
+	fi
+	run_out "$TMP/box.out" box --max-memory 64m -- true
+	if "$EGRESSD" doctor --json | grep -q '"max_memory": true'; then
+		[ "$RC" -eq 0 ] && ok "--max-memory where cgroup v2 is delegated" ||
+		    not_ok "--max-memory where cgroup v2 is delegated" "exit $RC"
+	else
+		expect_grep "--max-memory where it cannot be applied: a not-enforced line" \
+		    "$TMP/box.out" '^harn-egressd: sandbox: not enforced: --max-memory \('
+		run_out "$TMP/box.out" box --profile os_hardened --max-memory 64m -- true
+		[ "$RC" -eq 3 ] && ok "--max-memory with os_hardened where it cannot be applied: refused (exit 3)" ||
+		    not_ok "--max-memory with os_hardened where it cannot be applied: refused" "exit $RC"
+	fi
+}
+
+misc_checks() {
+	# A workspace inside $HOME is writable, though $HOME is not.
+	mkdir -p "$H/proj/.bin"
+	cp "$ESC" "$H/proj/.bin/escape"
+	rm -f "$H/proj/new.txt"
+	run_out "$TMP/box.out" env HOME="$H" "$EGRESSD" --policy "$POL" \
+	    --workspace "$H/proj" -- "$H/proj/.bin/escape" write "$H/proj/new.txt"
+	if [ "$RC" -eq 10 ] && [ -s "$H/proj/new.txt" ]; then
+		ok "a workspace inside \$HOME is writable"
+	else
+		not_ok "a workspace inside \$HOME is writable" "exit $RC: $(first_line "$TMP/box.out")"
+	fi
+	rm -rf "$H/proj"
+	# A host process of the same user: killable unconfined, not confined.
+	sleep 30 &
+	kp=$!
+	esc direct "SIGKILL a host process of the same user" kill-pid "$kp"
+	kill "$kp" 2>/dev/null
+	# harn-egressd killed: nothing of the command's survives it.
+	dur=3002.$$$(id -u)
+	rm -f "$WS/started"
+	box_exec -- sh -c "sleep $dur & echo up > started; wait" >/dev/null 2>&1 &
+	hp=$!
+	if wait_file "$WS/started" 50 "$hp"; then
+		kill -KILL "$hp"
+		sleep 0.5
+		if pgrep -f "^sleep $dur\$" >/dev/null; then
+			not_ok "harn-egressd killed: the command's processes end too" \
+			    "$(pgrep -af "^sleep $dur\$")"
+			pkill -f "^sleep $dur\$"
+		else
+			ok "harn-egressd killed: the command's processes end too"
+		fi
+	else
+		not_ok "harn-egressd killed: the command started"
+		kill -KILL "$hp" 2>/dev/null
+	fi
+	# A symlink an earlier command left as .harn-tmp is not followed.
+	mkdir -p "$TMP/planted-target"
+	mv "$WS/.harn-tmp" "$TMP/harn-tmp.saved" 2>/dev/null
+	ln -sfn "$TMP/planted-target" "$WS/.harn-tmp"
+	run_out "$TMP/box.out" box -- true
+	if [ "$RC" -eq 3 ] && grep -q 'harn-tmp: not a directory' "$TMP/box.out" &&
+	    [ -z "$(ls -A "$TMP/planted-target")" ]; then
+		ok "a symlink left as .harn-tmp: refused, not followed"
+	else
+		not_ok "a symlink left as .harn-tmp: refused, not followed" \
+		    "exit $RC: $(head -c 300 "$TMP/box.out")"
+	fi
+	rm -f "$WS/.harn-tmp"
+	mv "$TMP/harn-tmp.saved" "$WS/.harn-tmp" 2>/dev/null
+	# A denied file with another hard link: said, and refused by os_hardened.
+	echo "linked $SECRET" >"$WS/linked.env"
+	ln "$WS/linked.env" "$WS/linked-copy"
+	run_out "$TMP/box.out" box --read-deny-root "$WS/linked.env" -- true
+	expect_grep "a denied file with another hard link is said" "$TMP/box.out" \
+	    'not enforced: denied file .*linked.env has 2 hard links'
+	run_out "$TMP/box.out" box --profile os_hardened --read-deny-root \
+	    "$WS/linked.env" -- true
+	[ "$RC" -eq 3 ] && ok "os_hardened refuses a denied file with other hard links" ||
+	    not_ok "os_hardened refuses a denied file with other hard links" "exit $RC"
+	rm -f "$WS/linked.env" "$WS/linked-copy"
+}
+
+escape_checks() {
+	meta_checks
+	sock_checks
+	symlink_checks
+	late_checks
+	tty_checks
+	limit_checks
+	misc_checks
+}
+
 suite() {
 	echo "# pass: $1 (uid $(id -u)), binary: $EGRESSD"
 	setup || return
@@ -1153,6 +1587,7 @@ suite() {
 	life_checks
 	profile_checks
 	doctor_checks
+	escape_checks
 	canary_final
 }
 
