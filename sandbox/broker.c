@@ -59,9 +59,31 @@
 #define PIDFD_THREAD		O_EXCL		/* Linux 6.9 */
 #endif
 
+/* Linux 6.6: wake the caller on our CPU, and us on its (no IPI). */
+#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
+#define SECCOMP_IOCTL_NOTIF_SET_FLAGS	SECCOMP_IOW(4, __u64)
+#endif
+#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
+#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP	1UL
+#endif
+
 #define MAX_PENDING	128		/* blocking connects waiting at once */
 #define RETRY_MS	10		/* a unix listener's full backlog */
 #define SWEEP_MS	1000		/* callers gone while waiting */
+
+/*
+ * The callers seen last: their memory and their pidfd stay open, so that
+ * a connect costs no open and close of either.  An entry of a task that
+ * has gone, or exec'd, fails to read and is made again.
+ */
+#define CALLERS		8
+
+struct caller {
+	pid_t		 tid;
+	int		 mem;		/* /proc/TID/mem */
+	int		 pidfd;
+	unsigned	 used;		/* for the least recently used */
+};
 
 struct pending {
 	TAILQ_ENTRY(pending)	 entry;
@@ -86,6 +108,8 @@ struct broker {
 	size_t			 nroots;
 	uid_t			 uid;		/* (uid_t)-1: our own */
 	gid_t			 gid;
+	gid_t			 egid;		/* ours, to come back to */
+	struct caller		 callers[CALLERS];
 	bool			 thread_pidfd;	/* PIDFD_THREAD works */
 	struct seccomp_notif	*req;
 	size_t			 req_size;
@@ -120,20 +144,62 @@ alive(const struct broker *b, uint64_t id)
 	return ioctl(b->notify, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
 }
 
+static void
+caller_close(struct caller *c)
+{
+	if (c->mem != -1)
+		(void)close(c->mem);
+	if (c->pidfd != -1)
+		(void)close(c->pidfd);
+	c->tid = 0;
+	c->mem = c->pidfd = -1;
+}
+
+/* The cache entry for tid: found, or the least recently used, emptied. */
+static struct caller *
+caller_of(struct broker *b, pid_t tid)
+{
+	static unsigned clock;
+	struct caller *c, *old = &b->callers[0];
+	size_t i;
+
+	for (i = 0; i < CALLERS; i++) {
+		c = &b->callers[i];
+		if (c->tid == tid) {
+			c->used = ++clock;
+			return c;
+		}
+		if (c->used < old->used)
+			old = c;
+	}
+	caller_close(old);
+	old->tid = tid;
+	old->used = ++clock;
+	return old;
+}
+
 /* The caller's address, copied once; 0 or an errno. */
 static int
-read_addr(pid_t pid, uint64_t at, size_t len, struct sockaddr_storage *ss)
+read_addr(struct caller *c, uint64_t at, size_t len,
+    struct sockaddr_storage *ss)
 {
 	char path[64];
-	ssize_t n;
-	int fd;
+	int tries;
 
-	snprintf(path, sizeof(path), "/proc/%ld/mem", (long)pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		return errno == ENOENT ? ESRCH : EPERM;
-	n = pread(fd, ss, len, (off_t)at);
-	(void)close(fd);
-	return n == (ssize_t)len ? 0 : EFAULT;
+	for (tries = 0; tries < 2; tries++) {
+		if (c->mem == -1) {
+			snprintf(path, sizeof(path), "/proc/%ld/mem",
+			    (long)c->tid);
+			if ((c->mem = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+				return errno == ENOENT ? ESRCH : EPERM;
+		}
+		if (pread(c->mem, ss, len, (off_t)at) == (ssize_t)len)
+			return 0;
+		/* An older task of this tid, or one that exec'd: again. */
+		(void)close(c->mem);
+		c->mem = -1;
+	}
+	return EFAULT;
 }
 
 static bool
@@ -167,36 +233,47 @@ thread_group(pid_t tid)
 	return (pid_t)tgid;
 }
 
+static int
+caller_pidfd(struct broker *b, struct caller *c)
+{
+	pid_t tgid;
+
+	if (c->pidfd != -1)
+		return c->pidfd;
+	if (b->thread_pidfd) {
+		c->pidfd = (int)syscall(SYS_pidfd_open, c->tid, PIDFD_THREAD);
+		if (c->pidfd == -1 && errno == EINVAL)
+			b->thread_pidfd = false;
+	}
+	if (c->pidfd == -1 && (tgid = thread_group(c->tid)) != -1)
+		c->pidfd = (int)syscall(SYS_pidfd_open, tgid, 0);
+	return c->pidfd;
+}
+
 /*
  * The caller's socket, as our own descriptor; -1 with an errno.  Its
  * thread's descriptor table where the kernel can name a thread.
  */
 static int
-take_socket(struct broker *b, pid_t tid, int fd, int *err)
+take_socket(struct broker *b, struct caller *c, int fd, int *err)
 {
-	int pidfd = -1, s;
-	pid_t tgid;
+	int s, tries;
 
-	if (b->thread_pidfd) {
-		pidfd = (int)syscall(SYS_pidfd_open, tid, PIDFD_THREAD);
-		if (pidfd == -1 && errno == EINVAL)
-			b->thread_pidfd = false;
-	}
-	if (pidfd == -1) {
-		if ((tgid = thread_group(tid)) == -1) {
+	for (tries = 0; tries < 2; tries++) {
+		if (caller_pidfd(b, c) == -1) {
 			*err = ESRCH;
 			return -1;
 		}
-		pidfd = (int)syscall(SYS_pidfd_open, tgid, 0);
+		if ((s = (int)syscall(SYS_pidfd_getfd, c->pidfd, fd, 0)) != -1)
+			return s;
+		*err = errno == EBADF ? EBADF : EPERM;
+		if (errno != ESRCH)
+			return -1;
+		/* The pidfd of an older task of this tid: again. */
+		(void)close(c->pidfd);
+		c->pidfd = -1;
 	}
-	if (pidfd == -1) {
-		*err = ESRCH;
-		return -1;
-	}
-	s = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
-	*err = errno == EBADF ? EBADF : EPERM;
-	(void)close(pidfd);
-	return s;
+	return -1;
 }
 
 /*
@@ -207,9 +284,6 @@ take_socket(struct broker *b, pid_t tid, int fd, int *err)
  */
 struct creds {
 	bool	 changed;
-	gid_t	 egid;
-	gid_t	 groups[NGROUPS_MAX];
-	int	 ngroups;
 };
 
 static int
@@ -218,23 +292,18 @@ creds_enter(const struct broker *b, struct creds *c)
 	c->changed = false;
 	if (b->uid == (uid_t)-1)
 		return 0;
-	c->egid = getegid();
-	if ((c->ngroups = getgroups(NGROUPS_MAX, c->groups)) == -1)
-		return -1;
-	if (setgroups(0, NULL) == -1 || setresgid(-1, b->gid, -1) == -1 ||
-	    setresuid(-1, b->uid, -1) == -1)
+	if (setresgid(-1, b->gid, -1) == -1 || setresuid(-1, b->uid, -1) == -1)
 		abort();	/* half-changed: no safe way on */
 	c->changed = true;
 	return 0;
 }
 
 static void
-creds_leave(const struct creds *c)
+creds_leave(const struct broker *b, const struct creds *c)
 {
 	if (!c->changed)
 		return;
-	if (setresuid(-1, 0, -1) == -1 || setresgid(-1, c->egid, -1) == -1 ||
-	    setgroups((size_t)c->ngroups, c->groups) == -1)
+	if (setresuid(-1, 0, -1) == -1 || setresgid(-1, b->egid, -1) == -1)
 		abort();
 }
 
@@ -265,7 +334,7 @@ try_connect(struct pending *p)
 	err = rv == 0 ? 0 : errno;
 	if (!(p->flags & O_NONBLOCK))
 		(void)fcntl(p->sock, F_SETFL, p->flags);
-	creds_leave(&c);
+	creds_leave(p->b, &c);
 	return err;
 }
 
@@ -397,6 +466,16 @@ resolve_beneath(struct broker *b, const struct broker_decision *d, int *err)
 	return fd;
 }
 
+static bool
+relative(const struct sockaddr_storage *ss, socklen_t len)
+{
+	const struct sockaddr_un *sun = (const void *)ss;
+
+	return len > offsetof(struct sockaddr_un, sun_path) &&
+	    sun->sun_family == AF_UNIX && sun->sun_path[0] != '\0' &&
+	    sun->sun_path[0] != '/';
+}
+
 /* One connect() of the command. */
 static void
 handle(struct broker *b, const struct seccomp_notif *req)
@@ -406,6 +485,7 @@ handle(struct broker *b, const struct seccomp_notif *req)
 	struct broker_decision d;
 	struct broker_call call;
 	struct pending *p;
+	struct caller *who;
 	char cwd[PATH_MAX];
 	socklen_t optlen = sizeof(int);
 	int domain, err;
@@ -424,12 +504,13 @@ handle(struct broker *b, const struct seccomp_notif *req)
 		return;
 	}
 	p->addrlen = (socklen_t)(int)req->data.args[2];
-	if (p->addrlen > 0 && (err = read_addr((pid_t)req->pid,
-	    req->data.args[1], p->addrlen, &p->addr)) != 0) {
+	who = caller_of(b, (pid_t)req->pid);
+	if (p->addrlen > 0 && (err = read_addr(who, req->data.args[1],
+	    p->addrlen, &p->addr)) != 0) {
 		finish(p, err);
 		return;
 	}
-	if ((p->sock = take_socket(b, (pid_t)req->pid, (int)req->data.args[0],
+	if ((p->sock = take_socket(b, who, (int)req->data.args[0],
 	    &err)) == -1) {
 		finish(p, err);
 		return;
@@ -448,8 +529,14 @@ handle(struct broker *b, const struct seccomp_notif *req)
 	call.domain = domain;
 	call.addr = &p->addr;
 	call.addrlen = p->addrlen;
-	call.cwd = read_cwd((pid_t)req->pid, cwd, sizeof(cwd)) ? cwd : NULL;
+	call.cwd = NULL;
 	broker_decide(&rules, &call, &d);
+	/* A relative path: against the caller's working directory. */
+	if (d.verdict == BROKER_REFUSE && relative(&p->addr, p->addrlen) &&
+	    read_cwd((pid_t)req->pid, cwd, sizeof(cwd))) {
+		call.cwd = cwd;
+		broker_decide(&rules, &call, &d);
+	}
 	if (d.verdict == BROKER_REFUSE) {
 		finish(p, d.err);
 		return;
@@ -511,6 +598,19 @@ broker_new(struct event_base *base, int notify, const char *const *rootpaths,
 	b->thread_pidfd = true;
 	b->nroots = nroots;
 	b->rootfds = rootfds;
+	for (i = 0; i < CALLERS; i++)
+		b->callers[i].mem = b->callers[i].pidfd = -1;
+	b->egid = getegid();
+	/*
+	 * Connecting as the command (SANDBOX_UID) changes only our
+	 * effective ids; the supplementary groups a root caller has are of
+	 * no use to this process and would go with the command's connects:
+	 * they are dropped here once.
+	 */
+	if (uid != (uid_t)-1 && setgroups(0, NULL) == -1) {
+		snprintf(err, errlen, "setgroups: %s", strerror(errno));
+		goto fail;
+	}
 	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) == -1) {
 		snprintf(err, errlen, "seccomp notification sizes: %s",
 		    strerror(errno));
@@ -524,6 +624,13 @@ broker_new(struct event_base *base, int notify, const char *const *rootpaths,
 	for (i = 0; i < nroots; i++)
 		if ((b->roots[i] = strdup(rootpaths[i])) == NULL)
 			goto nomem;
+	/*
+	 * The caller waits for us, and we for it: each wakes the other on
+	 * its own CPU (half the latency of a brokered connect here).  Older
+	 * kernels say EINVAL, and wake the usual way.
+	 */
+	(void)ioctl(notify, SECCOMP_IOCTL_NOTIF_SET_FLAGS,
+	    SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP);
 	b->ev = event_new(base, notify, EV_READ | EV_PERSIST, notify_cb, b);
 	b->sweep = event_new(base, -1, EV_PERSIST, sweep_cb, b);
 	if (b->ev == NULL || b->sweep == NULL || event_add(b->ev, NULL) == -1 ||
@@ -561,6 +668,8 @@ broker_free(struct broker *b)
 		event_free(b->ev);
 	if (b->sweep != NULL)
 		event_free(b->sweep);
+	for (i = 0; i < CALLERS; i++)
+		caller_close(&b->callers[i]);
 	/* Closing the listener fails every connect() still to come. */
 	if (b->notify != -1)
 		(void)close(b->notify);

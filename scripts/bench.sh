@@ -2,6 +2,8 @@
 # Benchmarks, printed side by side with peers; figures, not pass/fail.
 #   scripts/bench.sh            decisions/s, then the proxy peer table
 #   scripts/bench.sh decide     decisions/s only
+#   scripts/bench.sh sandbox    a confined /bin/true, and a connect()
+#                               through the connect broker, against none
 #   scripts/bench.sh peers      the peer table only (about 5 minutes)
 # The peer table runs ../shared/bench/run-peers.sh (tinyproxy, squid,
 # microsocks, dante, direct loopback) with this build in the same table.
@@ -18,6 +20,27 @@ if [ "$what" = all ] || [ "$what" = decide ]; then
 	"$top/build/tests/bench_decide" 2>/dev/null ||
 	    make -C "$top/build" tests/bench_decide >/dev/null &&
 	    "$top/build/tests/bench_decide"
+fi
+if [ "$what" = all ] || [ "$what" = sandbox ]; then
+	make -C "$top/build" tests/bench_broker >/dev/null
+	ws=$(mktemp -d "${TMPDIR:-/tmp}/harn-bench.XXXXXX")
+	printf 'default deny\n' >"$ws/p.conf"
+	cp "$top/build/tests/bench_broker" "$ws/bench_broker"
+	echo "== connect(): unconfined"
+	(cd "$ws" && ./bench_broker 3000)
+	echo "== connect(): confined (every call through the connect broker)"
+	(cd "$ws" && "$top/build/harn-egressd" --policy "$ws/p.conf" \
+	    --workspace "$ws" -- ./bench_broker 3000)
+	if command -v hyperfine >/dev/null 2>&1; then
+		echo "== a confined /bin/true, against an unconfined one"
+		(cd "$ws" && hyperfine -N -w 5 -r 50 \
+		    "$top/build/harn-egressd --policy $ws/p.conf -- /bin/true" \
+		    "$top/build/harn-egressd --policy $ws/p.conf --no-sandbox -- /bin/true" \
+		    2>&1 | grep -E 'Benchmark|Time')
+	else
+		echo "(hyperfine is not installed: apt-get install hyperfine)"
+	fi
+	rm -rf "$ws"
 fi
 [ "$what" = all ] || [ "$what" = peers ] || exit 0
 
