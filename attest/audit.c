@@ -33,6 +33,7 @@ static const char *const decision_names[2] = { "deny", "allow" };
 
 struct audit {
 	uint64_t	 records, malformed;
+	uint64_t	 run_records;	/* carrying a run id */
 	uint64_t	 decisions[2];
 	uint64_t	 by_reason[EGRESS_R_COUNT];
 	uint64_t	 by_protocol[P_COUNT];
@@ -284,6 +285,8 @@ count(struct audit *a, const struct record *r)
 	    json_object_set_new(a->runs, r->run, json_true()) == -1)
 		return -1;
 	a->records++;
+	if (r->run != NULL)
+		a->run_records++;
 	a->decisions[r->allow]++;
 	a->by_reason[r->reason]++;
 	a->by_protocol[r->protocol]++;
@@ -456,6 +459,16 @@ print_text(const struct audit *a, FILE *f, size_t top)
 	fprintf(f, "records %" PRIu64 " (malformed %" PRIu64 ")\n",
 	    a->records, a->malformed);
 	fprintf(f, "runs %zu\n", json_object_size(a->runs));
+	/*
+	 * What a record says of its origin is all this can go by: a run's
+	 * records exactly, and nothing else claiming its id, are what
+	 * verify --log checks against the run's report.
+	 */
+	fprintf(f, "attributed: %" PRIu64 " to runs by the run id they carry, "
+	    "%" PRIu64 " to services (no run id), %" PRIu64 " malformed to "
+	    "nothing; verify --log checks a run's records against its "
+	    "report\n", a->run_records, a->records - a->run_records,
+	    a->malformed);
 	fprintf(f, "decisions: allow %" PRIu64 ", deny %" PRIu64 "\n",
 	    a->decisions[1], a->decisions[0]);
 	text_counts(f, "by reason", a->by_reason, reason_name,
@@ -533,6 +546,9 @@ print_json(const struct audit *a, FILE *f, size_t top)
 		goto fail;
 	if (set_count(o, "records", a->records) == -1 ||
 	    set_count(o, "malformed", a->malformed) == -1 ||
+	    set_count(o, "run_records", a->run_records) == -1 ||
+	    set_count(o, "service_records", a->records - a->run_records) ==
+	    -1 ||
 	    set_count(o, "runs", json_object_size(a->runs)) == -1)
 		goto fail;
 	if (json_object_set_new(o, "by_reason", json_counts(a->by_reason,

@@ -156,6 +156,8 @@ test_valid(void **state)
 	assert_int_equal(num(j, "records", NULL), n);
 	assert_int_equal(num(j, "malformed", NULL), 0);
 	assert_int_equal(num(j, "runs", NULL), 0);
+	assert_int_equal(num(j, "run_records", NULL), 0);
+	assert_int_equal(num(j, "service_records", NULL), n);
 	assert_int_equal(num(j, "decisions", "allow"), nallow);
 	assert_int_equal(num(j, "decisions", "deny"), n - nallow);
 	for (p = 0; p < NELEM(protocols); p++)
@@ -535,6 +537,9 @@ test_top(void **state)
 static const char text_want[] =
 	"records 7 (malformed 2)\n"
 	"runs 2\n"
+	"attributed: 3 to runs by the run id they carry, 4 to services (no "
+	"run id), 2 malformed to nothing; verify --log checks a run's records "
+	"against its report\n"
 	"decisions: allow 4, deny 3\n"
 	"\n"
 	"by reason:\n"
@@ -610,6 +615,9 @@ test_empty(void **state)
 	static const char want[] =
 		"records 0 (malformed 0)\n"
 		"runs 0\n"
+		"attributed: 0 to runs by the run id they carry, 0 to services "
+		"(no run id), 0 malformed to nothing; verify --log checks a "
+		"run's records against its report\n"
 		"decisions: allow 0, deny 0\n"
 		"\n"
 		"by reason: none\n"
@@ -633,6 +641,8 @@ test_empty(void **state)
 	assert_int_equal(num(j, "records", NULL), 0);
 	assert_int_equal(num(j, "malformed", NULL), 0);
 	assert_int_equal(num(j, "runs", NULL), 0);
+	assert_int_equal(num(j, "run_records", NULL), 0);
+	assert_int_equal(num(j, "service_records", NULL), 0);
 	assert_int_equal(num(j, "decisions", "allow"), 0);
 	assert_int_equal(num(j, "decisions", "deny"), 0);
 	for (r = EGRESS_R_NONE + 1; r < EGRESS_R_COUNT; r++)
@@ -640,7 +650,7 @@ test_empty(void **state)
 	assert_int_equal(num(j, "by_protocol", "socks5"), 0);
 	assert_int_equal(json_array_size(json_object_get(j, "top_allowed")),
 	    0);
-	assert_int_equal(json_object_size(j), 8);
+	assert_int_equal(json_object_size(j), 10);
 	json_decref(j);
 	audit_free(a);
 	audit_free(NULL);
