@@ -209,11 +209,18 @@ say_not_enforced(const struct run *r)
 	const struct sandbox_plan *p = &r->plan;
 	int m;
 
-	for (m = 0; m < MECH_COUNT; m++)
-		if (p->not_enforced & (1U << m))
-			not_enforced(sandbox_mech_what((enum sandbox_mech)m),
-			    r->host.why[m][0] != '\0' ? r->host.why[m] :
-			    "not available with the others");
+	char why[320];
+
+	for (m = 0; m < MECH_COUNT; m++) {
+		if (!(p->not_enforced & (1U << m)))
+			continue;
+		if (r->host.avail[m] == AVAIL_YES)	/* it needs another */
+			snprintf(why, sizeof(why), "it needs the connect "
+			    "broker: %s", r->host.why[MECH_SECCOMP]);
+		else
+			snprintf(why, sizeof(why), "%s", r->host.why[m]);
+		not_enforced(sandbox_mech_what((enum sandbox_mech)m), why);
+	}
 	if (p->no_memory)
 		not_enforced("--max-memory", r->host.memory_why);
 	if (p->profile != PROFILE_UNRESTRICTED &&
