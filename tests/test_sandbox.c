@@ -20,6 +20,8 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <netinet/in.h>
 #include <unistd.h>
 
@@ -204,6 +206,70 @@ test_broker_edges(void **state UNUSED)
 	broker_decide(&rules, &c, &d);
 	assert_int_equal(d.verdict, BROKER_REFUSE);
 	assert_int_equal(d.err, EACCES);
+}
+
+/*
+ * The broker gone (its listener closed): the caller's connect() fails,
+ * it never passes.  The control: the same connect without the filter
+ * reaches the listening socket.
+ */
+static int
+gone_child(int ctl, const char *path, bool filtered)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	char err[256], c = 'x';
+	int fd, s;
+
+	if (filtered) {
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1 ||
+		    (fd = sandbox_seccomp_load_broker(err, sizeof(err))) == -1)
+			return 100;
+		(void)close(fd);	/* the only listener: the broker is gone */
+	}
+	(void)write(ctl, &c, 1);
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
+	if ((s = socket(AF_UNIX, SOCK_STREAM, 0)) == -1)
+		return 101;
+	if (connect(s, (struct sockaddr *)&sun, sizeof(sun)) == 0)
+		return 0;
+	return errno;
+}
+
+static void
+test_broker_gone(void **state UNUSED)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	char path[64], c;
+	int l, p[2], st, filtered;
+	pid_t pid;
+
+	snprintf(path, sizeof(path), "/tmp/harn-gone.%ld.sock", (long)getpid());
+	(void)unlink(path);
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
+	assert_true((l = socket(AF_UNIX, SOCK_STREAM, 0)) != -1);
+	assert_int_equal(bind(l, (struct sockaddr *)&sun, sizeof(sun)), 0);
+	assert_int_equal(listen(l, 8), 0);
+	for (filtered = 0; filtered < 2; filtered++) {
+		assert_int_equal(pipe(p), 0);
+		if ((pid = fork()) == 0) {
+			close(p[0]);
+			_exit(gone_child(p[1], path, filtered));
+		}
+		close(p[1]);
+		assert_int_equal(read(p[0], &c, 1), 1);
+		close(p[0]);
+		assert_int_equal(waitpid(pid, &st, 0), pid);
+		assert_true(WIFEXITED(st));
+		print_message("  %s: connect %s\n", filtered ? "no broker" :
+		    "control", WEXITSTATUS(st) == 0 ? "reached the socket" :
+		    strerror(WEXITSTATUS(st)));
+		if (filtered)
+			assert_int_equal(WEXITSTATUS(st), ENOSYS);
+		else
+			assert_int_equal(WEXITSTATUS(st), 0);
+	}
+	close(l);
+	(void)unlink(path);
 }
 
 /* ---------------------------------------------------------------- */
@@ -451,6 +517,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_broker_decide),
 		cmocka_unit_test(test_broker_edges),
+		cmocka_unit_test(test_broker_gone),
 		cmocka_unit_test(test_plan),
 		cmocka_unit_test(test_plan_detail),
 		cmocka_unit_test(test_may_write),
