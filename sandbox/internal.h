@@ -123,6 +123,7 @@ struct sandbox_paths {
 	struct ns_bind		*binds;		/* namespaces only */
 	size_t			 nbinds;
 	struct strv		 deny;		/* absolute, as given */
+	struct strv		 deny_inside;	/* those under an inside grant */
 	struct strv		 sockroots;	/* canonical socket roots */
 	struct strv		 owned;		/* what grants point into */
 	const char		*workspace;

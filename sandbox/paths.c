@@ -348,6 +348,14 @@ static char *canonical(const char *);
  * directory (see landlock.c) for nothing.
  */
 static bool
+is_link(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0 && S_ISLNK(st.st_mode);
+}
+
+static bool
 unreachable(const struct build *b, const char *path)
 {
 	const struct sandbox_paths *p = b->p;
@@ -377,6 +385,28 @@ unreachable(const struct build *b, const char *path)
 	return out;
 }
 
+/*
+ * The denied paths the inside grants (the private directories, /proc)
+ * must be split around: those that lead below one of them.  Found here,
+ * once, so that the command, which adds the inside grants, resolves no
+ * other.
+ */
+static int
+deny_inside(struct build *b, const char *path)
+{
+	struct sandbox_paths *p = b->p;
+	char *c;
+	size_t i;
+	bool in = false;
+
+	if (!b->ns || (c = canonical(path)) == NULL)
+		return 0;
+	for (i = 0; !in && i < p->ninside; i++)
+		in = path_under(c, p->inside[i].path);
+	free(c);
+	return in ? strv_add(&p->deny_inside, strdup(path)) : 0;
+}
+
 static int
 deny(struct build *b, char *path)
 {
@@ -386,7 +416,13 @@ deny(struct build *b, char *path)
 		free(path);
 		return 0;
 	}
-	return strv_add(&b->p->deny, path);
+	if (strv_add(&b->p->deny, path) == -1)
+		return -1;
+	/* Cheap first: most denied paths are under $HOME, not /tmp. */
+	if (!b->ns || (!b->home_private && !under_private(path) &&
+	    !is_link(path)))
+		return 0;
+	return deny_inside(b, path);
 }
 
 static int
@@ -495,6 +531,7 @@ sandbox_paths_free(struct sandbox_paths *p)
 	free(p->grants);
 	free(p->inside);
 	strv_free(&p->deny);
+	strv_free(&p->deny_inside);
 	strv_free(&p->sockroots);
 	strv_free(&p->owned);
 	memset(p, 0, sizeof(*p));

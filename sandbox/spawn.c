@@ -312,8 +312,9 @@ run_command(struct job *j)
 		_exit(3);	/* the parent failed to build it, and said why */
 	if (ll != -1 && j->paths->ninside > 0 && sandbox_landlock_add(ll,
 	    j->paths->inside, j->paths->ninside,
-	    (const char *const *)j->paths->deny.v, j->paths->deny.n,
-	    MAX_LANDLOCK_RULES, j->ns, &st, err, sizeof(err)) == -1)
+	    (const char *const *)j->paths->deny_inside.v,
+	    j->paths->deny_inside.n, MAX_LANDLOCK_RULES, j->ns, &st, err,
+	    sizeof(err)) == -1)
 		child_fail(j->ctl, AREA_HOME_READ, MECH_LANDLOCK,
 		    "landlock: %s", err);
 	if (j->ns && j->root)
