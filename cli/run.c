@@ -91,6 +91,28 @@ owned_free(struct owned *w)
 	}
 }
 
+static int
+check_writable(const char *what, const char *path)
+{
+	char err[512];
+
+	if (sandbox_writable_root_ok(path, err, sizeof(err)) == 0)
+		return 0;
+	cli_error("%s %s", what, err);
+	return -1;
+}
+
+static int
+check_writable_all(char *const *roots, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (check_writable("--write-root", roots[i]) == -1)
+			return -1;
+	return 0;
+}
+
 /* The request from the command line; -1 after a usage error. */
 static int
 build_request(const struct options *o, enum sandbox_profile profile,
@@ -106,6 +128,10 @@ build_request(const struct options *o, enum sandbox_profile profile,
 	    real_dirs("--write-root", o->rw_roots, o->nrw_roots, w->rw) == -1 ||
 	    real_dirs("--unix-socket-root", o->socket_roots, o->nsocket_roots,
 	    w->sock) == -1)
+		return -1;
+	if (profile != PROFILE_UNRESTRICTED &&
+	    (check_writable("--workspace", w->ws) == -1 ||
+	    check_writable_all(w->rw, o->nrw_roots) == -1))
 		return -1;
 	for (i = 0; i < o->ndeny_roots; i++) {
 		if (o->deny_roots[i][0] != '/') {

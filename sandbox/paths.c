@@ -195,6 +195,30 @@ grant_inside(struct build *b, const char *path, enum landlock_grant how)
 	    path, how);
 }
 
+/*
+ * A writable root that is, or holds, a system directory would make the
+ * command the owner of the system (a root caller's command owns what the
+ * idmapped root holds): never a workspace.
+ */
+int
+sandbox_writable_root_ok(const char *path, char *err, size_t errlen)
+{
+	static const char *const system[] = { "/boot", "/dev", "/proc",
+	    "/sys", NULL };
+	const char *const *lists[] = { system_roots, system };
+	size_t i, k;
+
+	for (k = 0; k < NELEM(lists); k++)
+		for (i = 0; lists[k][i] != NULL; i++)
+			if (path_under(lists[k][i], path)) {
+				snprintf(err, errlen, "%s is or holds %s, a system "
+				    "directory: the command would own it", path,
+				    lists[k][i]);
+				return -1;
+			}
+	return 0;
+}
+
 static int
 add_bind(struct build *b, const char *path, bool ro, bool idmap,
     const struct stat *st)

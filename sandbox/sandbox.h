@@ -148,6 +148,10 @@ struct sandbox_request {
 	unsigned short		  host_port;	/* the proxy, without netns */
 };
 
+/* A workspace or --write-root may not hold a system directory (or be /). */
+int	 sandbox_writable_root_ok(const char *canonical, char *err,
+	    size_t errlen);
+
 /*
  * May the command write path (or its directory, for one that does not
  * exist yet)?  For --log, --attest and --port-file, which must be out

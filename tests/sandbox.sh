@@ -1554,6 +1554,19 @@ misc_checks() {
 	fi
 	rm -f "$WS/.harn-tmp"
 	mv "$TMP/harn-tmp.saved" "$WS/.harn-tmp" 2>/dev/null
+	# A writable root that holds the system would make the command its owner.
+	rm -f "$WS/sys.mark"
+	run_out "$TMP/box.out" env HOME="$H" "$EGRESSD" --policy "$POL" \
+	    --workspace / -- sh -c "echo ran > '$WS/sys.mark'"
+	if [ "$RC" -eq 2 ] && [ ! -e "$WS/sys.mark" ] &&
+	    grep -q 'a system directory' "$TMP/box.out"; then
+		ok "--workspace /: a usage error, nothing ran"
+	else
+		not_ok "--workspace /: a usage error, nothing ran" "exit $RC: $(first_line "$TMP/box.out")"
+	fi
+	run_out "$TMP/box.out" box --write-root /usr -- true
+	[ "$RC" -eq 2 ] && ok "--write-root /usr: a usage error" ||
+	    not_ok "--write-root /usr: a usage error" "exit $RC"
 	# A denied file with another hard link: said, and refused by os_hardened.
 	echo "linked $SECRET" >"$WS/linked.env"
 	ln "$WS/linked.env" "$WS/linked-copy"

@@ -511,6 +511,26 @@ test_may_write(void **state UNUSED)
 	(void)rmdir(top);
 }
 
+static void
+test_writable_root(void **state UNUSED)
+{
+	static const char *const bad[] = { "/", "/usr", "/etc", "/dev",
+	    "/proc", "/boot" };
+	static const char *const fine[] = { "/home/u/proj", "/var/lib/app",
+	    "/tmp/ws", "/usr2", "/srv", "/var" };
+	char err[256];
+	size_t i;
+
+	for (i = 0; i < NELEM(bad); i++) {
+		assert_int_equal(sandbox_writable_root_ok(bad[i], err,
+		    sizeof(err)), -1);
+		print_message("  %s: %s\n", bad[i], err);
+	}
+	for (i = 0; i < NELEM(fine); i++)
+		assert_int_equal(sandbox_writable_root_ok(fine[i], err,
+		    sizeof(err)), 0);
+}
+
 int
 main(void)
 {
@@ -521,6 +541,7 @@ main(void)
 		cmocka_unit_test(test_plan),
 		cmocka_unit_test(test_plan_detail),
 		cmocka_unit_test(test_may_write),
+		cmocka_unit_test(test_writable_root),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
