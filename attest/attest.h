@@ -46,6 +46,7 @@ struct attest_policy {
 /* What the report says of the sandbox; the report has null without one. */
 struct attest_sandbox {
 	const char	*profile;
+	const char	*confinement;	/* "namespaces", "landlock"; NULL: none */
 	const char	*network_mode;
 	int		 landlock_abi;	/* 0: Landlock not applied */
 	bool		 seccomp;

@@ -200,8 +200,9 @@ sandbox_json(const struct attest_sandbox *s)
 		return NULL;
 	for (i = 0; i < 8 && s->namespaces[i] != NULL; i++)
 		json_array_append_new(ns, json_string(s->namespaces[i]));
-	return json_pack("{s:s, s:s, s:s, s:i, s:b, s:o}", "backend", "linux",
-	    "profile", s->profile, "process_network_mode", s->network_mode,
+	return json_pack("{s:s, s:s, s:s?, s:s, s:i, s:b, s:o}", "backend",
+	    "linux", "profile", s->profile, "confinement", s->confinement,
+	    "process_network_mode", s->network_mode,
 	    "landlock_abi", s->landlock_abi, "seccomp", s->seccomp,
 	    "namespaces", ns);
 }

@@ -57,6 +57,7 @@ static const struct member {
 	{ "policy", "rules", T_INT },
 	{ "sandbox", "backend", T_STR },
 	{ "sandbox", "profile", T_STR },
+	{ "sandbox", "confinement", T_STR | T_NULL },
 	{ "sandbox", "process_network_mode", T_STR },
 	{ "sandbox", "landlock_abi", T_INT },
 	{ "sandbox", "seccomp", T_BOOL },
@@ -79,12 +80,14 @@ static const char *const network_modes[] = {
 };
 static const char *const defaults[] = { "allow", "deny", NULL };
 static const char *const backends[] = { "linux", NULL };
+static const char *const confinements[] = { "namespaces", "landlock", NULL };
 static const struct word_member {
 	const char		*parent, *key;
 	const char *const	*values;
 } word_members[] = {
 	{ "sandbox", "process_network_mode", network_modes },
 	{ "sandbox", "backend", backends },
+	{ "sandbox", "confinement", confinements },
 	{ "policy", "default", defaults },
 };
 

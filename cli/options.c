@@ -12,7 +12,7 @@ enum {
 	OPT_POLICY = 256, OPT_LISTEN, OPT_PORT_FILE, OPT_LOG, OPT_ATTEST,
 	OPT_SIGN_KEY, OPT_PROFILE, OPT_WORKSPACE, OPT_RO_ROOT, OPT_RW_ROOT,
 	OPT_DENY_ROOT, OPT_ENV, OPT_NO_SANDBOX, OPT_SOCKET_ROOT, OPT_MAX_PROCS,
-	OPT_TMPFS_SIZE, OPT_MAX_MEMORY
+	OPT_TMPFS_SIZE, OPT_MAX_MEMORY, OPT_CONFINEMENT
 };
 
 static const struct option longopts[] = {
@@ -33,6 +33,7 @@ static const struct option longopts[] = {
 	{ "max-procs", required_argument, NULL, OPT_MAX_PROCS },
 	{ "tmpfs-size", required_argument, NULL, OPT_TMPFS_SIZE },
 	{ "max-memory", required_argument, NULL, OPT_MAX_MEMORY },
+	{ "confinement", required_argument, NULL, OPT_CONFINEMENT },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -168,6 +169,17 @@ one_option(struct options *o, int ch, const char *arg)
 		return add_str(o->socket_roots, &o->nsocket_roots,
 		    OPT_MAX_ROOTS, arg, "--unix-socket-root");
 	case OPT_MAX_PROCS: return parse_procs(arg, &o->max_procs);
+	case OPT_CONFINEMENT: {
+		enum sandbox_choice c;
+
+		if (sandbox_choice_parse(arg, &c) == -1) {
+			cli_error("--confinement %s: want auto, namespaces or "
+			    "landlock", arg);
+			return -1;
+		}
+		o->confinement = arg;
+		return 0;
+	}
 	case OPT_TMPFS_SIZE:
 		return parse_size("--tmpfs-size", arg, 1ULL << 20,
 		    &o->tmpfs_size);
@@ -201,6 +213,7 @@ options_parse(int argc, char **argv, struct options *o)
 
 	memset(o, 0, sizeof(*o));
 	o->profile = "worktree";
+	o->confinement = "auto";
 	o->max_procs = SANDBOX_MAX_PROCS;
 	o->tmpfs_size = SANDBOX_TMPFS_SIZE;
 	optind = 1;

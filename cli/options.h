@@ -18,6 +18,7 @@ struct options {
 	const char		*attest;
 	const char		*sign_key;
 	const char		*profile;
+	const char		*confinement;	/* auto, namespaces, landlock */
 	const char		*workspace;
 	const char		*ro_roots[OPT_MAX_ROOTS];
 	size_t			 nro_roots;

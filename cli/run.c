@@ -31,6 +31,7 @@ struct run {
 	struct report		*rep;
 	const char		*log_path;	/* NULL: no log file */
 	struct sandbox_host	 host;
+	enum sandbox_choice	 choice;
 	struct sandbox_plan	 plan;
 	struct sandbox_request	 req;
 	bool			 spawned;	/* the command started confined */
@@ -222,37 +223,19 @@ check_command(const char *cmd)
 	return 127;
 }
 
-static void
-not_enforced(const char *what, const char *why)
-{
-	cli_error("sandbox: not enforced: %s (%s)", what, why);
-}
-
 /* One line for each mechanism the plan goes without. */
 static void
 say_not_enforced(const struct run *r)
 {
 	const struct sandbox_plan *p = &r->plan;
-	int m;
+	const char *tab;
+	size_t i;
 
-	char why[320];
-
-	for (m = 0; m < MECH_COUNT; m++) {
-		if (!(p->not_enforced & (1U << m)))
-			continue;
-		if (r->host.avail[m] == AVAIL_YES)	/* it needs another */
-			snprintf(why, sizeof(why), "it needs the connect "
-			    "broker: %s", r->host.why[MECH_SECCOMP]);
-		else
-			snprintf(why, sizeof(why), "%s", r->host.why[m]);
-		not_enforced(sandbox_mech_what((enum sandbox_mech)m), why);
+	for (i = 0; i < p->nlines; i++) {
+		tab = strchr(p->lines[i], '\t');
+		cli_error("sandbox: not enforced: %.*s (%s)",
+		    (int)(tab - p->lines[i]), p->lines[i], tab + 1);
 	}
-	if (p->no_memory)
-		not_enforced("--max-memory", r->host.memory_why);
-	if (p->profile != PROFILE_UNRESTRICTED &&
-	    p->confinement == CONFINEMENT_NONE && r->host.root)
-		not_enforced("file ownership", "the command runs as root "
-		    "without a user namespace and owns the host's files");
 }
 
 /* Plan again; a refusal is written and -1 returned. */
@@ -261,17 +244,19 @@ plan(struct run *r, enum sandbox_profile profile)
 {
 	struct sandbox_plan_input in = {
 		.profile = profile,
-		.choice = CHOICE_AUTO,
+		.choice = r->choice,
 		.host = &r->host,
 		.max_memory = r->opt->max_memory != 0,
 		.hide_key = r->opt->sign_key != NULL,
+		.uid_fits = r->host.root && sandbox_uid_fits(&r->req),
 	};
 
 	sandbox_plan(&in, &r->plan);
 	if (!r->plan.refused)
 		return 0;
 	sandbox_refusal(r->plan.area, "unsupported_fail_closed",
-	    r->plan.detail, profile, r->plan.mech, r->plan.avail);
+	    r->plan.detail, profile, r->plan.mech, r->plan.avail,
+	    r->plan.tried, r->plan.ntried);
 	return -1;
 }
 
@@ -365,12 +350,14 @@ listen_inside(struct run *r)
 static void
 setup_failed(struct run *r, const struct sandbox_failure *f)
 {
-	enum sandbox_mech m = f->mech >= 0 && f->mech < MECH_COUNT ?
-	    (enum sandbox_mech)f->mech : MECH_NAMESPACES;
+	enum sandbox_confinement c = r->plan.confinement;
 
-	r->host.avail[m] = f->err == EINVAL || f->err == ENOSYS ?
-	    AVAIL_ABSENT : AVAIL_CANNOT_ATTACH;
-	snprintf(r->host.why[m], sizeof(r->host.why[m]), "%s", f->text);
+	r->host.failed[c] = true;
+	r->host.failed_mech[c] = f->mech >= 0 && f->mech < MECH_COUNT ?
+	    f->mech : c == CONFINEMENT_NAMESPACES ? MECH_NAMESPACES :
+	    MECH_SECCOMP;
+	snprintf(r->host.failed_why[c], sizeof(r->host.failed_why[c]), "%s",
+	    f->text);
 }
 
 /*
@@ -389,7 +376,8 @@ start_command(struct run *r)
 		return EXIT_RUNTIME;
 	if ((r->child = sandbox_start(&r->req, &r->plan, &f)) == NULL) {
 		sandbox_refusal(f.area, "spawn_failed", f.text,
-		    r->plan.profile, f.mech, AVAIL_CANNOT_ATTACH);
+		    r->plan.profile, f.mech, AVAIL_CANNOT_ATTACH,
+		    r->plan.tried, r->plan.ntried);
 		return EXIT_REFUSED;
 	}
 	if (sandbox_ready(r->child, r->base, &f) == -1) {
@@ -403,7 +391,8 @@ start_command(struct run *r)
 			return start_command(r);
 		}
 		sandbox_refusal(f.area, "spawn_failed", f.text,
-		    r->plan.profile, f.mech, AVAIL_CANNOT_ATTACH);
+		    r->plan.profile, f.mech, AVAIL_CANNOT_ATTACH,
+		    r->plan.tried, r->plan.ntried);
 		return EXIT_REFUSED;
 	}
 	r->spawned = true;
@@ -432,6 +421,8 @@ record_sandbox(struct report *rep, const struct sandbox_plan *p)
 
 	memset(s, 0, sizeof(*s));
 	s->profile = sandbox_profile_name(p->profile);
+	s->confinement = p->refused || p->confinement == CONFINEMENT_NONE ?
+	    NULL : sandbox_confinement_name(p->confinement);
 	s->network_mode = p->network_mode;
 	s->landlock_abi = p->refused || !p->landlock ? 0 : p->landlock_abi;
 	s->seccomp = !p->refused && p->seccomp;
@@ -515,6 +506,8 @@ run_mode(const struct options *o, struct conf *c, struct report *rep)
 	if (o->no_sandbox)
 		profile = PROFILE_UNRESTRICTED;
 	else if (sandbox_profile_parse(o->profile, &profile) == -1)
+		goto out;
+	if (sandbox_choice_parse(o->confinement, &r.choice) == -1)
 		goto out;
 	if (o->sign_key != NULL && profile == PROFILE_UNRESTRICTED) {
 		cli_error("--sign-key %s: the command could read the key and "

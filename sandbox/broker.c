@@ -8,10 +8,14 @@
  *     (the pid is then the caller's).  The kernel is never asked to
  *     continue the call (no SECCOMP_USER_NOTIF_FLAG_CONTINUE): another
  *     thread of the command rewriting the address changes nothing.
- *   - The socket itself is taken from the caller (pidfd_getfd): its
- *     family is the object's, not what the address claims, and the
- *     connect is made on it, so the caller keeps its socket, its options
- *     and its blocking or non-blocking semantics.
+ *   - Where the kernel lets us (pidfd_getfd), the socket is taken from
+ *     the caller: its family is the object's, and the connect is made on
+ *     it, so the caller keeps its socket, its options and its blocking
+ *     or non-blocking semantics.  Where it does not (Docker's default
+ *     profile), a fresh socket of the caller's kind (sock_diag says a
+ *     unix socket's type) is connected and put in place of the caller's
+ *     descriptor (SECCOMP_ADDFD_FLAG_SETFD), with its O_NONBLOCK and
+ *     FD_CLOEXEC; options set before the connect are lost there.
  *   - A unix path is resolved beneath the root it is under, without
  *     leaving its mount (openat2, RESOLVE_BENEATH | RESOLVE_NO_XDEV): a
  *     symlink out of the root fails, and so does a path into a mount
@@ -19,10 +23,18 @@
  *     goes to what was resolved (/proc/self/fd/N), with the command's
  *     own credentials, so that the server sees the command's uid and the
  *     socket's permissions are the command's to meet.
+ *   - In the landlock confinement TCP reaches the proxy on 127.0.0.1,
+ *     or a loopback port held by a listener of the command's own: every
+ *     listener on the port is looked up (sock_diag) and must be held by a
+ *     process below the command's init.
+ *   - In the landlock confinement the calls that change file metadata
+ *     (chmod, chown, utime, xattrs: no Landlock right covers them) come
+ *     here too: they are made only on what lies in a writable root, with
+ *     the command's credentials; elsewhere EROFS, as if read-only.
  *   - A blocking connect that cannot finish at once keeps the caller
  *     waiting while the loop goes on; a bounded number may wait.
  *   - If the broker is gone (its listener closed, harn-egressd dead),
- *     the kernel fails every connect() of the command: none passes.
+ *     the kernel fails every such call of the command: none passes.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -32,17 +44,24 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/fsuid.h>
 #include <sys/ioctl.h>
 #include <sys/queue.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/un.h>
+#include <sys/xattr.h>
 #include <unistd.h>
+#include <utime.h>
+#include <linux/capability.h>
+#include <linux/netlink.h>
 #include <linux/openat2.h>
 #include <linux/seccomp.h>
 
 #include <event2/event.h>
+#include <seccomp.h>
 
 #include "sandbox/internal.h"
 
@@ -58,7 +77,6 @@
 #ifndef PIDFD_THREAD
 #define PIDFD_THREAD		O_EXCL		/* Linux 6.9 */
 #endif
-
 /* Linux 6.6: wake the caller on our CPU, and us on its (no IPI). */
 #ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
 #define SECCOMP_IOCTL_NOTIF_SET_FLAGS	SECCOMP_IOW(4, __u64)
@@ -70,14 +88,15 @@
 #define MAX_PENDING	128		/* blocking connects waiting at once */
 #define RETRY_MS	10		/* a unix listener's full backlog */
 #define SWEEP_MS	1000		/* callers gone while waiting */
+#define CALLERS		8
+#define OWNED		64		/* listeners known to be the command's */
+#define MAX_LISTENERS	16		/* on one port */
 
 /*
  * The callers seen last: their memory and their pidfd stay open, so that
  * a connect costs no open and close of either.  An entry of a task that
  * has gone, or exec'd, fails to read and is made again.
  */
-#define CALLERS		8
-
 struct caller {
 	pid_t		 tid;
 	int		 mem;		/* /proc/TID/mem */
@@ -89,10 +108,13 @@ struct pending {
 	TAILQ_ENTRY(pending)	 entry;
 	struct broker		*b;
 	uint64_t		 id;
-	int			 sock;		/* the caller's socket, ours */
-	int			 flags;		/* its file status flags */
+	int			 sock;		/* the caller's, or a fresh one */
+	bool			 fresh;		/* ours, to put at fdno */
+	int			 fdno;		/* the caller's descriptor */
+	int			 flags;		/* the caller's status flags */
+	bool			 cloexec;	/* the caller's FD_CLOEXEC */
 	int			 target;	/* O_PATH of a unix peer, or -1 */
-	bool			 unix_creds;	/* connect as the command */
+	bool			 as_cmd;	/* connect with its credentials */
 	struct sockaddr_storage	 addr;
 	socklen_t		 addrlen;
 	struct event		*ev;
@@ -100,25 +122,38 @@ struct pending {
 
 struct broker {
 	struct event_base	*base;
+	enum broker_mode	 mode;
 	int			 notify;
 	struct event		*ev;
 	struct event		*sweep;
 	char			**roots;
 	int			*rootfds;
 	size_t			 nroots;
+	char			**writable;
+	size_t			 nwritable;
 	uid_t			 uid;		/* (uid_t)-1: our own */
 	gid_t			 gid;
 	gid_t			 egid;		/* ours, to come back to */
+	bool			 proc_as_cmd;	/* /proc of it: as it */
+	unsigned short		 proxy_port;
+	pid_t			 init;
+	bool			 getfd;
+	bool			 thread_pidfd;
+	int			 diag;
 	struct caller		 callers[CALLERS];
-	bool			 thread_pidfd;	/* PIDFD_THREAD works */
+	struct {
+		unsigned short	 port;
+		unsigned long	 ino;
+	}			 owned[OWNED];
+	size_t			 nowned;
 	struct seccomp_notif	*req;
 	size_t			 req_size;
-	size_t			 resp_size;
 	size_t			 npending;
 	TAILQ_HEAD(, pending)	 pending;
 };
 
-static void	finish(struct pending *, int err);
+/* ---------------------------------------------------------------- */
+/* Answers. */
 
 static int
 respond(struct broker *b, uint64_t id, int err)
@@ -143,6 +178,94 @@ alive(const struct broker *b, uint64_t id)
 {
 	return ioctl(b->notify, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
 }
+
+/* ---------------------------------------------------------------- */
+/* Credentials. */
+
+/*
+ * The command's credentials, for a unix connect (the peer sees the
+ * command, and its permissions are the command's to meet) and for the
+ * metadata calls.  Only a root caller's command has other ones
+ * (SANDBOX_UID); this process is single-threaded and every step checked.
+ */
+struct creds {
+	bool	 changed;
+};
+
+static void
+creds_enter(const struct broker *b, struct creds *c)
+{
+	c->changed = false;
+	if (b->uid == (uid_t)-1)
+		return;
+	if (setresgid(-1, b->gid, -1) == -1 || setresuid(-1, b->uid, -1) == -1)
+		abort();	/* half-changed: no safe way on */
+	c->changed = true;
+}
+
+static void
+creds_leave(const struct broker *b, const struct creds *c)
+{
+	if (!c->changed)
+		return;
+	if (setresuid(-1, 0, -1) == -1 || setresgid(-1, b->egid, -1) == -1)
+		abort();
+}
+
+/*
+ * /proc of a command that runs as another uid, where we hold no
+ * CAP_SYS_PTRACE (a default container): opened with its fsuid, which is
+ * what the kernel's ptrace check on /proc files compares.
+ */
+static void
+proc_enter(const struct broker *b)
+{
+	if (b->proc_as_cmd) {
+		(void)setfsgid(b->gid);
+		(void)setfsuid(b->uid);
+	}
+}
+
+static void
+proc_leave(const struct broker *b)
+{
+	if (b->proc_as_cmd) {
+		(void)setfsuid(0);
+		(void)setfsgid(b->egid);
+	}
+}
+
+static int
+proc_open(const struct broker *b, const char *path, int flags)
+{
+	int fd, saved;
+
+	proc_enter(b);
+	fd = open(path, flags | O_CLOEXEC);
+	saved = errno;
+	proc_leave(b);
+	errno = saved;
+	return fd;
+}
+
+static ssize_t
+proc_readlink(const struct broker *b, const char *path, char *buf, size_t len)
+{
+	ssize_t n;
+	int saved;
+
+	proc_enter(b);
+	n = readlink(path, buf, len - 1);
+	saved = errno;
+	proc_leave(b);
+	errno = saved;
+	if (n >= 0)
+		buf[n] = '\0';
+	return n;
+}
+
+/* ---------------------------------------------------------------- */
+/* The callers. */
 
 static void
 caller_close(struct caller *c)
@@ -178,10 +301,10 @@ caller_of(struct broker *b, pid_t tid)
 	return old;
 }
 
-/* The caller's address, copied once; 0 or an errno. */
+/* len bytes of the caller's memory at at; 0 or an errno. */
 static int
-read_addr(struct caller *c, uint64_t at, size_t len,
-    struct sockaddr_storage *ss)
+read_mem(struct broker *b, struct caller *c, uint64_t at, void *buf,
+    size_t len)
 {
 	char path[64];
 	int tries;
@@ -190,10 +313,10 @@ read_addr(struct caller *c, uint64_t at, size_t len,
 		if (c->mem == -1) {
 			snprintf(path, sizeof(path), "/proc/%ld/mem",
 			    (long)c->tid);
-			if ((c->mem = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+			if ((c->mem = proc_open(b, path, O_RDONLY)) == -1)
 				return errno == ENOENT ? ESRCH : EPERM;
 		}
-		if (pread(c->mem, ss, len, (off_t)at) == (ssize_t)len)
+		if (pread(c->mem, buf, len, (off_t)at) == (ssize_t)len)
 			return 0;
 		/* An older task of this tid, or one that exec'd: again. */
 		(void)close(c->mem);
@@ -202,16 +325,35 @@ read_addr(struct caller *c, uint64_t at, size_t len,
 	return EFAULT;
 }
 
+/* A NUL-terminated string of the caller's, at most len - 1 bytes. */
+static int
+read_str(struct broker *b, struct caller *c, uint64_t at, char *buf,
+    size_t len, int toolong)
+{
+	ssize_t n;
+	int err;
+
+	if (at == 0)
+		return EFAULT;
+	if ((err = read_mem(b, c, at, buf, 1)) != 0)
+		return err;
+	/* pread stops where the mapping does: whatever of it is there. */
+	if ((n = pread(c->mem, buf, len, (off_t)at)) <= 0)
+		return EFAULT;
+	if (memchr(buf, '\0', (size_t)n) == NULL)
+		return (size_t)n == len ? toolong : EFAULT;
+	return 0;
+}
+
 static bool
-read_cwd(pid_t pid, char *buf, size_t len)
+read_cwd(const struct broker *b, pid_t pid, char *buf, size_t len)
 {
 	char path[64];
 	ssize_t n;
 
 	snprintf(path, sizeof(path), "/proc/%ld/cwd", (long)pid);
-	if ((n = readlink(path, buf, len - 1)) <= 0 || (size_t)n >= len - 1)
+	if ((n = proc_readlink(b, path, buf, len)) <= 0 || (size_t)n >= len - 1)
 		return false;
-	buf[n] = '\0';
 	/* A deleted directory: nothing to resolve against. */
 	return buf[0] == '/' && strstr(buf, " (deleted)") == NULL;
 }
@@ -277,66 +419,39 @@ take_socket(struct broker *b, struct caller *c, int fd, int *err)
 }
 
 /*
- * Credentials for a unix connect: the command's own, so that the peer
- * sees the command (SO_PEERCRED) and the socket's permissions are judged
- * for it.  Only a root caller's command has other ones (SANDBOX_UID);
- * this process is single-threaded, and every step is checked.
+ * What a caller's descriptor is, without holding it: the socket's inode
+ * and the description's flags.  0 or an errno.
  */
-struct creds {
-	bool	 changed;
-};
-
 static int
-creds_enter(const struct broker *b, struct creds *c)
+describe(const struct broker *b, pid_t tid, int fd, unsigned long *ino,
+    int *flags, bool *cloexec)
 {
-	c->changed = false;
-	if (b->uid == (uid_t)-1)
-		return 0;
-	if (setresgid(-1, b->gid, -1) == -1 || setresuid(-1, b->uid, -1) == -1)
-		abort();	/* half-changed: no safe way on */
-	c->changed = true;
+	char path[96], link[64], buf[512], *p;
+	ssize_t n;
+	int f;
+	unsigned long fl;
+
+	snprintf(path, sizeof(path), "/proc/%ld/fd/%d", (long)tid, fd);
+	if (proc_readlink(b, path, link, sizeof(link)) <= 0)
+		return errno == ENOENT ? EBADF : EPERM;
+	if ((*ino = diag_socket_inode(link)) == 0)
+		return ENOTSOCK;
+	snprintf(path, sizeof(path), "/proc/%ld/fdinfo/%d", (long)tid, fd);
+	if ((f = proc_open(b, path, O_RDONLY)) == -1)
+		return errno == ENOENT ? EBADF : EPERM;
+	n = read(f, buf, sizeof(buf) - 1);
+	(void)close(f);
+	buf[n > 0 ? n : 0] = '\0';
+	if ((p = strstr(buf, "flags:")) == NULL ||
+	    sscanf(p + 6, "%lo", &fl) != 1)
+		return EPERM;
+	*cloexec = (fl & O_CLOEXEC) != 0;
+	*flags = (int)(fl & ~(unsigned long)O_CLOEXEC);
 	return 0;
 }
 
-static void
-creds_leave(const struct broker *b, const struct creds *c)
-{
-	if (!c->changed)
-		return;
-	if (setresuid(-1, 0, -1) == -1 || setresgid(-1, b->egid, -1) == -1)
-		abort();
-}
-
-/* One attempt on the caller's socket, without blocking the loop. */
-static int
-try_connect(struct pending *p)
-{
-	struct sockaddr_un sun;
-	const struct sockaddr *sa = (const void *)&p->addr;
-	socklen_t len = p->addrlen;
-	struct creds c;
-	int rv, err;
-
-	if (p->target != -1) {
-		memset(&sun, 0, sizeof(sun));
-		sun.sun_family = AF_UNIX;
-		snprintf(sun.sun_path, sizeof(sun.sun_path), "/proc/self/fd/%d",
-		    p->target);
-		sa = (const void *)&sun;
-		len = (socklen_t)sizeof(sun);
-	}
-	c.changed = false;
-	if (p->unix_creds && creds_enter(p->b, &c) == -1)
-		return EPERM;
-	if (!(p->flags & O_NONBLOCK))
-		(void)fcntl(p->sock, F_SETFL, p->flags | O_NONBLOCK);
-	rv = connect(p->sock, len > 0 ? sa : NULL, len);
-	err = rv == 0 ? 0 : errno;
-	if (!(p->flags & O_NONBLOCK))
-		(void)fcntl(p->sock, F_SETFL, p->flags);
-	creds_leave(p->b, &c);
-	return err;
-}
+/* ---------------------------------------------------------------- */
+/* Connecting. */
 
 static void
 pending_free(struct pending *p)
@@ -364,6 +479,71 @@ finish(struct pending *p, int err)
 	pending_free(p);
 }
 
+/*
+ * A fresh socket goes in the caller's place, with the caller's O_NONBLOCK
+ * and FD_CLOEXEC: then the answer.  0 or an errno.
+ */
+static int
+install(struct pending *p)
+{
+	struct seccomp_notif_addfd a;
+
+	if (fcntl(p->sock, F_SETFL, p->flags & O_NONBLOCK) == -1)
+		return errno;
+	memset(&a, 0, sizeof(a));
+	a.id = p->id;
+	a.flags = SECCOMP_ADDFD_FLAG_SETFD;
+	a.srcfd = (uint32_t)p->sock;
+	a.newfd = (uint32_t)p->fdno;
+	a.newfd_flags = p->cloexec ? O_CLOEXEC : 0;
+	if (ioctl(p->b->notify, SECCOMP_IOCTL_NOTIF_ADDFD, &a) == -1)
+		return errno == ENOENT ? ENOENT : EBADF;
+	return 0;
+}
+
+/* The end of a connect: put a fresh socket in place if it connected. */
+static void
+complete(struct pending *p, int err)
+{
+	int e;
+
+	if (p->fresh && (err == 0 || err == EINPROGRESS) &&
+	    (e = install(p)) != 0)
+		err = e;
+	finish(p, err);
+}
+
+/* One attempt, without blocking the loop. */
+static int
+try_connect(struct pending *p)
+{
+	struct sockaddr_un sun;
+	const struct sockaddr *sa = (const void *)&p->addr;
+	socklen_t len = p->addrlen;
+	struct creds c = { false };
+	int rv, err;
+
+	if (p->target != -1) {
+		memset(&sun, 0, sizeof(sun));
+		sun.sun_family = AF_UNIX;
+		snprintf(sun.sun_path, sizeof(sun.sun_path), "/proc/self/fd/%d",
+		    p->target);
+		sa = (const void *)&sun;
+		len = (socklen_t)sizeof(sun);
+	}
+	if (p->as_cmd)
+		creds_enter(p->b, &c);
+	/* The caller's own socket: non-blocking for this one call. */
+	if (!p->fresh && !(p->flags & O_NONBLOCK))
+		(void)fcntl(p->sock, F_SETFL, p->flags | O_NONBLOCK);
+	rv = connect(p->sock, len > 0 ? sa : NULL, len);
+	err = rv == 0 ? 0 : errno;
+	if (!p->fresh && !(p->flags & O_NONBLOCK))
+		(void)fcntl(p->sock, F_SETFL, p->flags);
+	creds_leave(p->b, &c);
+	return err;
+}
+
 static void wait_cb(evutil_socket_t, short, void *);
 
 /* A blocking caller waits until its connect ends one way or the other. */
@@ -388,6 +568,18 @@ wait_for(struct pending *p, int err)
 	p->b->npending++;
 }
 
+/* Connect, and answer now, or when it is done for a blocking caller. */
+static void
+run_connect(struct pending *p)
+{
+	int err = try_connect(p);
+
+	if ((p->flags & O_NONBLOCK) || (err != EINPROGRESS && err != EAGAIN))
+		complete(p, err);
+	else
+		wait_for(p, err);
+}
+
 static void
 wait_cb(evutil_socket_t fd, short what, void *arg)
 {
@@ -401,7 +593,7 @@ wait_cb(evutil_socket_t fd, short what, void *arg)
 	if (what & EV_WRITE) {
 		if (getsockopt(p->sock, SOL_SOCKET, SO_ERROR, &err, &len) == -1)
 			err = errno;
-		finish(p, err);
+		complete(p, err);
 		return;
 	}
 	if (!alive(p->b, p->id)) {
@@ -409,11 +601,7 @@ wait_cb(evutil_socket_t fd, short what, void *arg)
 		return;
 	}
 	/* A unix listener's backlog was full: try again. */
-	err = try_connect(p);
-	if (err == EAGAIN || err == EINPROGRESS)
-		wait_for(p, err);
-	else
-		finish(p, err);
+	run_connect(p);
 }
 
 /* Callers interrupted or killed while they waited: let their sockets go. */
@@ -466,6 +654,41 @@ resolve_beneath(struct broker *b, const struct broker_decision *d, int *err)
 	return fd;
 }
 
+/*
+ * Every listener on a loopback port must be the command's own (one of
+ * its processes holds it); none at all is what connect() would say.
+ */
+static int
+owned_port(struct broker *b, unsigned short port)
+{
+	unsigned long inos[MAX_LISTENERS];
+	size_t i, k;
+	int n;
+	bool known, held;
+
+	if (b->diag == -1 || (n = diag_tcp_listeners(b->diag, port, inos,
+	    MAX_LISTENERS)) == -1)
+		return EACCES;
+	if (n == 0)
+		return ECONNREFUSED;
+	for (i = 0; i < (size_t)n; i++) {
+		for (k = 0, known = false; k < b->nowned && !known; k++)
+			known = b->owned[k].port == port &&
+			    b->owned[k].ino == inos[i];
+		if (known)
+			continue;
+		proc_enter(b);
+		held = diag_held_below(b->init, inos[i]);
+		proc_leave(b);
+		if (!held)
+			return EACCES;
+		k = b->nowned < OWNED ? b->nowned++ : (size_t)port % OWNED;
+		b->owned[k].port = port;
+		b->owned[k].ino = inos[i];
+	}
+	return 0;
+}
+
 static bool
 relative(const struct sockaddr_storage *ss, socklen_t len)
 {
@@ -476,19 +699,57 @@ relative(const struct sockaddr_storage *ss, socklen_t len)
 	    sun->sun_path[0] != '/';
 }
 
+/*
+ * The caller's socket kind, where we cannot hold it: a unix socket's
+ * type from sock_diag; otherwise the kernel would have refused any family
+ * but the one the address names (seccomp leaves TCP and route netlink).
+ */
+static int
+fresh_kind(struct broker *b, struct pending *p, unsigned long ino,
+    int *domain, int *type, int *proto)
+{
+	int family = p->addrlen >= sizeof(sa_family_t) ?
+	    p->addr.ss_family : AF_UNSPEC;
+	int utype = b->diag != -1 ? diag_unix_type(b->diag, ino) : -1;
+
+	*proto = 0;
+	if (utype != -1) {
+		*domain = AF_UNIX;
+		*type = utype;
+		return family == AF_UNIX ? 0 : EINVAL;
+	}
+	switch (family) {
+	case AF_INET:
+	case AF_INET6:
+		*domain = family;
+		*type = SOCK_STREAM;
+		return 0;
+	case AF_NETLINK:
+		*domain = AF_NETLINK;
+		*type = SOCK_RAW;
+		*proto = NETLINK_ROUTE;
+		return 0;
+	case AF_UNIX:
+		return EAFNOSUPPORT;	/* an inet socket, a unix address */
+	}
+	return EOPNOTSUPP;	/* AF_UNSPEC needs the socket itself */
+}
+
 /* One connect() of the command. */
 static void
-handle(struct broker *b, const struct seccomp_notif *req)
+handle_connect(struct broker *b, const struct seccomp_notif *req)
 {
 	const char *const *roots = (const char *const *)b->roots;
-	struct broker_rules rules = { roots, b->nroots };
+	struct broker_rules rules = { b->mode, roots, b->nroots,
+	    b->proxy_port };
 	struct broker_decision d;
 	struct broker_call call;
 	struct pending *p;
 	struct caller *who;
 	char cwd[PATH_MAX];
 	socklen_t optlen = sizeof(int);
-	int domain, err;
+	unsigned long ino = 0;
+	int domain = AF_UNSPEC, type = 0, proto = 0, err;
 
 	if ((p = calloc(1, sizeof(*p))) == NULL) {
 		(void)respond(b, req->id, ENOMEM);
@@ -497,6 +758,7 @@ handle(struct broker *b, const struct seccomp_notif *req)
 	p->b = b;
 	p->id = req->id;
 	p->sock = p->target = -1;
+	p->fdno = (int)req->data.args[0];
 	/* connect(fd, addr, len): the kernel reads len as an int. */
 	if ((int)req->data.args[2] < 0 ||
 	    (size_t)(int)req->data.args[2] > sizeof(p->addr)) {
@@ -505,27 +767,35 @@ handle(struct broker *b, const struct seccomp_notif *req)
 	}
 	p->addrlen = (socklen_t)(int)req->data.args[2];
 	who = caller_of(b, (pid_t)req->pid);
-	if (p->addrlen > 0 && (err = read_addr(who, req->data.args[1],
-	    p->addrlen, &p->addr)) != 0) {
+	if (p->addrlen > 0 && (err = read_mem(b, who, req->data.args[1],
+	    &p->addr, p->addrlen)) != 0) {
 		finish(p, err);
 		return;
 	}
-	if ((p->sock = take_socket(b, who, (int)req->data.args[0],
-	    &err)) == -1) {
+	if (b->getfd) {
+		if ((p->sock = take_socket(b, who, p->fdno, &err)) == -1) {
+			finish(p, err);
+			return;
+		}
+		if (getsockopt(p->sock, SOL_SOCKET, SO_DOMAIN, &domain,
+		    &optlen) == -1 || (p->flags = fcntl(p->sock, F_GETFL)) ==
+		    -1) {
+			finish(p, errno == ENOTSOCK ? ENOTSOCK : EBADF);
+			return;
+		}
+	} else if ((err = describe(b, who->tid, p->fdno, &ino, &p->flags,
+	    &p->cloexec)) != 0 ||
+	    (err = fresh_kind(b, p, ino, &domain, &type, &proto)) != 0) {
 		finish(p, err);
 		return;
-	}
+	} else
+		p->fresh = true;
 	/* Only now is what was read known to be the caller's. */
 	if (!alive(b, req->id)) {
 		pending_free(p);
 		return;
 	}
-	if (getsockopt(p->sock, SOL_SOCKET, SO_DOMAIN, &domain, &optlen) ==
-	    -1 || (p->flags = fcntl(p->sock, F_GETFL)) == -1) {
-		finish(p, errno == ENOTSOCK ? ENOTSOCK : EBADF);
-		return;
-	}
-	p->unix_creds = domain == AF_UNIX;
+	p->as_cmd = domain == AF_UNIX;
 	call.domain = domain;
 	call.addr = &p->addr;
 	call.addrlen = p->addrlen;
@@ -533,30 +803,297 @@ handle(struct broker *b, const struct seccomp_notif *req)
 	broker_decide(&rules, &call, &d);
 	/* A relative path: against the caller's working directory. */
 	if (d.verdict == BROKER_REFUSE && relative(&p->addr, p->addrlen) &&
-	    read_cwd((pid_t)req->pid, cwd, sizeof(cwd))) {
+	    read_cwd(b, (pid_t)req->pid, cwd, sizeof(cwd))) {
 		call.cwd = cwd;
 		broker_decide(&rules, &call, &d);
 	}
-	if (d.verdict == BROKER_REFUSE) {
-		finish(p, d.err);
-		return;
-	}
-	if (d.verdict == BROKER_CONNECT_BENEATH &&
-	    (p->target = resolve_beneath(b, &d, &err)) == -1) {
+	err = 0;
+	if (d.verdict == BROKER_REFUSE)
+		err = d.err;
+	else if (d.verdict == BROKER_CONNECT_BENEATH)
+		p->target = resolve_beneath(b, &d, &err);
+	else if (d.verdict == BROKER_CONNECT_OWNED)
+		err = owned_port(b, d.port);
+	if (err == 0 && p->fresh && (p->sock = socket(domain, type |
+	    SOCK_NONBLOCK | SOCK_CLOEXEC, proto)) == -1)
+		err = errno;
+	if (err != 0) {
 		finish(p, err);
 		return;
 	}
-	err = try_connect(p);
-	if ((p->flags & O_NONBLOCK) || (err != EINPROGRESS && err != EAGAIN))
-		finish(p, err);
-	else
-		wait_for(p, err);
+	run_connect(p);
 }
+
+/* ---------------------------------------------------------------- */
+/* File metadata (the landlock confinement). */
+
+enum meta_op { M_CHMOD, M_CHOWN, M_UTIMENS, M_UTIMES, M_UTIME, M_SETX,
+	M_REMX };
+enum meta_kind { K_PATH, K_FD, K_AT };
+
+/* Where each call keeps its arguments (x86_64 and the rest alike). */
+static const struct meta_call {
+	const char	*name;
+	enum meta_op	 op;
+	enum meta_kind	 kind;
+	bool		 nofollow;	/* the call works on a symlink itself */
+	int		 at_flags;	/* argument holding AT_* flags, or -1 */
+} meta_calls[] = {
+	{ "chmod", M_CHMOD, K_PATH, false, -1 },
+	{ "fchmod", M_CHMOD, K_FD, false, -1 },
+	{ "fchmodat", M_CHMOD, K_AT, false, -1 },
+	{ "chown", M_CHOWN, K_PATH, false, -1 },
+	{ "lchown", M_CHOWN, K_PATH, true, -1 },
+	{ "fchown", M_CHOWN, K_FD, false, -1 },
+	{ "fchownat", M_CHOWN, K_AT, false, 4 },
+	{ "utime", M_UTIME, K_PATH, false, -1 },
+	{ "utimes", M_UTIMES, K_PATH, false, -1 },
+	{ "futimesat", M_UTIMES, K_AT, false, -1 },
+	{ "utimensat", M_UTIMENS, K_AT, false, 3 },
+	{ "setxattr", M_SETX, K_PATH, false, -1 },
+	{ "lsetxattr", M_SETX, K_PATH, true, -1 },
+	{ "fsetxattr", M_SETX, K_FD, false, -1 },
+	{ "removexattr", M_REMX, K_PATH, false, -1 },
+	{ "lremovexattr", M_REMX, K_PATH, true, -1 },
+	{ "fremovexattr", M_REMX, K_FD, false, -1 },
+};
+
+static int meta_nr[NELEM(meta_calls)];
+
+/* A call judged here must be one the filter stops (seccomp.c's list). */
+static bool
+meta_filtered(const char *name)
+{
+	size_t i;
+
+	for (i = 0; broker_meta_names[i] != NULL; i++)
+		if (strcmp(broker_meta_names[i], name) == 0)
+			return true;
+	return false;
+}
+
+static const struct meta_call *
+meta_of(int nr)
+{
+	size_t i;
+
+	for (i = 0; i < NELEM(meta_calls); i++)
+		if (meta_nr[i] == nr && nr > 0)
+			return &meta_calls[i];
+	return NULL;
+}
+
+/*
+ * The file a call names, as an O_PATH of ours, looked up with the
+ * command's credentials (its search permissions are what count) in its
+ * own working directory or directory descriptor.  -1 with an errno.
+ */
+static int
+meta_target(struct broker *b, struct caller *who,
+    const struct seccomp_notif *req, const struct meta_call *m, int *err)
+{
+	char path[PATH_MAX], base[96];
+	int bfd = AT_FDCWD, fd, flags, at = m->at_flags >= 0 ?
+	    (int)req->data.args[m->at_flags] : 0, dirfd;
+	uint64_t pathp;
+	bool nofollow = m->nofollow || (at & AT_SYMLINK_NOFOLLOW);
+
+	if (m->kind == K_FD) {
+		snprintf(base, sizeof(base), "/proc/%ld/fd/%d", (long)who->tid,
+		    (int)req->data.args[0]);
+		if ((fd = proc_open(b, base, O_PATH)) == -1)
+			*err = errno == ENOENT ? EBADF : errno;
+		return fd;
+	}
+	pathp = m->kind == K_AT ? req->data.args[1] : req->data.args[0];
+	dirfd = m->kind == K_AT ? (int)req->data.args[0] : AT_FDCWD;
+	/* utimensat(fd, NULL, ...), and AT_EMPTY_PATH: the fd itself. */
+	if (m->kind == K_AT && pathp == 0 && m->op == M_UTIMENS)
+		path[0] = '\0';
+	else if ((*err = read_str(b, who, pathp, path, sizeof(path),
+	    ENAMETOOLONG)) != 0)
+		return -1;
+	if (path[0] == '\0' && !(at & AT_EMPTY_PATH) &&
+	    !(m->op == M_UTIMENS && pathp == 0)) {
+		*err = ENOENT;
+		return -1;
+	}
+	if (path[0] != '/') {
+		if (dirfd == AT_FDCWD)
+			snprintf(base, sizeof(base), "/proc/%ld/cwd",
+			    (long)who->tid);
+		else
+			snprintf(base, sizeof(base), "/proc/%ld/fd/%d",
+			    (long)who->tid, dirfd);
+		if ((bfd = proc_open(b, base, O_PATH)) == -1) {
+			*err = errno == ENOENT ? EBADF : errno;
+			return -1;
+		}
+	}
+	if (path[0] == '\0')
+		return bfd;
+	flags = O_PATH | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0);
+	{
+		struct creds c;
+
+		creds_enter(b, &c);
+		fd = openat(bfd, path, flags);
+		*err = errno;
+		creds_leave(b, &c);
+	}
+	if (bfd != AT_FDCWD)
+		(void)close(bfd);
+	return fd;
+}
+
+/* Does the file fd is lie in a writable root? */
+static bool
+meta_writable(const struct broker *b, int fd)
+{
+	char link[64], real[PATH_MAX];
+	ssize_t n;
+	size_t i;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	if ((n = readlink(link, real, sizeof(real) - 1)) <= 0 || real[0] != '/')
+		return false;
+	real[n] = '\0';
+	for (i = 0; i < b->nwritable; i++)
+		if (path_under(real, b->writable[i]))
+			return true;
+	return false;
+}
+
+/* The times a call gives, as utimensat's; NULL for "now". */
+static int
+meta_times(struct broker *b, struct caller *who, const struct meta_call *m,
+    uint64_t at, struct timespec ts[2], struct timespec **out)
+{
+	struct timeval tv[2];
+	struct utimbuf ub;
+	int err;
+
+	*out = NULL;
+	if (at == 0)
+		return 0;
+	*out = ts;
+	switch (m->op) {
+	case M_UTIMENS:
+		return read_mem(b, who, at, ts, sizeof(struct timespec) * 2);
+	case M_UTIMES:
+		if ((err = read_mem(b, who, at, tv, sizeof(tv))) != 0)
+			return err;
+		ts[0].tv_sec = tv[0].tv_sec;
+		ts[0].tv_nsec = tv[0].tv_usec * 1000;
+		ts[1].tv_sec = tv[1].tv_sec;
+		ts[1].tv_nsec = tv[1].tv_usec * 1000;
+		return 0;
+	case M_UTIME:
+		if ((err = read_mem(b, who, at, &ub, sizeof(ub))) != 0)
+			return err;
+		ts[0].tv_sec = ub.actime;
+		ts[1].tv_sec = ub.modtime;
+		ts[0].tv_nsec = ts[1].tv_nsec = 0;
+		return 0;
+	default:
+		return EINVAL;
+	}
+}
+
+/* The call itself, on fd, with the command's credentials: 0 or errno. */
+static int
+meta_do(struct broker *b, struct caller *who, const struct seccomp_notif *req,
+    const struct meta_call *m, int fd)
+{
+	/* Where the call keeps the mode, owner, times, name and value. */
+	int a = m->kind == K_AT ? 2 : 1;
+	char self[64], name[XATTR_NAME_MAX + 1];
+	static char value[XATTR_SIZE_MAX];
+	struct timespec ts[2], *tp = NULL;
+	struct creds c;
+	struct stat st;
+	size_t size = 0;
+	int err, rv;
+
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+	if (fstat(fd, &st) == -1)
+		return errno;
+	if (m->op == M_SETX || m->op == M_REMX) {
+		if ((err = read_str(b, who, req->data.args[a], name,
+		    sizeof(name), ERANGE)) != 0)
+			return err;
+		size = (size_t)req->data.args[a + 2];
+		if (m->op == M_SETX && size > sizeof(value))
+			return E2BIG;
+		if (m->op == M_SETX && size > 0 && (err = read_mem(b, who,
+		    req->data.args[a + 1], value, size)) != 0)
+			return err;
+	}
+	if ((m->op == M_UTIMENS || m->op == M_UTIMES || m->op == M_UTIME) &&
+	    (err = meta_times(b, who, m, req->data.args[a], ts, &tp)) != 0)
+		return err;
+	/* A symlink itself: only its owner can change (lchown). */
+	if (S_ISLNK(st.st_mode) && m->op != M_CHOWN)
+		return EOPNOTSUPP;
+	creds_enter(b, &c);
+	switch (m->op) {
+	case M_CHMOD:
+		rv = chmod(self, (mode_t)req->data.args[a]);
+		break;
+	case M_CHOWN:
+		rv = fchownat(fd, "", (uid_t)req->data.args[a],
+		    (gid_t)req->data.args[a + 1], AT_EMPTY_PATH);
+		break;
+	case M_UTIMENS:
+	case M_UTIMES:
+	case M_UTIME:
+		rv = utimensat(AT_FDCWD, self, tp, 0);
+		break;
+	case M_SETX:
+		rv = setxattr(self, name, value, size,
+		    (int)req->data.args[a + 3]);
+		break;
+	case M_REMX:
+		rv = removexattr(self, name);
+		break;
+	default:
+		rv = -1;
+		errno = ENOSYS;
+	}
+	err = rv == 0 ? 0 : errno;
+	creds_leave(b, &c);
+	return err;
+}
+
+static void
+handle_meta(struct broker *b, const struct seccomp_notif *req,
+    const struct meta_call *m)
+{
+	struct caller *who = caller_of(b, (pid_t)req->pid);
+	int fd, err;
+
+	if ((fd = meta_target(b, who, req, m, &err)) == -1) {
+		(void)respond(b, req->id, err);
+		return;
+	}
+	/* What was read and opened is the caller's only if it still waits. */
+	if (!alive(b, req->id)) {
+		(void)close(fd);
+		return;
+	}
+	err = meta_writable(b, fd) ? meta_do(b, who, req, m, fd) : EROFS;
+	(void)close(fd);
+	(void)respond(b, req->id, err);
+}
+
+/* ---------------------------------------------------------------- */
+/* The listener. */
 
 static void
 notify_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct broker *b = arg;
+	const struct meta_call *m;
 
 	memset(b->req, 0, b->req_size);
 	if (ioctl(b->notify, SECCOMP_IOCTL_NOTIF_RECV, b->req) == -1) {
@@ -571,44 +1108,101 @@ notify_cb(evutil_socket_t fd, short what, void *arg)
 			event_del(b->ev);
 		return;
 	}
-	if (b->req->data.nr != SYS_connect) {
+	if (b->req->data.nr == SYS_connect)
+		handle_connect(b, b->req);
+	else if (b->mode == BROKER_LL && (m = meta_of(b->req->data.nr)) != NULL)
+		handle_meta(b, b->req, m);
+	else
 		(void)respond(b, b->req->id, ENOSYS);
-		return;
-	}
-	handle(b, b->req);
+}
+
+/* May we read the /proc of another uid's process? */
+static bool
+have_ptrace_cap(void)
+{
+	struct __user_cap_header_struct hdr = {
+	    _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct data[2];
+
+	if (syscall(SYS_capget, &hdr, data) == -1)
+		return false;
+	return (data[0].effective & (1U << CAP_SYS_PTRACE)) != 0;
+}
+
+static char **
+strings(const char *const *v, size_t n)
+{
+	char **out;
+	size_t i;
+
+	if ((out = calloc(n + 1, sizeof(*out))) == NULL)
+		return NULL;
+	for (i = 0; i < n; i++)
+		if ((out[i] = strdup(v[i])) == NULL)
+			return out;	/* freed by the caller with the rest */
+	return out;
 }
 
 struct broker *
-broker_new(struct event_base *base, int notify, const char *const *rootpaths,
-    int *rootfds, size_t nroots, uid_t uid, gid_t gid, char *err,
-    size_t errlen)
+broker_new(struct event_base *base, const struct broker_conf *conf,
+    char *err, size_t errlen)
 {
 	struct seccomp_notif_sizes sizes;
 	struct timeval sweep = { SWEEP_MS / 1000, (SWEEP_MS % 1000) * 1000 };
 	struct broker *b;
 	size_t i;
 
-	if ((b = calloc(1, sizeof(*b))) == NULL)
-		goto nomem;
+	if ((b = calloc(1, sizeof(*b))) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		(void)close(conf->notify);
+		for (i = 0; i < conf->nroots; i++)
+			if (conf->rootfds[i] != -1)
+				(void)close(conf->rootfds[i]);
+		free(conf->rootfds);
+		return NULL;
+	}
 	TAILQ_INIT(&b->pending);
 	b->base = base;
-	b->notify = notify;
-	b->uid = uid;
-	b->gid = gid;
+	b->mode = conf->mode;
+	b->notify = conf->notify;
+	b->rootfds = conf->rootfds;
+	b->nroots = conf->nroots;
+	b->uid = conf->uid;
+	b->gid = conf->gid;
+	b->egid = getegid();
+	b->proxy_port = conf->proxy_port;
+	b->init = conf->init;
+	b->getfd = conf->getfd;
 	b->thread_pidfd = true;
-	b->nroots = nroots;
-	b->rootfds = rootfds;
+	b->diag = -1;
+	b->proc_as_cmd = conf->uid != (uid_t)-1 && !have_ptrace_cap();
 	for (i = 0; i < CALLERS; i++)
 		b->callers[i].mem = b->callers[i].pidfd = -1;
-	b->egid = getegid();
+	for (i = 0; i < NELEM(meta_calls); i++) {
+		meta_nr[i] = seccomp_syscall_resolve_name(meta_calls[i].name);
+		if (!meta_filtered(meta_calls[i].name)) {
+			snprintf(err, errlen, "broker: %s is not in the "
+			    "filter's list", meta_calls[i].name);
+			goto fail;
+		}
+	}
+	snprintf(err, errlen, "out of memory");
+	if ((b->roots = strings(conf->roots, conf->nroots)) == NULL ||
+	    (b->writable = strings(conf->writable, conf->nwritable)) == NULL)
+		goto fail;
+	b->nwritable = conf->nwritable;
 	/*
 	 * Connecting as the command (SANDBOX_UID) changes only our
 	 * effective ids; the supplementary groups a root caller has are of
 	 * no use to this process and would go with the command's connects:
 	 * they are dropped here once.
 	 */
-	if (uid != (uid_t)-1 && setgroups(0, NULL) == -1) {
+	if (conf->uid != (uid_t)-1 && setgroups(0, NULL) == -1) {
 		snprintf(err, errlen, "setgroups: %s", strerror(errno));
+		goto fail;
+	}
+	if (b->mode == BROKER_LL && (b->diag = diag_open()) == -1) {
+		snprintf(err, errlen, "sock_diag: %s", strerror(errno));
 		goto fail;
 	}
 	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) == -1) {
@@ -618,36 +1212,22 @@ broker_new(struct event_base *base, int notify, const char *const *rootpaths,
 	}
 	b->req_size = sizes.seccomp_notif > sizeof(struct seccomp_notif) ?
 	    sizes.seccomp_notif : sizeof(struct seccomp_notif);
-	if ((b->req = calloc(1, b->req_size)) == NULL ||
-	    (b->roots = calloc(nroots + 1, sizeof(*b->roots))) == NULL)
-		goto nomem;
-	for (i = 0; i < nroots; i++)
-		if ((b->roots[i] = strdup(rootpaths[i])) == NULL)
-			goto nomem;
+	if ((b->req = calloc(1, b->req_size)) == NULL)
+		goto fail;
 	/*
 	 * The caller waits for us, and we for it: each wakes the other on
 	 * its own CPU (half the latency of a brokered connect here).  Older
 	 * kernels say EINVAL, and wake the usual way.
 	 */
-	(void)ioctl(notify, SECCOMP_IOCTL_NOTIF_SET_FLAGS,
+	(void)ioctl(b->notify, SECCOMP_IOCTL_NOTIF_SET_FLAGS,
 	    SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP);
-	b->ev = event_new(base, notify, EV_READ | EV_PERSIST, notify_cb, b);
+	b->ev = event_new(base, b->notify, EV_READ | EV_PERSIST, notify_cb, b);
 	b->sweep = event_new(base, -1, EV_PERSIST, sweep_cb, b);
 	if (b->ev == NULL || b->sweep == NULL || event_add(b->ev, NULL) == -1 ||
 	    event_add(b->sweep, &sweep) == -1)
-		goto nomem;
+		goto fail;
 	return b;
-nomem:
-	snprintf(err, errlen, "out of memory");
 fail:
-	if (b == NULL) {
-		(void)close(notify);
-		for (i = 0; i < nroots; i++)
-			if (rootfds[i] != -1)
-				(void)close(rootfds[i]);
-		free(rootfds);
-		return NULL;
-	}
 	broker_free(b);
 	return NULL;
 }
@@ -673,9 +1253,14 @@ broker_free(struct broker *b)
 	/* Closing the listener fails every connect() still to come. */
 	if (b->notify != -1)
 		(void)close(b->notify);
+	if (b->diag != -1)
+		(void)close(b->diag);
 	for (i = 0; b->roots != NULL && i < b->nroots; i++)
 		free(b->roots[i]);
 	free(b->roots);
+	for (i = 0; b->writable != NULL && i < b->nwritable; i++)
+		free(b->writable[i]);
+	free(b->writable);
 	for (i = 0; b->rootfds != NULL && i < b->nroots; i++)
 		if (b->rootfds[i] != -1)
 			(void)close(b->rootfds[i]);

@@ -6,15 +6,21 @@
  *
  * In the namespaces confinement the network namespace confines TCP, and
  * abstract unix names live in the command's own network namespace: only
- * pathname unix sockets are decided.  Those are reachable under the
- * roots alone (workspace and write roots, the private directories,
- * --unix-socket-root), resolved beneath the root they are under.
+ * pathname unix sockets are decided.  In the landlock confinement the
+ * command shares the host's network: TCP reaches the proxy's port on
+ * 127.0.0.1, or a loopback port a listener of the command's own holds
+ * (the broker checks whose), and abstract names nothing.  Pathname unix
+ * sockets are reachable under the roots alone (workspace and write
+ * roots, the private directories, --unix-socket-root), resolved beneath
+ * the root they are under.
  */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/un.h>
-#include <errno.h>
 
 #include "sandbox/internal.h"
 
@@ -76,6 +82,61 @@ root_of(const struct broker_rules *r, const char *path, size_t *len)
 	return best;
 }
 
+/* An address that reaches this host: 127/8, ::1, 0.0.0.0, ::, mapped. */
+static bool
+loopback(const struct sockaddr_storage *ss, bool *exact_lo)
+{
+	const struct sockaddr_in *sin = (const void *)ss;
+	const struct sockaddr_in6 *sin6 = (const void *)ss;
+	const uint8_t *a;
+	uint32_t v4;
+
+	*exact_lo = false;
+	if (ss->ss_family == AF_INET) {
+		v4 = ntohl(sin->sin_addr.s_addr);
+	} else {
+		a = sin6->sin6_addr.s6_addr;
+		if (IN6_IS_ADDR_LOOPBACK(&sin6->sin6_addr) ||
+		    IN6_IS_ADDR_UNSPECIFIED(&sin6->sin6_addr))
+			return true;
+		if (!IN6_IS_ADDR_V4MAPPED(&sin6->sin6_addr))
+			return false;
+		v4 = (uint32_t)a[12] << 24 | (uint32_t)a[13] << 16 |
+		    (uint32_t)a[14] << 8 | a[15];
+	}
+	*exact_lo = v4 == INADDR_LOOPBACK;
+	return (v4 >> 24) == 127 || v4 == INADDR_ANY;
+}
+
+/* The landlock confinement's TCP: the proxy, or a listener of CMD's. */
+static void
+decide_tcp(const struct broker_rules *r, const struct broker_call *c,
+    struct broker_decision *d)
+{
+	const struct sockaddr_in *sin = (const void *)c->addr;
+	const struct sockaddr_in6 *sin6 = (const void *)c->addr;
+	socklen_t need;
+	bool lo;
+
+	/* AF_UNSPEC dissolves a connection; a wrong family the kernel says. */
+	if (c->addrlen < sizeof(sa_family_t) ||
+	    c->addr->ss_family == AF_UNSPEC ||
+	    (c->addr->ss_family != AF_INET && c->addr->ss_family != AF_INET6))
+		return;
+	need = c->addr->ss_family == AF_INET ? sizeof(*sin) : sizeof(*sin6);
+	if (c->addrlen < need)
+		return;		/* EINVAL, from the kernel */
+	d->port = ntohs(c->addr->ss_family == AF_INET ? sin->sin_port :
+	    sin6->sin6_port);
+	if (!loopback(c->addr, &lo)) {
+		refuse(d, EACCES);
+		return;
+	}
+	if (lo && d->port == r->proxy_port && r->proxy_port != 0)
+		return;
+	d->verdict = BROKER_CONNECT_OWNED;
+}
+
 void
 broker_decide(const struct broker_rules *r, const struct broker_call *c,
     struct broker_decision *d)
@@ -88,14 +149,25 @@ broker_decide(const struct broker_rules *r, const struct broker_call *c,
 
 	memset(d, 0, sizeof(*d));
 	d->verdict = BROKER_CONNECT;
+	if (r->mode == BROKER_LL &&
+	    (c->domain == AF_INET || c->domain == AF_INET6)) {
+		decide_tcp(r, c, d);
+		return;
+	}
 	/*
-	 * Not a unix socket, no address, another family, or an abstract
-	 * name: the kernel judges the copy we pass (and refuses what it
-	 * would refuse) inside the command's namespace.
+	 * Not a unix socket, no address, another family: the kernel judges
+	 * the copy we pass (and refuses what it would refuse).  An abstract
+	 * name: the command's own network namespace's, or (landlock) the
+	 * host's, never reached.
 	 */
 	if (c->domain != AF_UNIX || c->addrlen <= SUN_OFF ||
-	    sun->sun_family != AF_UNIX || sun->sun_path[0] == '\0')
+	    sun->sun_family != AF_UNIX)
 		return;
+	if (sun->sun_path[0] == '\0') {
+		if (r->mode == BROKER_LL)
+			refuse(d, EACCES);
+		return;
+	}
 	n = c->addrlen - SUN_OFF;
 	if (n > sizeof(sun->sun_path))
 		n = sizeof(sun->sun_path);

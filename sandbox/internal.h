@@ -71,6 +71,13 @@ struct landlock_stats {
 int	 sandbox_landlock_build(const struct landlock_path *, size_t n,
 	    const char *const *deny, size_t ndeny, unsigned max_rules,
 	    bool masked, struct landlock_stats *, char *err, size_t errlen);
+/*
+ * The same, with TCP rights handled where the ABI has them (4): connect
+ * only to net_port, bind only to port 0.  Never masked.
+ */
+int	 sandbox_landlock_build_net(const struct landlock_path *, size_t n,
+	    const char *const *deny, size_t ndeny, unsigned max_rules,
+	    int net_port, struct landlock_stats *, char *err, size_t errlen);
 /* More grants, against the same denied paths, into ruleset fd. */
 int	 sandbox_landlock_add(int fd, const struct landlock_path *, size_t n,
 	    const char *const *deny, size_t ndeny, unsigned max_rules,
@@ -92,11 +99,14 @@ int	 sandbox_seccomp_export_bpf(int which, int fd, char *err,
 	    size_t errlen);
 #define SECCOMP_MAIN	0	/* SPEC 6.2's refusals */
 #define SECCOMP_BROKER	1	/* connect() to the broker */
+#define SECCOMP_BROKER_LL 2	/* and the metadata calls (landlock) */
 /*
- * The broker's filter (connect() notified, the rest allowed), loaded
+ * The broker's filter (its calls notified, the rest allowed), loaded
  * with a new listener: the listener's fd, or -1 with err set.
  */
-int	 sandbox_seccomp_load_broker(char *err, size_t errlen);
+int	 sandbox_seccomp_load_broker(int which, char *err, size_t errlen);
+/* The metadata calls the landlock confinement's broker makes (broker.c). */
+extern const char *const broker_meta_names[];
 
 /* ------------------------------------------------------------ paths */
 
@@ -148,23 +158,32 @@ void	 sandbox_env_free(char **);
 
 /*
  * The connect broker's decision, a pure function of its inputs: the
- * socket's own family (read from the object, never from the caller's
- * memory), the caller's address as the broker copied it, the caller's
- * working directory, and the roots the rules allow.
+ * socket's own family (read from the object where the kernel lets us,
+ * else what the address says), the caller's address as the broker
+ * copied it, the caller's working directory, and the roots and ports the
+ * rules allow.
  */
 enum broker_verdict {
 	BROKER_CONNECT,		/* connect with the copied address as is */
 	BROKER_CONNECT_BENEATH,	/* resolve rest beneath roots[root] */
+	BROKER_CONNECT_OWNED,	/* loopback: only to a listener of CMD's */
 	BROKER_REFUSE		/* fail the call with err */
 };
 
+enum broker_mode {
+	BROKER_NS,		/* a network namespace confines TCP */
+	BROKER_LL		/* the host's network: the broker confines it */
+};
+
 struct broker_rules {
+	enum broker_mode	 mode;
 	const char *const	*roots;		/* canonical directories */
 	size_t			 nroots;
+	unsigned short		 proxy_port;	/* BROKER_LL: on 127.0.0.1 */
 };
 
 struct broker_call {
-	int				 domain;	/* SO_DOMAIN */
+	int				 domain;	/* the socket's */
 	const struct sockaddr_storage	*addr;
 	socklen_t			 addrlen;
 	const char			*cwd;	/* NULL: unknown */
@@ -175,21 +194,41 @@ struct broker_decision {
 	int			 err;		/* BROKER_REFUSE */
 	size_t			 root;		/* BROKER_CONNECT_BENEATH */
 	char			 rest[4096];	/* relative to that root */
+	unsigned short		 port;		/* BROKER_CONNECT_OWNED */
 };
 
 void	 broker_decide(const struct broker_rules *, const struct broker_call *,
 	    struct broker_decision *);
 
 struct broker;
-/*
- * The broker for one command: notify is the seccomp listener (taken),
- * roots the root directories as the command sees them (taken), uid and
- * gid the credentials it connects unix sockets with (-1: its own).
- */
-struct broker *broker_new(struct event_base *, int notify,
-    const char *const *rootpaths, int *rootfds, size_t nroots, uid_t uid,
-    gid_t gid, char *err, size_t errlen);
+
+/* What the broker is started with; fds are taken, on error too. */
+struct broker_conf {
+	enum broker_mode	 mode;
+	int			 notify;	/* the seccomp listener */
+	const char *const	*roots;		/* as the command sees them */
+	int			*rootfds;	/* malloc'd; -1: absent */
+	size_t			 nroots;
+	const char *const	*writable;	/* roots for metadata (BROKER_LL) */
+	size_t			 nwritable;
+	uid_t			 uid;		/* the command's, if not ours */
+	gid_t			 gid;		/*   ((uid_t)-1: ours) */
+	unsigned short		 proxy_port;	/* BROKER_LL */
+	pid_t			 init;		/* the command's processes below */
+	bool			 getfd;		/* pidfd_getfd may be used */
+};
+
+struct broker *broker_new(struct event_base *, const struct broker_conf *,
+    char *err, size_t errlen);
 void	 broker_free(struct broker *);
+
+/* What the broker learns of sockets it does not hold (sandbox/diag.c). */
+int	 diag_open(void);
+int	 diag_unix_type(int diag, unsigned long ino);	/* -1: not one */
+int	 diag_tcp_listeners(int diag, unsigned short port, unsigned long *inos,
+	    size_t max);					/* -1: error */
+unsigned long diag_socket_inode(const char *link);	/* 0: not one */
+bool	 diag_held_below(pid_t init, unsigned long ino);
 
 /* ------------------------------------------------------------ limits */
 
@@ -222,5 +261,9 @@ int	 ns_enter(const struct sandbox_paths *, const struct sandbox_limits *,
 	    size_t *nrootfds, struct setup_fail *);
 int	 ns_mount_proc(struct setup_fail *);
 int	 ns_user_map(pid_t pid, struct setup_fail *);
+
+/* The landlock confinement's steps (sandbox/llc.c). */
+int	 llc_own_dir(const char *ws, const char *name, char *err, size_t errlen);
+int	 llc_become_user(struct setup_fail *);
 
 #endif

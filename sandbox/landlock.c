@@ -6,10 +6,11 @@
  * filesystem right the running ABI knows is handled (denied unless a
  * rule allows it); rights a newer kernel adds are left alone.
  *
- * The network rights (ABI 4) are deliberately not handled: SPEC 6.1 says
- * Landlock's TCP rules are not a boundary (any address on the port,
- * MPTCP, TCP Fast Open), so the network is confined by the namespace
- * alone and a half-boundary here would only mislead.
+ * The network rights (ABI 4) are handled only for the landlock
+ * confinement, as depth (SPEC 6.5): TCP connect only to the proxy's port
+ * and bind only to port 0.  They are not the boundary (any address on
+ * the port, MPTCP, TCP Fast Open): the connect broker is, and it is not
+ * under these rules.
  *
  * Denied paths beat every grant.  Landlock can only add rights down a
  * hierarchy, never take them back, so a grant that contains a denied path
@@ -88,7 +89,7 @@
 #ifndef LANDLOCK_ACCESS_FS_TRUNCATE
 #define LANDLOCK_ACCESS_FS_TRUNCATE		(1ULL << 14)
 #endif
-/* ABI 4: network rights, defined for completeness but never handled. */
+/* ABI 4: network rights. */
 #ifndef LANDLOCK_ACCESS_NET_BIND_TCP
 #define LANDLOCK_ACCESS_NET_BIND_TCP		(1ULL << 0)
 #define LANDLOCK_ACCESS_NET_CONNECT_TCP		(1ULL << 1)
@@ -121,7 +122,7 @@
  * landlock_ruleset_attr with fewer fields.  The layouts are the uapi's.
  */
 #define LL_RULE_PATH_BENEATH	1
-#define LL_RULE_NET_PORT	2	/* ABI 4; unused, see above */
+#define LL_RULE_NET_PORT	2	/* ABI 4 */
 
 struct ll_ruleset_attr {
 	uint64_t	 handled_access_fs;
@@ -185,6 +186,7 @@ struct denied {
 struct build {
 	int			 fd;		/* the ruleset */
 	bool			 masked;	/* denied paths are masked by mounts */
+	int			 net_port;	/* >0: TCP rights handled */
 	uint64_t		 handled;
 	unsigned		 max;
 	struct landlock_stats	*st;
@@ -297,6 +299,28 @@ under(const char *path, const char *dir)
 	    (path[n] == '\0' || path[n] == '/');
 }
 
+/* Connect to the proxy's port; bind to port 0 (an ephemeral port) only. */
+static int
+net_rules(struct build *b)
+{
+	struct ll_net_port_attr np;
+
+	np.allowed_access = LANDLOCK_ACCESS_NET_CONNECT_TCP;
+	np.port = (uint64_t)b->net_port;
+	if (ll_add_rule(b->fd, LL_RULE_NET_PORT, &np, 0) == -1) {
+		seterr(b, "TCP connect rule: %s", strerror(errno));
+		return -1;
+	}
+	np.allowed_access = LANDLOCK_ACCESS_NET_BIND_TCP;
+	np.port = 0;
+	if (ll_add_rule(b->fd, LL_RULE_NET_PORT, &np, 0) == -1) {
+		seterr(b, "TCP bind rule: %s", strerror(errno));
+		return -1;
+	}
+	b->st->rules += 2;
+	return 0;
+}
+
 static int
 create_ruleset(struct build *b, int abi)
 {
@@ -304,6 +328,9 @@ create_ruleset(struct build *b, int abi)
 
 	memset(&attr, 0, sizeof(attr));
 	attr.handled_access_fs = b->handled;
+	if (b->net_port > 0 && abi >= 4)
+		attr.handled_access_net = LANDLOCK_ACCESS_NET_BIND_TCP |
+		    LANDLOCK_ACCESS_NET_CONNECT_TCP;
 	/* Abstract sockets and signals of processes outside: out of reach. */
 	if (abi >= 6)
 		attr.scoped = LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET |
@@ -312,6 +339,8 @@ create_ruleset(struct build *b, int abi)
 		seterr(b, "create ruleset (ABI %d): %s", abi, strerror(errno));
 		return -1;
 	}
+	if (attr.handled_access_net != 0 && net_rules(b) == -1)
+		return -1;
 	return 0;
 }
 
@@ -1008,7 +1037,7 @@ dir_cache_free(struct dir_cache *c)
 static int
 build(int into, const struct landlock_path *grants, size_t n,
     const char *const *deny, size_t ndeny, unsigned max_rules, bool masked,
-    struct landlock_stats *st, char *err, size_t errlen)
+    int net_port, struct landlock_stats *st, char *err, size_t errlen)
 {
 	struct landlock_stats dummy;
 	struct dir_cache cache = { .n = 0 };
@@ -1023,6 +1052,7 @@ build(int into, const struct landlock_path *grants, size_t n,
 	memset(&b, 0, sizeof(b));
 	b.fd = -1;
 	b.masked = masked;
+	b.net_port = net_port;
 	b.max = max_rules;
 	b.st = st;
 	b.err = err;
@@ -1065,8 +1095,17 @@ sandbox_landlock_build(const struct landlock_path *grants, size_t n,
     const char *const *deny, size_t ndeny, unsigned max_rules, bool masked,
     struct landlock_stats *st, char *err, size_t errlen)
 {
-	return build(-1, grants, n, deny, ndeny, max_rules, masked, st, err,
+	return build(-1, grants, n, deny, ndeny, max_rules, masked, 0, st, err,
 	    errlen);
+}
+
+int
+sandbox_landlock_build_net(const struct landlock_path *grants, size_t n,
+    const char *const *deny, size_t ndeny, unsigned max_rules,
+    int net_port, struct landlock_stats *st, char *err, size_t errlen)
+{
+	return build(-1, grants, n, deny, ndeny, max_rules, false, net_port,
+	    st, err, errlen);
 }
 
 int
@@ -1074,7 +1113,7 @@ sandbox_landlock_add(int fd, const struct landlock_path *grants, size_t n,
     const char *const *deny, size_t ndeny, unsigned max_rules, bool masked,
     struct landlock_stats *st, char *err, size_t errlen)
 {
-	return build(fd, grants, n, deny, ndeny, max_rules, masked, st, err,
+	return build(fd, grants, n, deny, ndeny, max_rules, masked, 0, st, err,
 	    errlen) == -1 ? -1 : 0;
 }
 

@@ -25,6 +25,7 @@ static const char *const choice_names[] = {
 static const char *const confinement_names[] = {
 	[CONFINEMENT_NONE] = "none",
 	[CONFINEMENT_NAMESPACES] = "namespaces",
+	[CONFINEMENT_LANDLOCK] = "landlock",
 };
 
 static const struct {
@@ -138,24 +139,106 @@ refuse(struct sandbox_plan *p, enum sandbox_area area, int mech,
 	p->mech = mech;
 	p->avail = avail;
 	p->network_mode = "unsupported_fail_closed";
+	p->confinement = CONFINEMENT_NONE;
 	(void)snprintf(p->detail, sizeof(p->detail), "%s", detail);
 }
 
-/*
- * A mechanism the host lacks: os_hardened refuses, the others go on
- * without it and say so.  Returns -1 after refusing.
- */
-static int
-missing(struct sandbox_plan *p, const struct sandbox_host *h,
-    enum sandbox_mech m)
+static void
+line(struct sandbox_plan *p, const char *what, const char *why)
 {
-	if (h->avail[m] == AVAIL_YES)
-		return 0;
-	if (p->profile == PROFILE_OS_HARDENED) {
-		refuse(p, mech_area[m], (int)m, h->avail[m], h->why[m]);
+	if (p->nlines < PLAN_LINES)
+		(void)snprintf(p->lines[p->nlines++], sizeof(p->lines[0]),
+		    "%s\t%s", what, why);
+}
+
+/* What confinement c lacks on host h: 0, or -1 with t filled in. */
+static int
+lacks(enum sandbox_confinement c, const struct sandbox_host *h,
+    struct sandbox_tried *t)
+{
+	static const enum sandbox_mech ns[] = { MECH_NAMESPACES, MECH_SECCOMP };
+	static const enum sandbox_mech ll[] = { MECH_LANDLOCK, MECH_SECCOMP };
+	const enum sandbox_mech *need = c == CONFINEMENT_NAMESPACES ? ns : ll;
+	size_t i;
+
+	memset(t, 0, sizeof(*t));
+	t->confinement = c;
+	if (h->failed[c]) {
+		t->mech = h->failed_mech[c];
+		t->avail = AVAIL_CANNOT_ATTACH;
+		(void)snprintf(t->detail, sizeof(t->detail), "%s",
+		    h->failed_why[c]);
 		return -1;
 	}
-	p->not_enforced |= 1U << m;
+	for (i = 0; i < 2; i++) {
+		if (h->avail[need[i]] == AVAIL_YES)
+			continue;
+		t->mech = (int)need[i];
+		t->avail = h->avail[need[i]];
+		(void)snprintf(t->detail, sizeof(t->detail), "%s",
+		    h->why[need[i]]);
+		return -1;
+	}
+	/* Without a network namespace to make them harmless, TCP connects
+	 * are brokered on fresh sockets; with one, on the caller's own. */
+	if (c == CONFINEMENT_NAMESPACES && !h->getfd) {
+		t->mech = MECH_SECCOMP;
+		t->avail = AVAIL_CANNOT_ATTACH;
+		(void)snprintf(t->detail, sizeof(t->detail), "%s",
+		    h->getfd_why);
+		return -1;
+	}
+	return 0;
+}
+
+/* The confinement to use, trying each the choice allows in turn. */
+static enum sandbox_confinement
+choose(struct sandbox_plan *p, enum sandbox_choice choice,
+    const struct sandbox_host *h)
+{
+	static const enum sandbox_confinement order[] = {
+		CONFINEMENT_NAMESPACES, CONFINEMENT_LANDLOCK
+	};
+	size_t i;
+
+	for (i = 0; i < NELEM(order); i++) {
+		if ((choice == CHOICE_NAMESPACES &&
+		    order[i] != CONFINEMENT_NAMESPACES) ||
+		    (choice == CHOICE_LANDLOCK &&
+		    order[i] != CONFINEMENT_LANDLOCK))
+			continue;
+		if (lacks(order[i], h, &p->tried[p->ntried]) == 0)
+			return order[i];
+		p->ntried++;
+	}
+	return CONFINEMENT_NONE;
+}
+
+/* Why no confinement attached, for people: each one tried, and why. */
+static void
+why_none(const struct sandbox_plan *p, char *buf, size_t len)
+{
+	size_t i, n = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < p->ntried && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s: %s",
+		    i ? "; " : "", confinement_names[p->tried[i].confinement],
+		    p->tried[i].detail);
+}
+
+/* Landlock with a confinement that attached: missing is a line, or not. */
+static int
+landlock_missing(struct sandbox_plan *p, const struct sandbox_host *h)
+{
+	if (h->avail[MECH_LANDLOCK] == AVAIL_YES)
+		return 0;
+	if (p->profile == PROFILE_OS_HARDENED) {
+		refuse(p, mech_area[MECH_LANDLOCK], MECH_LANDLOCK,
+		    h->avail[MECH_LANDLOCK], h->why[MECH_LANDLOCK]);
+		return -1;
+	}
+	line(p, "landlock", h->why[MECH_LANDLOCK]);
 	return 0;
 }
 
@@ -163,6 +246,7 @@ void
 sandbox_plan(const struct sandbox_plan_input *in, struct sandbox_plan *p)
 {
 	const struct sandbox_host *h = in->host;
+	char why[256];
 
 	memset(p, 0, sizeof(*p));
 	p->profile = in->profile;
@@ -171,33 +255,65 @@ sandbox_plan(const struct sandbox_plan_input *in, struct sandbox_plan *p)
 	p->network_mode = "unrestricted";
 	if (in->profile == PROFILE_UNRESTRICTED)
 		return;
-	if (missing(p, h, MECH_NAMESPACES) == -1 ||
-	    missing(p, h, MECH_LANDLOCK) == -1 ||
-	    missing(p, h, MECH_SECCOMP) == -1)
-		return;
+	p->confinement = choose(p, in->choice, h);
 	p->landlock = h->avail[MECH_LANDLOCK] == AVAIL_YES;
 	p->landlock_abi = p->landlock ? h->landlock_abi : 0;
 	p->seccomp = h->avail[MECH_SECCOMP] == AVAIL_YES;
-	/*
-	 * The network namespace is the boundary; the connect broker (seccomp
-	 * user notification) keeps host unix sockets out of reach: without
-	 * it the namespaces are no confinement of SPEC 6.1.
-	 */
-	if (h->avail[MECH_NAMESPACES] == AVAIL_YES && p->seccomp) {
-		p->confinement = CONFINEMENT_NAMESPACES;
+	p->getfd = h->getfd;
+	if (p->confinement == CONFINEMENT_NONE) {
+		/*
+		 * No confinement: os_hardened refuses, and so does an
+		 * explicit --confinement (never silently dropped).
+		 */
+		why_none(p, why, sizeof(why));
+		if (in->profile == PROFILE_OS_HARDENED ||
+		    in->choice != CHOICE_AUTO) {
+			refuse(p, mech_area[p->tried[0].mech], p->tried[0].mech,
+			    p->tried[0].avail, why);
+			return;
+		}
+		line(p, "network confinement", why);
+		if (!p->landlock)
+			line(p, "landlock", h->why[MECH_LANDLOCK]);
+		if (!p->seccomp)
+			line(p, "seccomp", h->why[MECH_SECCOMP]);
+		if (h->root)
+			line(p, "file ownership", "the command runs as root "
+			    "without a user namespace and owns the host's "
+			    "files");
+		/* The signing key can be hidden only by Landlock here. */
+		if (in->hide_key && !p->landlock) {
+			refuse(p, AREA_HOME_READ, MECH_LANDLOCK,
+			    h->avail[MECH_LANDLOCK], "without a mount "
+			    "namespace or Landlock the signing key cannot be "
+			    "hidden from the command");
+			return;
+		}
+	} else {
 		p->network_mode = "managed";
-	} else if (h->avail[MECH_NAMESPACES] == AVAIL_YES) {
-		p->not_enforced |= 1U << MECH_NAMESPACES;
-	}
-	/* The signing key can be hidden only by a mount or Landlock. */
-	if (in->hide_key && !p->landlock &&
-	    p->confinement == CONFINEMENT_NONE) {
-		refuse(p, AREA_HOME_READ, MECH_NAMESPACES,
-		    h->avail[MECH_NAMESPACES] == AVAIL_YES ?
-		    AVAIL_CANNOT_ATTACH : h->avail[MECH_NAMESPACES],
-		    "without a mount namespace or Landlock the signing key "
-		    "cannot be hidden from the command");
-		return;
+		if (p->confinement == CONFINEMENT_NAMESPACES &&
+		    landlock_missing(p, h) == -1)
+			return;
+		/*
+		 * Without a user namespace, a root caller's command leaves
+		 * root only where SANDBOX_UID can write its roots as they
+		 * are on disk; otherwise it would own the host's files.
+		 */
+		if (p->confinement == CONFINEMENT_LANDLOCK && h->root) {
+			p->sandbox_uid = in->uid_fits;
+			if (!in->uid_fits && in->profile == PROFILE_OS_HARDENED) {
+				refuse(p, AREA_WRITE, -1, AVAIL_CANNOT_ATTACH,
+				    "file ownership: without a user namespace "
+				    "the command would run as root (uid 65533 "
+				    "cannot write the workspace)");
+				return;
+			}
+			if (!in->uid_fits)
+				line(p, "file ownership", "the command runs as "
+				    "root without a user namespace: uid 65533 "
+				    "cannot write the workspace, and there is no "
+				    "idmapped mount here");
+		}
 	}
 	if (in->max_memory && !h->memory) {
 		if (in->profile == PROFILE_OS_HARDENED) {
@@ -205,7 +321,7 @@ sandbox_plan(const struct sandbox_plan_input *in, struct sandbox_plan *p)
 			    h->memory_why);
 			return;
 		}
-		p->no_memory = true;
+		line(p, "--max-memory", h->memory_why);
 	}
 	p->memory = in->max_memory && h->memory;
 }

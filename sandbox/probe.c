@@ -51,8 +51,9 @@ probe_landlock(struct sandbox_host *h)
 }
 
 /*
- * seccomp filters, user notification, and what the connect broker does
- * with a caller: take its socket (pidfd_getfd) and read its memory.
+ * seccomp filters and user notification; and whether the connect broker
+ * may take a caller's socket (pidfd_getfd), which Docker's default
+ * profile refuses.
  */
 static void
 probe_seccomp(struct sandbox_host *h)
@@ -74,17 +75,15 @@ probe_seccomp(struct sandbox_host *h)
 		return;
 	}
 	if ((pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0)) == -1 ||
-	    (fd = (int)syscall(SYS_pidfd_getfd, pidfd, pidfd, 0)) ==
-	    -1) {
-		snprintf(why, sizeof(why), "connect broker: %s: %s",
-		    pidfd == -1 ? "pidfd_open" : "pidfd_getfd",
+	    (fd = (int)syscall(SYS_pidfd_getfd, pidfd, pidfd, 0)) == -1) {
+		snprintf(h->getfd_why, sizeof(h->getfd_why), "connect broker: "
+		    "%s: %s", pidfd == -1 ? "pidfd_open" : "pidfd_getfd",
 		    strerror(errno));
-		set(h, MECH_SECCOMP, errno == ENOSYS ? AVAIL_ABSENT :
-		    AVAIL_CANNOT_ATTACH, why);
 		if (pidfd != -1)
 			(void)close(pidfd);
 		return;
 	}
+	h->getfd = true;
 	(void)close(fd);
 	(void)close(pidfd);
 }

@@ -17,12 +17,38 @@ printable(char *dst, size_t len, const char *src)
 	dst[i] = '\0';
 }
 
+/* confinements_tried: each confinement with what it lacked. */
+static json_t *
+tried_json(const struct sandbox_tried *t, size_t n)
+{
+	char text[512];
+	json_t *a, *o;
+	size_t i;
+
+	if ((a = json_array()) == NULL)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		printable(text, sizeof(text), t[i].detail);
+		o = json_pack("{s:s, s:s, s:s, s:s}", "confinement",
+		    sandbox_confinement_name(t[i].confinement), "mechanism",
+		    sandbox_mech_name((enum sandbox_mech)t[i].mech),
+		    "availability", sandbox_avail_name(t[i].avail), "detail",
+		    text);
+		if (o == NULL || json_array_append_new(a, o) == -1) {
+			json_decref(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
 void
 sandbox_refusal(enum sandbox_area area, const char *reason,
     const char *detail, enum sandbox_profile profile, int mech,
-    enum sandbox_avail avail)
+    enum sandbox_avail avail, const struct sandbox_tried *tried,
+    size_t ntried)
 {
-	json_t *rec, *km = NULL;
+	json_t *rec, *km = NULL, *tj;
 	char *line, text[512];
 
 	printable(text, sizeof(text), detail);
@@ -42,6 +68,11 @@ sandbox_refusal(enum sandbox_area area, const char *reason,
 			json_decref(rec);
 			rec = NULL;
 		}
+	}
+	if (rec != NULL && ntried > 0 && ((tj = tried_json(tried, ntried)) ==
+	    NULL || json_object_set_new(rec, "confinements_tried", tj) == -1)) {
+		json_decref(rec);
+		rec = NULL;
 	}
 	line = rec ? json_dumps(rec, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
 	if (line != NULL)

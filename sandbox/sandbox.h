@@ -5,8 +5,9 @@
  *
  * The seam is the one of OpenSSH's ssh-sandbox.h: a pure plan chooses a
  * confinement from the profile and what the host can do; each
- * confinement is one file (ns.c: namespaces); the rest (the process
- * tree, Landlock, seccomp, the connect broker, limits) is shared.
+ * confinement is one file (ns.c: namespaces, llc.c: landlock); the rest
+ * (the process tree, Landlock, seccomp, the connect broker, limits) is
+ * shared.
  */
 #ifndef SANDBOX_SANDBOX_H
 #define SANDBOX_SANDBOX_H
@@ -28,6 +29,8 @@ enum sandbox_profile {
 enum sandbox_confinement {
 	CONFINEMENT_NONE,	/* CMD shares the host's network */
 	CONFINEMENT_NAMESPACES,	/* user, net, mount, ipc, pid namespaces */
+	CONFINEMENT_LANDLOCK,	/* Landlock, seccomp, the broker; no namespace */
+	CONFINEMENT_COUNT
 };
 
 enum sandbox_choice {		/* --confinement */
@@ -59,12 +62,23 @@ enum sandbox_avail {
 	AVAIL_CANNOT_ATTACH	/* entry_point_cannot_attach */
 };
 
-/* What this host can do, found by doing it (sandbox_probe). */
+/*
+ * What this host can do, found by doing it (sandbox_probe).  MECH_SECCOMP
+ * is filters and user notification; getfd says whether the broker may
+ * take a caller's own socket (pidfd_getfd), which the namespaces
+ * confinement needs and the landlock confinement does without.
+ */
 struct sandbox_host {
 	bool			 root;
 	enum sandbox_avail	 avail[MECH_COUNT];
 	char			 why[MECH_COUNT][256];
 	int			 landlock_abi;
+	bool			 getfd;
+	char			 getfd_why[256];
+	/* A set-up that failed part-way: that confinement is out. */
+	bool			 failed[CONFINEMENT_COUNT];
+	char			 failed_why[CONFINEMENT_COUNT][256];
+	int			 failed_mech[CONFINEMENT_COUNT];
 	bool			 memory;	/* a memory cgroup can be made */
 	char			 memory_why[256];
 };
@@ -82,6 +96,15 @@ struct sandbox_limits {
  * The plan: which confinement, and what is not enforced.  A pure
  * function of its inputs (tests/test_sandbox.c holds its table).
  */
+#define PLAN_LINES	4
+
+struct sandbox_tried {
+	enum sandbox_confinement confinement;
+	int			 mech;		/* enum sandbox_mech */
+	enum sandbox_avail	 avail;
+	char			 detail[256];
+};
+
 struct sandbox_plan {
 	enum sandbox_profile	 profile;
 	enum sandbox_confinement confinement;
@@ -89,9 +112,15 @@ struct sandbox_plan {
 	bool			 landlock;
 	bool			 seccomp;
 	bool			 memory;	/* a memory cgroup is made */
+	bool			 sandbox_uid;	/* root's command as SANDBOX_UID */
+	bool			 getfd;		/* the broker may pidfd_getfd */
 	int			 landlock_abi;
-	unsigned		 not_enforced;	/* 1 << enum sandbox_mech */
-	bool			 no_memory;	/* --max-memory not enforced */
+	/* "sandbox: not enforced: WHAT (WHY)" lines, WHAT\tWHY. */
+	char			 lines[PLAN_LINES][384];
+	size_t			 nlines;
+	/* The confinements that could not attach, in the order tried. */
+	struct sandbox_tried	 tried[CONFINEMENT_COUNT];
+	size_t			 ntried;
 	/* A refusal (SPEC 6.4): nothing may be spawned. */
 	bool			 refused;
 	enum sandbox_area	 area;
@@ -106,6 +135,7 @@ struct sandbox_plan_input {
 	const struct sandbox_host *host;
 	bool			 max_memory;	/* --max-memory given */
 	bool			 hide_key;	/* --sign-key: must be denied */
+	bool			 uid_fits;	/* SANDBOX_UID may write the roots */
 };
 
 void	 sandbox_plan(const struct sandbox_plan_input *, struct sandbox_plan *);
@@ -193,10 +223,19 @@ void	 sandbox_free(struct sandbox_child *);
 
 /*
  * The refusal record (SPEC 6.4), one JSON line on stderr.  mech -1: no
- * kernel mechanism is missing.
+ * kernel mechanism is missing.  tried: the confinements that could not
+ * attach (confinements_tried), or NULL.
  */
 void	 sandbox_refusal(enum sandbox_area, const char *reason,
 	    const char *detail, enum sandbox_profile, int mech,
-	    enum sandbox_avail);
+	    enum sandbox_avail, const struct sandbox_tried *tried,
+	    size_t ntried);
+
+/*
+ * Could SANDBOX_UID write every writable root of the request (its mode
+ * bits, no idmapping)?  The landlock confinement runs a root caller's
+ * command as SANDBOX_UID only then.
+ */
+bool	 sandbox_uid_fits(const struct sandbox_request *);
 
 #endif

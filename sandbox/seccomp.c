@@ -598,6 +598,17 @@ build(char *err, size_t errlen)
 	return NULL;
 }
 
+/*
+ * The calls that change file metadata, which no Landlock right covers:
+ * in the landlock confinement, without a read-only host, the connect
+ * broker judges them too (sandbox/broker.c).
+ */
+const char *const broker_meta_names[] = {
+	"chmod", "fchmod", "fchmodat", "chown", "lchown", "fchown", "fchownat",
+	"utime", "utimes", "futimesat", "utimensat", "setxattr", "lsetxattr",
+	"fsetxattr", "removexattr", "lremovexattr", "fremovexattr", NULL
+};
+
 /* The main filter, built now and loaded (tests/test_seccomp.c). */
 int
 sandbox_seccomp_load(char *err, size_t errlen)
@@ -621,10 +632,11 @@ sandbox_seccomp_load(char *err, size_t errlen)
  * ABI is killed here too.
  */
 static scmp_filter_ctx
-build_broker(char *err, size_t errlen)
+build_broker(bool meta, char *err, size_t errlen)
 {
 	scmp_filter_ctx ctx;
-	int rc;
+	size_t i;
+	int rc, nr;
 
 	if ((ctx = seccomp_init(SCMP_ACT_ALLOW)) == NULL) {
 		fail(err, errlen, "seccomp_init", NULL, -ENOMEM);
@@ -633,19 +645,31 @@ build_broker(char *err, size_t errlen)
 	if ((rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH,
 	    SCMP_ACT_KILL_PROCESS)) < 0 ||
 	    (rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 1)) < 0 ||
-	    (rc = rule(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(connect), 0, NULL)) < 0) {
-		fail(err, errlen, "broker filter", NULL, rc);
-		seccomp_release(ctx);
-		return NULL;
+	    (rc = rule(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(connect), 0, NULL)) < 0)
+		goto bad;
+	/* Without a read-only host, metadata is the broker's to judge too. */
+	for (i = 0; meta && broker_meta_names[i] != NULL; i++) {
+		if ((nr = seccomp_syscall_resolve_name(broker_meta_names[i])) <
+		    0) {
+			rc = -EINVAL;
+			goto bad;
+		}
+		if ((rc = rule(ctx, SCMP_ACT_NOTIFY, nr, 0, NULL)) < 0)
+			goto bad;
 	}
 	return ctx;
+bad:
+	fail(err, errlen, "broker filter", NULL, rc);
+	seccomp_release(ctx);
+	return NULL;
 }
 
 static scmp_filter_ctx
 build_which(int which, char *err, size_t errlen)
 {
-	return which == SECCOMP_BROKER ? build_broker(err, errlen) :
-	    build(err, errlen);
+	if (which == SECCOMP_MAIN)
+		return build(err, errlen);
+	return build_broker(which == SECCOMP_BROKER_LL, err, errlen);
 }
 
 #ifndef SECCOMP_GEN_ONLY	/* the generator itself has no program yet */
@@ -654,6 +678,8 @@ extern const unsigned char sandbox_seccomp_bpf[];
 extern const size_t sandbox_seccomp_bpf_len;
 extern const unsigned char sandbox_seccomp_broker_bpf[];
 extern const size_t sandbox_seccomp_broker_bpf_len;
+extern const unsigned char sandbox_seccomp_broker_ll_bpf[];
+extern const size_t sandbox_seccomp_broker_ll_bpf_len;
 
 int
 sandbox_seccomp_program(const void **prog, size_t *len)
@@ -664,13 +690,14 @@ sandbox_seccomp_program(const void **prog, size_t *len)
 }
 
 int
-sandbox_seccomp_load_broker(char *err, size_t errlen)
+sandbox_seccomp_load_broker(int which, char *err, size_t errlen)
 {
+	bool ll = which == SECCOMP_BROKER_LL;
 	struct sock_fprog fp = {
-		.len = (unsigned short)(sandbox_seccomp_broker_bpf_len /
-		    sizeof(struct sock_filter)),
-		.filter = (struct sock_filter *)(uintptr_t)
-		    sandbox_seccomp_broker_bpf,
+		.len = (unsigned short)((ll ? sandbox_seccomp_broker_ll_bpf_len :
+		    sandbox_seccomp_broker_bpf_len) / sizeof(struct sock_filter)),
+		.filter = (struct sock_filter *)(uintptr_t)(ll ?
+		    sandbox_seccomp_broker_ll_bpf : sandbox_seccomp_broker_bpf),
 	};
 	int fd;
 

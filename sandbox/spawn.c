@@ -42,6 +42,7 @@
 #include "sandbox/internal.h"
 
 #define SETUP_TIMEOUT_MS	10000
+#define OPT_ROOTS_MAX		128	/* writable roots the broker knows */
 #define MAX_LANDLOCK_RULES	4096
 
 enum msg_kind {
@@ -73,7 +74,9 @@ struct sandbox_child {
 	size_t			 nroots;
 	struct broker		*broker;
 	struct sandbox_paths	 paths;
-	bool			 ns;
+	const struct sandbox_request *req;
+	const struct sandbox_plan *plan;
+	bool			 ns, ll;
 	bool			 root;
 	char			*cgroup;
 	bool			 exited;
@@ -85,7 +88,7 @@ struct job {
 	const struct sandbox_request	*req;
 	const struct sandbox_plan	*plan;
 	const struct sandbox_paths	*paths;
-	bool				 ns, root;
+	bool				 ns, ll, root;
 	int				 ctl;
 	unsigned short			 port;
 	int				 map_req[2], map_ack[2];
@@ -319,6 +322,13 @@ run_command(struct job *j)
 		    "landlock: %s", err);
 	if (j->ns && j->root)
 		become_sandbox_user(j);
+	else if (j->ll && p->sandbox_uid) {
+		struct setup_fail f;
+
+		memset(&f, 0, sizeof(f));
+		if (llc_become_user(&f) == -1)
+			report_fail(j->ctl, true, &f);
+	}
 	if (limits_apply_rlimits(&j->req->limits, err, sizeof(err)) == -1)
 		child_fail(j->ctl, AREA_UNKNOWN, -1, "%s", err);
 	drop_privileges(j->ctl, j->ns || have_setpcap());
@@ -335,10 +345,15 @@ run_command(struct job *j)
 	if (p->seccomp && sandbox_seccomp_load_program(prog, plen, err,
 	    sizeof(err)) == -1)
 		child_fail(j->ctl, AREA_EGRESS, MECH_SECCOMP, "%s", err);
-	if (j->ns && (notify = sandbox_seccomp_load_broker(err,
-	    sizeof(err))) == -1)
-		child_fail(j->ctl, AREA_LOCAL_SOCKET, MECH_SECCOMP,
-		    "connect broker: %s", err);
+	/* A broker that cannot listen: the confinement did not attach. */
+	if ((j->ns || j->ll) && (notify = sandbox_seccomp_load_broker(j->ll ?
+	    SECCOMP_BROKER_LL : SECCOMP_BROKER, err, sizeof(err))) == -1) {
+		struct setup_fail f = { .err = errno, .mech = MECH_SECCOMP,
+		    .area = AREA_LOCAL_SOCKET };
+
+		snprintf(f.text, sizeof(f.text), "connect broker: %.200s", err);
+		report_fail(j->ctl, true, &f);
+	}
 	if (send_msg(j->ctl, &m, &notify, notify != -1 ? 1 : 0) == -1)
 		_exit(3);
 	close_fds_above_2();
@@ -565,9 +580,13 @@ give_ruleset(struct sandbox_child *c, struct sandbox_failure *f)
 	char err[256];
 	int fd;
 
-	if ((fd = sandbox_landlock_build(c->paths.grants, c->paths.ngrants,
-	    (const char *const *)c->paths.deny.v, c->paths.deny.n,
-	    MAX_LANDLOCK_RULES, c->ns, &st, err, sizeof(err))) == -1) {
+	if ((fd = c->ll ? sandbox_landlock_build_net(c->paths.grants,
+	    c->paths.ngrants, (const char *const *)c->paths.deny.v,
+	    c->paths.deny.n, MAX_LANDLOCK_RULES, c->req->host_port, &st, err,
+	    sizeof(err)) : sandbox_landlock_build(c->paths.grants,
+	    c->paths.ngrants, (const char *const *)c->paths.deny.v,
+	    c->paths.deny.n, MAX_LANDLOCK_RULES, c->ns, &st, err,
+	    sizeof(err))) == -1) {
 		fail_with(f, AREA_HOME_READ, MECH_LANDLOCK, errno, false, err);
 		return -1;
 	}
@@ -593,13 +612,22 @@ sandbox_start(const struct sandbox_request *r, const struct sandbox_plan *p,
 	}
 	c->ctl = c->listen_fd = c->notify = -1;
 	c->ns = p->confinement == CONFINEMENT_NAMESPACES;
+	c->ll = p->confinement == CONFINEMENT_LANDLOCK;
 	c->root = geteuid() == 0;
+	c->req = r;
+	c->plan = p;
 	if (sandbox_paths_build(r, p->confinement, c->root, &c->paths, err,
 	    sizeof(err)) == -1 ||
 	    sandbox_workspace_dir(r->workspace, ".harn-tmp", err,
 	    sizeof(err)) == -1 ||
 	    sandbox_workspace_dir(r->workspace, ".harn-cache", err,
 	    sizeof(err)) == -1) {
+		fail_with(f, AREA_WRITE, -1, errno, false, err);
+		goto fail;
+	}
+	if (c->ll && p->sandbox_uid &&
+	    (llc_own_dir(r->workspace, ".harn-tmp", err, sizeof(err)) == -1 ||
+	    llc_own_dir(r->workspace, ".harn-cache", err, sizeof(err)) == -1)) {
 		fail_with(f, AREA_WRITE, -1, errno, false, err);
 		goto fail;
 	}
@@ -616,6 +644,7 @@ sandbox_start(const struct sandbox_request *r, const struct sandbox_plan *p,
 	j.plan = p;
 	j.paths = &c->paths;
 	j.ns = c->ns;
+	j.ll = c->ll;
 	j.root = c->root;
 	j.ctl = sv[1];
 	fflush(NULL);
@@ -692,6 +721,66 @@ take_setup(struct sandbox_child *c, const struct msg *m, int *fds,
 	return 0;
 }
 
+/*
+ * The roots the landlock confinement's broker resolves in: opened here,
+ * the command's view being ours.
+ */
+static int *
+open_roots(const struct sandbox_paths *p)
+{
+	int *fds;
+	size_t i;
+
+	if ((fds = calloc(p->sockroots.n + 1, sizeof(int))) == NULL)
+		return NULL;
+	for (i = 0; i < p->sockroots.n; i++)
+		fds[i] = open(p->sockroots.v[i], O_PATH | O_DIRECTORY |
+		    O_CLOEXEC);
+	return fds;
+}
+
+static int
+start_broker(struct sandbox_child *c, struct event_base *base,
+    struct sandbox_failure *f)
+{
+	const char *writable[OPT_ROOTS_MAX + 1];
+	struct broker_conf bc;
+	char err[256];
+	size_t i, n = 0;
+	bool as_u = c->root && (c->ns || c->plan->sandbox_uid);
+
+	memset(&bc, 0, sizeof(bc));
+	bc.mode = c->ns ? BROKER_NS : BROKER_LL;
+	bc.notify = c->notify;
+	bc.roots = (const char *const *)c->paths.sockroots.v;
+	bc.nroots = c->paths.sockroots.n;
+	bc.rootfds = c->ns ? c->rootfds : open_roots(&c->paths);
+	writable[n++] = c->req->workspace;
+	for (i = 0; i < c->req->nrw_roots && n < OPT_ROOTS_MAX; i++)
+		writable[n++] = c->req->rw_roots[i];
+	bc.writable = writable;
+	bc.nwritable = n;
+	bc.uid = as_u ? SANDBOX_UID : (uid_t)-1;
+	bc.gid = as_u ? SANDBOX_GID : (gid_t)-1;
+	bc.proxy_port = c->req->host_port;
+	bc.init = c->init_pid;
+	bc.getfd = c->plan->getfd;
+	c->notify = -1;
+	c->rootfds = NULL;	/* the broker's, or closed */
+	if (bc.rootfds == NULL) {
+		(void)close(bc.notify);
+		fail_with(f, AREA_LOCAL_SOCKET, MECH_SECCOMP, ENOMEM, false,
+		    "out of memory");
+		return -1;
+	}
+	if ((c->broker = broker_new(base, &bc, err, sizeof(err))) == NULL) {
+		fail_with(f, AREA_LOCAL_SOCKET, MECH_SECCOMP, ENOMEM, false,
+		    err);
+		return -1;
+	}
+	return 0;
+}
+
 int
 sandbox_ready(struct sandbox_child *c, struct event_base *base,
     struct sandbox_failure *f)
@@ -745,24 +834,13 @@ sandbox_ready(struct sandbox_child *c, struct event_base *base,
 			goto fail;
 		}
 	}
-	if (c->ns && c->notify == -1) {
+	if ((c->ns || c->ll) && c->notify == -1) {
 		fail_with(f, AREA_LOCAL_SOCKET, MECH_SECCOMP, EPROTO, true,
 		    "connect broker: no listener from the command");
 		goto fail;
 	}
-	if (c->notify != -1) {
-		c->broker = broker_new(base, c->notify,
-		    (const char *const *)c->paths.sockroots.v, c->rootfds,
-		    c->nroots, c->root ? SANDBOX_UID : (uid_t)-1,
-		    c->root ? SANDBOX_GID : (gid_t)-1, err, sizeof(err));
-		c->notify = -1;
-		c->rootfds = NULL;	/* the broker's, or closed */
-		if (c->broker == NULL) {
-			fail_with(f, AREA_LOCAL_SOCKET, MECH_SECCOMP, ENOMEM,
-			    false, err);
-			goto fail;
-		}
-	}
+	if (c->notify != -1 && start_broker(c, base, f) == -1)
+		goto fail;
 	return 0;
 fail:
 	kill_setup(c);

@@ -1147,7 +1147,7 @@ profile_checks() {
 		    "exit $RC: $(head -c 600 "$TMP/prof.out")"
 	fi
 	expect_grep "worktree says what it could not enforce" "$TMP/prof.out" \
-	    '^harn-egressd: sandbox: not enforced: network namespace \('
+	    '^harn-egressd: sandbox: not enforced: network confinement \('
 	rm -f "$WS/harn-inner" "$WS/inner.conf" "$WS/hardened-ran" \
 	    "$WS/worktree-ran"
 }

@@ -23,6 +23,7 @@
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <netinet/in.h>
+#include <arpa/inet.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -143,32 +144,140 @@ fill(const struct broker_row *r, struct sockaddr_storage *ss, socklen_t *len)
 	*len = (socklen_t)(off + n + (size_t)r->extra);
 }
 
-static void
-test_broker_decide(void **state UNUSED)
+static int
+decide_rows(enum broker_mode mode)
 {
-	struct broker_rules rules = { roots, NELEM(roots) };
+	struct broker_rules rules = { mode, roots, NELEM(roots), 8080 };
 	struct sockaddr_storage ss;
 	struct broker_decision d;
 	struct broker_call c;
+	enum broker_verdict want;
 	size_t i;
-	int failed = 0;
+	int failed = 0, err;
 
 	for (i = 0; i < NELEM(broker_rows); i++) {
 		const struct broker_row *r = &broker_rows[i];
 
+		/* landlock: TCP has its own table; abstract names are out. */
+		if (mode == BROKER_LL && (r->domain == AF_INET ||
+		    r->domain == AF_INET6))
+			continue;
+		want = r->want;
+		err = r->err;
+		if (mode == BROKER_LL && r->path != NULL &&
+		    strcmp(r->path, ABSTRACT) == 0) {
+			want = BROKER_REFUSE;
+			err = EACCES;
+		}
 		fill(r, &ss, &c.addrlen);
 		c.domain = r->domain;
 		c.addr = &ss;
 		c.cwd = r->cwd;
 		broker_decide(&rules, &c, &d);
-		if (d.verdict != r->want ||
-		    (r->want == BROKER_REFUSE && d.err != r->err) ||
-		    (r->want == BROKER_CONNECT_BENEATH &&
+		if (d.verdict != want ||
+		    (want == BROKER_REFUSE && d.err != err) ||
+		    (want == BROKER_CONNECT_BENEATH &&
 		    ((int)d.root != r->root || strcmp(d.rest, r->rest) != 0))) {
 			print_error("  %s: verdict %d err %d root %zu rest "
 			    "'%s', want %d %d %d '%s'\n", r->name, d.verdict,
-			    d.err, d.root, d.rest, r->want, r->err, r->root,
+			    d.err, d.root, d.rest, want, err, r->root,
 			    r->rest ? r->rest : "");
+			failed++;
+		} else
+			print_message("  [ok] %s%s\n", mode == BROKER_LL ?
+			    "landlock: " : "", r->name);
+	}
+	return failed;
+}
+
+static void
+test_broker_decide(void **state UNUSED)
+{
+	assert_int_equal(decide_rows(BROKER_NS), 0);
+	assert_int_equal(decide_rows(BROKER_LL), 0);
+}
+
+/* The landlock confinement's TCP: the proxy, a listener of CMD's, or not. */
+struct tcp_row {
+	const char		*name;
+	int			 domain;
+	const char		*addr;		/* NULL: AF_UNSPEC */
+	unsigned short		 port;
+	int			 short_by;	/* addrlen this much too short */
+	enum broker_verdict	 want;
+	int			 err;
+};
+
+static const struct tcp_row tcp_rows[] = {
+	{ "the proxy", AF_INET, "127.0.0.1", 8080, 0, BROKER_CONNECT, 0 },
+	{ "the proxy, mapped", AF_INET6, "::ffff:127.0.0.1", 8080, 0,
+	    BROKER_CONNECT, 0 },
+	{ "another loopback port", AF_INET, "127.0.0.1", 5432, 0,
+	    BROKER_CONNECT_OWNED, 0 },
+	{ "the proxy's port on 127.0.0.2", AF_INET, "127.0.0.2", 8080, 0,
+	    BROKER_CONNECT_OWNED, 0 },
+	{ "0.0.0.0 is this host", AF_INET, "0.0.0.0", 8080, 0,
+	    BROKER_CONNECT_OWNED, 0 },
+	{ "::1", AF_INET6, "::1", 8080, 0, BROKER_CONNECT_OWNED, 0 },
+	{ ":: is this host", AF_INET6, "::", 22, 0, BROKER_CONNECT_OWNED, 0 },
+	{ "mapped 127.1.2.3", AF_INET6, "::ffff:127.1.2.3", 22, 0,
+	    BROKER_CONNECT_OWNED, 0 },
+	{ "another host", AF_INET, "10.1.2.3", 8080, 0, BROKER_REFUSE,
+	    EACCES },
+	{ "another host, v6", AF_INET6, "2001:db8::1", 443, 0, BROKER_REFUSE,
+	    EACCES },
+	{ "another host, mapped", AF_INET6, "::ffff:10.1.2.3", 443, 0,
+	    BROKER_REFUSE, EACCES },
+	{ "a link-local v6 host", AF_INET6, "fe80::1", 443, 0, BROKER_REFUSE,
+	    EACCES },
+	{ "AF_UNSPEC dissolves", AF_INET, NULL, 0, 0, BROKER_CONNECT, 0 },
+	{ "too short: the kernel's EINVAL", AF_INET, "10.1.2.3", 443, 1,
+	    BROKER_CONNECT, 0 },
+	{ "an inet6 address on an inet socket", AF_INET, "2001:db8::1", 443, 0,
+	    BROKER_REFUSE, EACCES },
+};
+
+static void
+test_broker_tcp(void **state UNUSED)
+{
+	struct broker_rules rules = { BROKER_LL, roots, NELEM(roots), 8080 };
+	struct sockaddr_storage ss;
+	struct sockaddr_in *sin = (void *)&ss;
+	struct sockaddr_in6 *sin6 = (void *)&ss;
+	struct broker_decision d;
+	struct broker_call c;
+	size_t i;
+	int failed = 0;
+
+	for (i = 0; i < NELEM(tcp_rows); i++) {
+		const struct tcp_row *r = &tcp_rows[i];
+
+		memset(&ss, 0, sizeof(ss));
+		c.addrlen = sizeof(sa_family_t);
+		if (r->addr != NULL && strchr(r->addr, ':') == NULL) {
+			sin->sin_family = AF_INET;
+			sin->sin_port = htons(r->port);
+			assert_int_equal(inet_pton(AF_INET, r->addr,
+			    &sin->sin_addr), 1);
+			c.addrlen = sizeof(*sin);
+		} else if (r->addr != NULL) {
+			sin6->sin6_family = AF_INET6;
+			sin6->sin6_port = htons(r->port);
+			assert_int_equal(inet_pton(AF_INET6, r->addr,
+			    &sin6->sin6_addr), 1);
+			c.addrlen = sizeof(*sin6);
+		}
+		c.addrlen -= (socklen_t)r->short_by;
+		c.domain = r->domain;
+		c.addr = &ss;
+		c.cwd = NULL;
+		broker_decide(&rules, &c, &d);
+		if (d.verdict != r->want ||
+		    (r->want == BROKER_REFUSE && d.err != r->err) ||
+		    (r->want == BROKER_CONNECT_OWNED && d.port != r->port)) {
+			print_error("  %s: verdict %d err %d port %u, want %d "
+			    "%d\n", r->name, d.verdict, d.err, d.port, r->want,
+			    r->err);
 			failed++;
 		} else
 			print_message("  [ok] %s\n", r->name);
@@ -180,7 +289,7 @@ test_broker_decide(void **state UNUSED)
 static void
 test_broker_edges(void **state UNUSED)
 {
-	struct broker_rules rules = { roots, NELEM(roots) };
+	struct broker_rules rules = { BROKER_NS, roots, NELEM(roots), 0 };
 	struct sockaddr_storage ss;
 	struct sockaddr_un *sun = (void *)&ss;
 	struct broker_decision d;
@@ -222,7 +331,8 @@ gone_child(int ctl, const char *path, bool filtered)
 
 	if (filtered) {
 		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1 ||
-		    (fd = sandbox_seccomp_load_broker(err, sizeof(err))) == -1)
+		    (fd = sandbox_seccomp_load_broker(
+		    SECCOMP_BROKER, err, sizeof(err))) == -1)
 			return 100;
 		(void)close(fd);	/* the only listener: the broker is gone */
 	}
@@ -278,78 +388,156 @@ test_broker_gone(void **state UNUSED)
 #define Y	AVAIL_YES
 #define A	AVAIL_ABSENT
 #define C	AVAIL_CANNOT_ATTACH
-#define NE(m)	(1U << (m))
+#define NS	CONFINEMENT_NAMESPACES
+#define LL	CONFINEMENT_LANDLOCK
+#define NONE	CONFINEMENT_NONE
 
 struct plan_row {
 	const char		*name;
 	enum sandbox_profile	 profile;
+	enum sandbox_choice	 choice;
 	enum sandbox_avail	 ns, ll, sc;
-	bool			 root, memory, max_memory, hide_key;
+	bool			 nogetfd;	/* pidfd_getfd refused */
+	bool			 ns_failed;	/* namespaces' set-up failed */
+	bool			 root, uid_fits, memory, max_memory, hide_key;
 	/* Expected. */
 	enum sandbox_confinement confinement;
 	const char		*mode;
 	bool			 refused;
 	int			 mech;
 	enum sandbox_area	 area;
-	unsigned		 not_enforced;
-	bool			 landlock, seccomp, no_memory;
+	const char		*lines;		/* the WHATs, '|' between */
+	size_t			 ntried;
+	bool			 sandbox_uid;
 };
 
 static const struct plan_row plan_rows[] = {
-	{ "worktree, all there", PROFILE_WORKTREE, Y, Y, Y, false, false,
-	    false, false, CONFINEMENT_NAMESPACES, "managed", false, -1, 0, 0,
-	    true, true, false },
-	{ "os_hardened, all there", PROFILE_OS_HARDENED, Y, Y, Y, true, false,
-	    false, false, CONFINEMENT_NAMESPACES, "managed", false, -1, 0, 0,
-	    true, true, false },
-	{ "os_hardened, no namespaces", PROFILE_OS_HARDENED, C, Y, Y, false,
-	    false, false, false, CONFINEMENT_NONE, "unsupported_fail_closed",
-	    true, MECH_NAMESPACES, AREA_EGRESS, 0, false, false, false },
-	{ "os_hardened, no Landlock", PROFILE_OS_HARDENED, Y, A, Y, false,
-	    false, false, false, CONFINEMENT_NONE, "unsupported_fail_closed",
-	    true, MECH_LANDLOCK, AREA_WRITE, 0, false, false, false },
-	{ "os_hardened, no broker", PROFILE_OS_HARDENED, Y, Y, C, false,
-	    false, false, false, CONFINEMENT_NONE, "unsupported_fail_closed",
-	    true, MECH_SECCOMP, AREA_EGRESS, 0, false, false, false },
-	{ "worktree, no namespaces", PROFILE_WORKTREE, C, Y, Y, false, false,
-	    false, false, CONFINEMENT_NONE, "unrestricted", false, -1, 0,
-	    NE(MECH_NAMESPACES), true, true, false },
-	{ "worktree, namespaces but no broker", PROFILE_WORKTREE, Y, Y, C,
-	    false, false, false, false, CONFINEMENT_NONE, "unrestricted",
-	    false, -1, 0, NE(MECH_NAMESPACES) | NE(MECH_SECCOMP), true, false,
-	    false },
-	{ "worktree, nothing", PROFILE_WORKTREE, A, A, A, false, false, false,
-	    false, CONFINEMENT_NONE, "unrestricted", false, -1, 0,
-	    NE(MECH_NAMESPACES) | NE(MECH_LANDLOCK) | NE(MECH_SECCOMP), false,
-	    false, false },
-	{ "workspace_paths, no Landlock", PROFILE_WORKSPACE_PATHS, Y, A, Y,
-	    false, false, false, false, CONFINEMENT_NAMESPACES, "managed",
-	    false, -1, 0, NE(MECH_LANDLOCK), false, true, false },
-	{ "unrestricted asks nothing", PROFILE_UNRESTRICTED, A, A, A, false,
-	    false, false, false, CONFINEMENT_NONE, "unrestricted", false, -1,
-	    0, 0, false, false, false },
+	{ .name = "worktree, all there", .profile = PROFILE_WORKTREE,
+	    .confinement = NS, .mode = "managed", .lines = "" },
+	{ .name = "os_hardened, all there, root",
+	    .profile = PROFILE_OS_HARDENED, .root = true, .confinement = NS,
+	    .mode = "managed", .lines = "" },
+	{ .name = "os_hardened, no namespaces: landlock",
+	    .profile = PROFILE_OS_HARDENED, .ns = C, .confinement = LL,
+	    .mode = "managed", .lines = "", .ntried = 1 },
+	{ .name = "os_hardened, no namespaces, root: landlock as 65533",
+	    .profile = PROFILE_OS_HARDENED, .ns = C, .root = true,
+	    .uid_fits = true, .confinement = LL, .mode = "managed",
+	    .lines = "", .ntried = 1, .sandbox_uid = true },
+	{ .name = "os_hardened, no namespaces, root, 65533 cannot write",
+	    .profile = PROFILE_OS_HARDENED, .ns = C, .root = true,
+	    .refused = true, .mode = "unsupported_fail_closed", .mech = -1,
+	    .area = AREA_WRITE, .ntried = 1 },
+	{ .name = "worktree, no namespaces, root, 65533 cannot write",
+	    .profile = PROFILE_WORKTREE, .ns = C, .root = true,
+	    .confinement = LL, .mode = "managed", .lines = "file ownership",
+	    .ntried = 1 },
+	{ .name = "os_hardened, no Landlock", .profile = PROFILE_OS_HARDENED,
+	    .ll = A, .refused = true, .mode = "unsupported_fail_closed",
+	    .mech = MECH_LANDLOCK, .area = AREA_WRITE },
+	{ .name = "os_hardened, no seccomp", .profile = PROFILE_OS_HARDENED,
+	    .sc = C, .refused = true, .mode = "unsupported_fail_closed",
+	    .mech = MECH_SECCOMP, .area = AREA_EGRESS, .ntried = 2 },
+	{ .name = "os_hardened, no namespaces, no Landlock",
+	    .profile = PROFILE_OS_HARDENED, .ns = C, .ll = A, .refused = true,
+	    .mode = "unsupported_fail_closed", .mech = MECH_NAMESPACES,
+	    .area = AREA_EGRESS, .ntried = 2 },
+	{ .name = "worktree, no namespaces, no Landlock",
+	    .profile = PROFILE_WORKTREE, .ns = C, .ll = A, .confinement = NONE,
+	    .mode = "unrestricted", .lines = "network confinement|landlock",
+	    .ntried = 2 },
+	{ .name = "worktree, nothing, root", .profile = PROFILE_WORKTREE,
+	    .ns = A, .ll = A, .sc = A, .root = true, .confinement = NONE,
+	    .mode = "unrestricted", .lines = "network confinement|landlock|"
+	    "seccomp|file ownership", .ntried = 2 },
+	{ .name = "workspace_paths, no Landlock",
+	    .profile = PROFILE_WORKSPACE_PATHS, .ll = A, .confinement = NS,
+	    .mode = "managed", .lines = "landlock" },
+	{ .name = "unrestricted asks nothing", .profile = PROFILE_UNRESTRICTED,
+	    .ns = A, .ll = A, .sc = A, .confinement = NONE,
+	    .mode = "unrestricted", .lines = "" },
+	/* The broker cannot take the caller's socket: namespaces are out. */
+	{ .name = "no pidfd_getfd: landlock", .profile = PROFILE_WORKTREE,
+	    .nogetfd = true, .confinement = LL, .mode = "managed",
+	    .lines = "", .ntried = 1 },
+	/* A set-up that failed part-way: the next one is tried. */
+	{ .name = "namespaces' set-up failed: landlock",
+	    .profile = PROFILE_OS_HARDENED, .ns_failed = true,
+	    .confinement = LL, .mode = "managed", .lines = "", .ntried = 1 },
+	{ .name = "namespaces' set-up failed, no Landlock",
+	    .profile = PROFILE_WORKTREE, .ns_failed = true, .ll = A,
+	    .confinement = NONE, .mode = "unrestricted",
+	    .lines = "network confinement|landlock", .ntried = 2 },
+	/* An explicit choice is used or refused, never dropped. */
+	{ .name = "--confinement landlock, all there",
+	    .profile = PROFILE_WORKTREE, .choice = CHOICE_LANDLOCK,
+	    .confinement = LL, .mode = "managed", .lines = "" },
+	{ .name = "--confinement namespaces, none: refused in worktree",
+	    .profile = PROFILE_WORKTREE, .choice = CHOICE_NAMESPACES, .ns = C,
+	    .refused = true, .mode = "unsupported_fail_closed",
+	    .mech = MECH_NAMESPACES, .area = AREA_EGRESS, .ntried = 1 },
+	{ .name = "--confinement landlock, no Landlock: refused",
+	    .profile = PROFILE_WORKTREE, .choice = CHOICE_LANDLOCK, .ll = A,
+	    .refused = true, .mode = "unsupported_fail_closed",
+	    .mech = MECH_LANDLOCK, .area = AREA_WRITE, .ntried = 1 },
 	/* The signing key: hidden by a mount or by Landlock, or refused. */
-	{ "key, no namespaces, no Landlock", PROFILE_WORKTREE, C, A, Y, false,
-	    false, false, true, CONFINEMENT_NONE, "unsupported_fail_closed",
-	    true, MECH_NAMESPACES, AREA_HOME_READ, 0, false, true, false },
-	{ "key, no namespaces, Landlock", PROFILE_WORKTREE, C, Y, Y, false,
-	    false, false, true, CONFINEMENT_NONE, "unrestricted", false, -1, 0,
-	    NE(MECH_NAMESPACES), true, true, false },
-	{ "key, namespaces, no Landlock", PROFILE_WORKTREE, Y, A, Y, false,
-	    false, false, true, CONFINEMENT_NAMESPACES, "managed", false, -1,
-	    0, NE(MECH_LANDLOCK), false, true, false },
+	{ .name = "key, no namespaces, no Landlock",
+	    .profile = PROFILE_WORKTREE, .ns = C, .ll = A, .hide_key = true,
+	    .refused = true, .mode = "unsupported_fail_closed",
+	    .mech = MECH_LANDLOCK, .area = AREA_HOME_READ, .ntried = 2 },
+	{ .name = "key, no namespaces, Landlock", .profile = PROFILE_WORKTREE,
+	    .ns = C, .hide_key = true, .confinement = LL, .mode = "managed",
+	    .lines = "", .ntried = 1 },
+	{ .name = "key, namespaces, no Landlock", .profile = PROFILE_WORKTREE,
+	    .ll = A, .hide_key = true, .confinement = NS, .mode = "managed",
+	    .lines = "landlock" },
 	/* --max-memory where cgroup v2 is not delegated. */
-	{ "max-memory, worktree, no cgroup", PROFILE_WORKTREE, Y, Y, Y, false,
-	    false, true, false, CONFINEMENT_NAMESPACES, "managed", false, -1,
-	    0, 0, true, true, true },
-	{ "max-memory, os_hardened, no cgroup", PROFILE_OS_HARDENED, Y, Y, Y,
-	    false, false, true, false, CONFINEMENT_NAMESPACES,
-	    "unsupported_fail_closed", true, -1, AREA_UNKNOWN, 0, true, true,
-	    false },
-	{ "max-memory, cgroup there", PROFILE_OS_HARDENED, Y, Y, Y, false,
-	    true, true, false, CONFINEMENT_NAMESPACES, "managed", false, -1, 0,
-	    0, true, true, false },
+	{ .name = "max-memory, worktree, no cgroup",
+	    .profile = PROFILE_WORKTREE, .max_memory = true, .confinement = NS,
+	    .mode = "managed", .lines = "--max-memory" },
+	{ .name = "max-memory, os_hardened, no cgroup",
+	    .profile = PROFILE_OS_HARDENED, .max_memory = true, .refused = true,
+	    .mode = "unsupported_fail_closed", .mech = -1,
+	    .area = AREA_UNKNOWN },
+	{ .name = "max-memory, cgroup there", .profile = PROFILE_OS_HARDENED,
+	    .max_memory = true, .memory = true, .confinement = NS,
+	    .mode = "managed", .lines = "" },
 };
+
+/* The WHATs of the plan's lines, '|' between. */
+static void
+plan_whats(const struct sandbox_plan *p, char *buf, size_t len)
+{
+	size_t i, n = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < p->nlines && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%.*s", i ? "|" : "",
+		    (int)strcspn(p->lines[i], "\t"), p->lines[i]);
+}
+
+static void
+row_host(const struct plan_row *r, struct sandbox_host *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->root = r->root;
+	h->avail[MECH_NAMESPACES] = r->ns;
+	h->avail[MECH_LANDLOCK] = r->ll;
+	h->avail[MECH_SECCOMP] = r->sc;
+	h->landlock_abi = r->ll == Y ? 7 : 0;
+	h->getfd = !r->nogetfd;
+	h->memory = r->memory;
+	snprintf(h->why[MECH_NAMESPACES], sizeof(h->why[0]), "ns-why");
+	snprintf(h->why[MECH_LANDLOCK], sizeof(h->why[0]), "ll-why");
+	snprintf(h->why[MECH_SECCOMP], sizeof(h->why[0]), "sc-why");
+	snprintf(h->getfd_why, sizeof(h->getfd_why), "getfd-why");
+	if (r->ns_failed) {
+		h->failed[NS] = true;
+		h->failed_mech[NS] = MECH_NAMESPACES;
+		snprintf(h->failed_why[NS], sizeof(h->failed_why[0]),
+		    "mount /proc: Operation not permitted");
+	}
+}
 
 static void
 test_plan(void **state UNUSED)
@@ -357,40 +545,36 @@ test_plan(void **state UNUSED)
 	struct sandbox_plan_input in;
 	struct sandbox_host h;
 	struct sandbox_plan p;
+	char whats[512];
 	size_t i;
 	int failed = 0;
 
 	for (i = 0; i < NELEM(plan_rows); i++) {
 		const struct plan_row *r = &plan_rows[i];
 
-		memset(&h, 0, sizeof(h));
-		h.root = r->root;
-		h.avail[MECH_NAMESPACES] = r->ns;
-		h.avail[MECH_LANDLOCK] = r->ll;
-		h.avail[MECH_SECCOMP] = r->sc;
-		h.landlock_abi = r->ll == Y ? 7 : 0;
-		h.memory = r->memory;
-		snprintf(h.why[MECH_NAMESPACES], sizeof(h.why[0]), "ns-why");
+		row_host(r, &h);
 		in = (struct sandbox_plan_input){ .profile = r->profile,
-		    .choice = CHOICE_AUTO, .host = &h,
-		    .max_memory = r->max_memory, .hide_key = r->hide_key };
+		    .choice = r->choice, .host = &h,
+		    .max_memory = r->max_memory, .hide_key = r->hide_key,
+		    .uid_fits = r->uid_fits };
 		sandbox_plan(&in, &p);
+		plan_whats(&p, whats, sizeof(whats));
 		if (p.refused != r->refused ||
 		    strcmp(p.network_mode, r->mode) != 0 ||
+		    p.ntried != r->ntried ||
 		    (!r->refused && (p.confinement != r->confinement ||
-		    p.not_enforced != r->not_enforced ||
-		    p.landlock != r->landlock || p.seccomp != r->seccomp ||
-		    p.no_memory != r->no_memory)) ||
+		    strcmp(whats, r->lines) != 0 ||
+		    p.sandbox_uid != r->sandbox_uid)) ||
 		    (r->refused && (p.mech != r->mech || p.area != r->area))) {
 			print_error("  %s: refused %d mode %s confinement %d "
-			    "not_enforced %#x landlock %d seccomp %d mech %d "
-			    "area %d\n", r->name, p.refused, p.network_mode,
-			    p.confinement, p.not_enforced, p.landlock,
-			    p.seccomp, p.mech, p.area);
+			    "lines \"%s\" tried %zu uid %d mech %d area %d\n",
+			    r->name, p.refused, p.network_mode, p.confinement,
+			    whats, p.ntried, p.sandbox_uid, p.mech, p.area);
 			failed++;
 		} else
-			print_message("  [ok] %s: %s\n", r->name,
-			    p.network_mode);
+			print_message("  [ok] %s: %s %s\n", r->name,
+			    p.network_mode, sandbox_confinement_name(
+			    p.confinement));
 	}
 	assert_int_equal(failed, 0);
 }
@@ -405,13 +589,25 @@ test_plan_detail(void **state UNUSED)
 	    .choice = CHOICE_AUTO, .host = &h };
 
 	memset(&h, 0, sizeof(h));
+	h.getfd = true;
 	h.avail[MECH_NAMESPACES] = AVAIL_CANNOT_ATTACH;
+	h.avail[MECH_LANDLOCK] = AVAIL_ABSENT;
 	snprintf(h.why[MECH_NAMESPACES], sizeof(h.why[0]),
 	    "unshare: Operation not permitted");
+	snprintf(h.why[MECH_LANDLOCK], sizeof(h.why[0]),
+	    "landlock_create_ruleset: Function not implemented");
 	sandbox_plan(&in, &p);
 	assert_true(p.refused);
 	assert_int_equal(p.avail, AVAIL_CANNOT_ATTACH);
-	assert_string_equal(p.detail, "unshare: Operation not permitted");
+	assert_string_equal(p.detail, "namespaces: unshare: Operation not "
+	    "permitted; landlock: landlock_create_ruleset: Function not "
+	    "implemented");
+	assert_int_equal(p.ntried, 2);
+	assert_int_equal(p.tried[0].confinement, CONFINEMENT_NAMESPACES);
+	assert_string_equal(p.tried[0].detail, "unshare: Operation not "
+	    "permitted");
+	assert_int_equal(p.tried[1].confinement, CONFINEMENT_LANDLOCK);
+	assert_int_equal(p.tried[1].avail, AVAIL_ABSENT);
 	assert_string_equal(sandbox_mech_name(p.mech), "linux_namespaces");
 	assert_string_equal(sandbox_avail_name(p.avail),
 	    "entry_point_cannot_attach");
@@ -536,6 +732,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_broker_decide),
+		cmocka_unit_test(test_broker_tcp),
 		cmocka_unit_test(test_broker_edges),
 		cmocka_unit_test(test_broker_gone),
 		cmocka_unit_test(test_plan),

@@ -1,0 +1,212 @@
+/*
+ * What the connect broker learns of sockets without holding them, for the
+ * landlock confinement, where pidfd_getfd may be refused (Docker): a unix
+ * socket's type by its inode, the TCP listeners on a port (sock_diag),
+ * and whether a socket is the command's (one of its processes holds it).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <linux/inet_diag.h>
+#include <linux/netlink.h>
+#include <linux/sock_diag.h>
+#include <linux/unix_diag.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+
+#include "sandbox/internal.h"
+
+#define DIAG_BUF	16384
+#define MAX_TREE	4096		/* processes looked at for an owner */
+
+int
+diag_open(void)
+{
+	return socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+}
+
+static int
+diag_send(int fd, const void *req, size_t len, uint16_t flags)
+{
+	struct {
+		struct nlmsghdr	nlh;
+		char		body[64];
+	} m;
+	struct sockaddr_nl nl = { .nl_family = AF_NETLINK };
+
+	memset(&m, 0, sizeof(m));
+	m.nlh.nlmsg_len = (uint32_t)NLMSG_LENGTH(len);
+	m.nlh.nlmsg_type = SOCK_DIAG_BY_FAMILY;
+	m.nlh.nlmsg_flags = NLM_F_REQUEST | flags;
+	memcpy(m.body, req, len);
+	return sendto(fd, &m, m.nlh.nlmsg_len, 0, (struct sockaddr *)&nl,
+	    sizeof(nl)) == (ssize_t)m.nlh.nlmsg_len ? 0 : -1;
+}
+
+/* The type (SOCK_STREAM, ...) of the unix socket with inode ino; -1: none. */
+int
+diag_unix_type(int fd, unsigned long ino)
+{
+	struct unix_diag_req req = { .sdiag_family = AF_UNIX,
+	    .udiag_states = ~0U, .udiag_ino = (uint32_t)ino,
+	    .udiag_cookie = { INET_DIAG_NOCOOKIE, INET_DIAG_NOCOOKIE } };
+	char buf[DIAG_BUF];
+	struct nlmsghdr *h;
+	struct unix_diag_msg *m;
+	ssize_t n;
+	int type = -1;
+
+	if (diag_send(fd, &req, sizeof(req), 0) == -1 ||
+	    (n = recv(fd, buf, sizeof(buf), 0)) <= 0)
+		return -1;
+	for (h = (void *)buf; NLMSG_OK(h, (size_t)n); h = NLMSG_NEXT(h, n)) {
+		if (h->nlmsg_type != SOCK_DIAG_BY_FAMILY)
+			break;
+		m = NLMSG_DATA(h);
+		if (m->udiag_ino == (uint32_t)ino)
+			type = m->udiag_type;
+	}
+	return type;
+}
+
+/* The inodes of the TCP sockets listening on port, of one family. */
+static int
+listeners(int fd, int family, unsigned short port, unsigned long *inos,
+    size_t max, size_t *n)
+{
+	struct inet_diag_req_v2 req = { .sdiag_family = (uint8_t)family,
+	    .sdiag_protocol = IPPROTO_TCP, .idiag_states = 1U << TCP_LISTEN };
+	char buf[DIAG_BUF];
+	struct nlmsghdr *h;
+	struct inet_diag_msg *m;
+	ssize_t len;
+
+	if (diag_send(fd, &req, sizeof(req), NLM_F_DUMP) == -1)
+		return -1;
+	for (;;) {
+		if ((len = recv(fd, buf, sizeof(buf), 0)) <= 0)
+			return -1;
+		for (h = (void *)buf; NLMSG_OK(h, (size_t)len);
+		    h = NLMSG_NEXT(h, len)) {
+			if (h->nlmsg_type == NLMSG_DONE)
+				return 0;
+			if (h->nlmsg_type == NLMSG_ERROR)
+				return -1;
+			m = NLMSG_DATA(h);
+			if (ntohs(m->id.idiag_sport) != port)
+				continue;
+			if (*n == max)
+				return -1;	/* more than we can vouch for */
+			inos[(*n)++] = m->idiag_inode;
+		}
+	}
+}
+
+int
+diag_tcp_listeners(int fd, unsigned short port, unsigned long *inos,
+    size_t max)
+{
+	size_t n = 0;
+
+	if (listeners(fd, AF_INET, port, inos, max, &n) == -1 ||
+	    listeners(fd, AF_INET6, port, inos, max, &n) == -1)
+		return -1;
+	return (int)n;
+}
+
+/* A socket's inode from its /proc link ("socket:[123]"); 0: not one. */
+unsigned long
+diag_socket_inode(const char *link)
+{
+	unsigned long ino;
+	char end;
+
+	if (sscanf(link, "socket:[%lu%c", &ino, &end) != 2 || end != ']')
+		return 0;
+	return ino;
+}
+
+/* Does process pid hold the socket ino? */
+static bool
+holds(pid_t pid, unsigned long ino)
+{
+	char path[64], link[64];
+	struct dirent *de;
+	DIR *d;
+	ssize_t n;
+	bool found = false;
+
+	snprintf(path, sizeof(path), "/proc/%ld/fd", (long)pid);
+	if ((d = opendir(path)) == NULL)
+		return false;
+	while (!found && (de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.')
+			continue;
+		n = readlinkat(dirfd(d), de->d_name, link, sizeof(link) - 1);
+		if (n <= 0)
+			continue;
+		link[n] = '\0';
+		found = diag_socket_inode(link) == ino;
+	}
+	(void)closedir(d);
+	return found;
+}
+
+/* Append pid's children (of every one of its threads) to tree. */
+static void
+children(pid_t pid, pid_t *tree, size_t *n)
+{
+	char path[320], buf[4096], *s, *e;
+	struct dirent *de;
+	DIR *d;
+	ssize_t len;
+	long c;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%ld/task", (long)pid);
+	if ((d = opendir(path)) == NULL)
+		return;
+	while ((de = readdir(d)) != NULL && *n < MAX_TREE) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%ld/task/%s/children",
+		    (long)pid, de->d_name);
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+			continue;
+		len = read(fd, buf, sizeof(buf) - 1);
+		(void)close(fd);
+		buf[len > 0 ? len : 0] = '\0';
+		for (s = buf; (c = strtol(s, &e, 10)) > 0 && *n < MAX_TREE;
+		    s = e)
+			tree[(*n)++] = (pid_t)c;
+	}
+	(void)closedir(d);
+}
+
+/*
+ * Is the socket ino held by a process below init (the command's
+ * subreaper: every process the command started is below it)?
+ */
+bool
+diag_held_below(pid_t init, unsigned long ino)
+{
+	pid_t *tree;
+	size_t n = 0, i;
+	bool found = false;
+
+	if ((tree = calloc(MAX_TREE, sizeof(*tree))) == NULL)
+		return false;
+	children(init, tree, &n);
+	for (i = 0; i < n && !found; i++) {
+		found = holds(tree[i], ino);
+		children(tree[i], tree, &n);
+	}
+	free(tree);
+	return found;
+}
