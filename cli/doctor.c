@@ -11,12 +11,31 @@
 #include "cli/cli.h"
 #include "sandbox/sandbox.h"
 
+/* The host, and a trial run of each confinement (SPEC 6.5). */
+struct findings {
+	struct sandbox_host	 h;
+	bool			 attaches[CONFINEMENT_COUNT];
+	char			 why[CONFINEMENT_COUNT][256];
+};
+
+static void
+find(struct findings *fd)
+{
+	enum sandbox_confinement c;
+
+	memset(fd, 0, sizeof(*fd));
+	sandbox_probe(&fd->h, false, true);
+	for (c = CONFINEMENT_NAMESPACES; c < CONFINEMENT_COUNT; c++)
+		fd->attaches[c] = sandbox_trial(&fd->h, c, fd->why[c],
+		    sizeof(fd->why[c])) == 0;
+}
+
 static void
 plan_for(const struct sandbox_host *h, enum sandbox_profile p,
     struct sandbox_plan *out)
 {
 	struct sandbox_plan_input in = { .profile = p, .choice = CHOICE_AUTO,
-	    .host = h };
+	    .host = h, .uid_fits = true };
 
 	sandbox_plan(&in, out);
 }
@@ -29,24 +48,46 @@ mech_json(const struct sandbox_host *h, enum sandbox_mech m)
 	    sandbox_avail_name(h->avail[m]), "why", h->why[m]);
 }
 
-static int
-doctor_json(const struct sandbox_host *h)
+static json_t *
+confinements_json(const struct findings *fd)
 {
+	enum sandbox_confinement c;
+	json_t *o;
+
+	if ((o = json_object()) == NULL)
+		return NULL;
+	for (c = CONFINEMENT_NAMESPACES; c < CONFINEMENT_COUNT; c++)
+		if (json_object_set_new(o, sandbox_confinement_name(c),
+		    json_pack("{s:b, s:s}", "attaches", fd->attaches[c], "why",
+		    fd->attaches[c] ? "" : fd->why[c])) == -1) {
+			json_decref(o);
+			return NULL;
+		}
+	return o;
+}
+
+static int
+doctor_json(const struct findings *fd)
+{
+	const struct sandbox_host *h = &fd->h;
 	struct sandbox_plan pl;
-	json_t *o, *profiles, *mechs, *limits;
+	json_t *o, *profiles, *mechs, *limits, *conf;
 	char *s;
 	int p, m;
 
-	o = json_pack("{s:b, s:i, s:b, s:o, s:o, s:o}", "root", h->root,
-	    "landlock_abi", h->landlock_abi, "seccomp",
-	    h->avail[MECH_SECCOMP] == AVAIL_YES,
+	plan_for(h, PROFILE_WORKTREE, &pl);
+	o = json_pack("{s:b, s:i, s:b, s:b, s:o, s:o, s:o, s:o}", "root",
+	    h->root, "landlock_abi", h->landlock_abi, "seccomp",
+	    h->avail[MECH_SECCOMP] == AVAIL_YES, "pidfd_getfd", h->getfd,
 	    "mechanisms", mechs = json_object(),
+	    "confinements", conf = confinements_json(fd),
 	    "profiles", profiles = json_object(),
 	    "limits", limits = json_pack("{s:b, s:b, s:b, s:s}",
 	    "max_procs", true, "tmpfs_size",
-	    h->avail[MECH_NAMESPACES] == AVAIL_YES, "max_memory", h->memory,
+	    pl.confinement == CONFINEMENT_NAMESPACES, "max_memory", h->memory,
 	    "max_memory_why", h->memory_why));
-	if (o == NULL || mechs == NULL || profiles == NULL || limits == NULL)
+	if (o == NULL || mechs == NULL || conf == NULL || profiles == NULL ||
+	    limits == NULL)
 		goto fail;
 	for (m = 0; m < MECH_COUNT; m++)
 		if (json_object_set_new(mechs, sandbox_mech_name(m),
@@ -56,7 +97,7 @@ doctor_json(const struct sandbox_host *h)
 		plan_for(h, p, &pl);
 		if (json_object_set_new(profiles, sandbox_profile_name(p),
 		    json_pack("{s:s?, s:s}", "confinement", pl.refused ||
-		    p == PROFILE_UNRESTRICTED ? NULL :
+		    pl.confinement == CONFINEMENT_NONE ? NULL :
 		    sandbox_confinement_name(pl.confinement),
 		    "process_network_mode", pl.network_mode)) == -1)
 			goto fail;
@@ -79,49 +120,88 @@ line(const char *what, bool ok, const char *yes, const char *why)
 	    ok ? "" : why);
 }
 
+static const char *
+landlock_depth(int abi)
+{
+	if (abi >= 6)
+		return "filesystem, TCP ports, scopes";
+	if (abi >= 4)
+		return "filesystem, TCP ports; no scopes (the broker refuses "
+		    "abstract sockets and signals)";
+	return "filesystem only (the broker refuses abstract sockets and "
+	    "signals)";
+}
+
+/* Whose uid the command runs as, under the confinement a run gets. */
+static const char *
+runs_as(const struct findings *fd, enum sandbox_confinement c)
+{
+	if (!fd->h.root)
+		return "a plain user (the command keeps this uid)";
+	if (c == CONFINEMENT_NAMESPACES)
+		return "root (the command runs as uid 65533 in its own user "
+		    "namespace)";
+	if (c == CONFINEMENT_LANDLOCK)
+		return "root (the command runs as uid 65533 where that uid can "
+		    "write the workspace; otherwise as root: file ownership "
+		    "not enforced, os_hardened refuses)";
+	return "root (without a confinement the command runs as root)";
+}
+
 int
 cmd_doctor(int argc, char **argv)
 {
-	struct sandbox_host h;
+	struct findings fd;
+	struct sandbox_host *h = &fd.h;
 	struct sandbox_plan pl;
-	char abi[32];
+	char abi[160];
 	int p;
+	enum sandbox_confinement c;
 
 	if (argc > 2 || (argc == 2 && strcmp(argv[1], "--json") != 0)) {
 		cli_error("usage: harn-egressd doctor [--json]");
 		return EXIT_USAGE;
 	}
-	sandbox_probe(&h, false, true);
+	find(&fd);
 	if (argc == 2)
-		return doctor_json(&h);
+		return doctor_json(&fd);
+	plan_for(h, PROFILE_WORKTREE, &pl);
 	printf("harn-egressd doctor: what this host can enforce (tried, not "
 	    "guessed)\n");
-	printf("  %-22s %s\n", "running as", h.root ? "root (the command "
-	    "runs as uid 65533 in its own user namespace)" : "a plain user "
-	    "(the command keeps this uid, in a user namespace)");
-	line("namespaces", h.avail[MECH_NAMESPACES] == AVAIL_YES,
+	printf("  %-22s %s\n", "running as", runs_as(&fd, pl.confinement));
+	printf("mechanisms:\n");
+	line("namespaces", h->avail[MECH_NAMESPACES] == AVAIL_YES,
 	    "yes: user, net, mount, ipc, pid, and their set-up",
-	    h.why[MECH_NAMESPACES]);
-	snprintf(abi, sizeof(abi), "yes: ABI %d", h.landlock_abi);
-	line("landlock", h.avail[MECH_LANDLOCK] == AVAIL_YES, abi,
-	    h.why[MECH_LANDLOCK]);
-	line("seccomp and broker", h.avail[MECH_SECCOMP] == AVAIL_YES,
-	    "yes: filters, user notification, pidfd_getfd",
-	    h.why[MECH_SECCOMP]);
+	    h->why[MECH_NAMESPACES]);
+	snprintf(abi, sizeof(abi), "yes: ABI %d (%s)", h->landlock_abi,
+	    landlock_depth(h->landlock_abi));
+	line("landlock", h->avail[MECH_LANDLOCK] == AVAIL_YES, abi,
+	    h->why[MECH_LANDLOCK]);
+	line("seccomp", h->avail[MECH_SECCOMP] == AVAIL_YES,
+	    "yes: filters and user notification", h->why[MECH_SECCOMP]);
+	line("pidfd_getfd", h->getfd, "yes: the broker may take the "
+	    "command's socket", h->getfd_why);
+	printf("confinements (a trial run of each):\n");
+	for (c = CONFINEMENT_NAMESPACES; c < CONFINEMENT_COUNT; c++)
+		line(sandbox_confinement_name(c), fd.attaches[c],
+		    "attaches", fd.why[c]);
 	printf("confinement by profile:\n");
 	for (p = PROFILE_OS_HARDENED; p <= PROFILE_UNRESTRICTED; p++) {
-		plan_for(&h, p, &pl);
+		plan_for(h, p, &pl);
 		printf("  %-22s %s, process_network_mode %s\n",
 		    sandbox_profile_name(p), pl.refused ? "refused" :
 		    p == PROFILE_UNRESTRICTED ? "no sandbox" :
 		    sandbox_confinement_name(pl.confinement), pl.network_mode);
 	}
+	plan_for(h, PROFILE_WORKTREE, &pl);
 	printf("limits:\n");
-	line("--max-procs", true, "yes (RLIMIT_NPROC in its user namespace)",
-	    "");
-	line("--tmpfs-size", h.avail[MECH_NAMESPACES] == AVAIL_YES,
-	    "yes (its private tmpfs)", "no private tmpfs without namespaces");
-	line("--max-memory", h.memory, "yes (a cgroup v2 of its own)",
-	    h.memory_why);
+	line("--max-procs", true, pl.confinement == CONFINEMENT_NAMESPACES ?
+	    "yes (RLIMIT_NPROC in its user namespace)" :
+	    "yes (RLIMIT_NPROC, on top of its uid's other processes)", "");
+	line("--tmpfs-size", pl.confinement == CONFINEMENT_NAMESPACES,
+	    "yes (its private tmpfs)", "no private tmpfs without the "
+	    "namespaces confinement");
+	line("--max-memory", h->memory, "yes (a cgroup v2 of its own)",
+	    h->memory_why);
 	return fflush(stdout) == 0 ? 0 : EXIT_RUNTIME;
 }

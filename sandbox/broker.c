@@ -1087,6 +1087,73 @@ handle_meta(struct broker *b, const struct seccomp_notif *req,
 }
 
 /* ---------------------------------------------------------------- */
+/* Signals (the landlock confinement). */
+
+static int sig_nr[8];
+
+static int
+sigcall_of(int nr)
+{
+	size_t i;
+
+	for (i = 0; broker_signal_names[i].name != NULL; i++)
+		if (sig_nr[i] == nr)
+			return broker_signal_names[i].call;
+	return -1;
+}
+
+/*
+ * Let the call go on as it was made: its arguments are registers, which
+ * the kernel does not read again from the caller's memory.  What is left
+ * is a pid freed and handed to a process outside between the check and
+ * the call, which needs the pid space to wrap around in that time.
+ */
+static void
+proceed(struct broker *b, uint64_t id)
+{
+	struct seccomp_notif_resp r;
+
+	memset(&r, 0, sizeof(r));
+	r.id = id;
+	r.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+	(void)ioctl(b->notify, SECCOMP_IOCTL_NOTIF_SEND, &r);
+}
+
+static void
+handle_signal(struct broker *b, const struct seccomp_notif *req, int call)
+{
+	struct broker_target t;
+	uint64_t args[6];
+	char path[64];
+	int err = 0;
+	size_t i;
+
+	for (i = 0; i < NELEM(args); i++)
+		args[i] = req->data.args[i];
+	broker_signal_target((enum broker_sigcall)call, args, &t);
+	switch (t.kind) {
+	case TARGET_KERNEL:
+		break;
+	case TARGET_REFUSE:
+		err = t.err;
+		break;
+	case TARGET_PROCESS:
+	case TARGET_GROUP:
+		if (t.kind == TARGET_PROCESS ? diag_pid_below(b->init, t.id) :
+		    diag_group_below(b->init, t.id))
+			break;
+		/* One that is gone is told apart: kill(pid, 0) asks that. */
+		snprintf(path, sizeof(path), "/proc/%ld", (long)t.id);
+		err = access(path, F_OK) == 0 ? EPERM : ESRCH;
+		break;
+	}
+	if (err == 0)
+		proceed(b, req->id);
+	else
+		(void)respond(b, req->id, err);
+}
+
+/* ---------------------------------------------------------------- */
 /* The listener. */
 
 static void
@@ -1094,6 +1161,7 @@ notify_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct broker *b = arg;
 	const struct meta_call *m;
+	int call;
 
 	memset(b->req, 0, b->req_size);
 	if (ioctl(b->notify, SECCOMP_IOCTL_NOTIF_RECV, b->req) == -1) {
@@ -1112,6 +1180,11 @@ notify_cb(evutil_socket_t fd, short what, void *arg)
 		handle_connect(b, b->req);
 	else if (b->mode == BROKER_LL && (m = meta_of(b->req->data.nr)) != NULL)
 		handle_meta(b, b->req, m);
+	else if (b->mode == BROKER_LL && b->req->data.nr == SYS_fcntl)
+		handle_signal(b, b->req, SIGCALL_SETOWN);
+	else if (b->mode == BROKER_LL &&
+	    (call = sigcall_of(b->req->data.nr)) != -1)
+		handle_signal(b, b->req, call);
 	else
 		(void)respond(b, b->req->id, ENOSYS);
 }
@@ -1183,6 +1256,15 @@ broker_new(struct event_base *base, const struct broker_conf *conf,
 		if (!meta_filtered(meta_calls[i].name)) {
 			snprintf(err, errlen, "broker: %s is not in the "
 			    "filter's list", meta_calls[i].name);
+			goto fail;
+		}
+	}
+	for (i = 0; broker_signal_names[i].name != NULL; i++) {
+		if (i >= NELEM(sig_nr) || (sig_nr[i] =
+		    seccomp_syscall_resolve_name(broker_signal_names[i].name)) <
+		    0) {
+			snprintf(err, errlen, "broker: %s: no such call",
+			    broker_signal_names[i].name);
 			goto fail;
 		}
 	}

@@ -16,6 +16,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <limits.h>
 #include <netinet/in.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -190,4 +191,61 @@ broker_decide(const struct broker_rules *r, const struct broker_call *c,
 	d->root = (size_t)root;
 	snprintf(d->rest, sizeof(d->rest), "%s",
 	    abs[len] == '\0' ? "." : abs + len + 1);
+}
+
+/*
+ * Whom a signal call of the command's reaches (SPEC 6.5: nothing outside
+ * the sandbox), from its register arguments alone: the broker checks
+ * that process or group, then lets the call go on as it was made.
+ */
+void
+broker_signal_target(enum broker_sigcall call, const uint64_t *args,
+    struct broker_target *t)
+{
+	int a0 = (int)args[0], a2 = (int)args[2];
+
+	memset(t, 0, sizeof(*t));
+	t->kind = TARGET_KERNEL;
+	switch (call) {
+	case SIGCALL_KILL:
+		if (a0 == -1) {
+			/* Every process it may signal: not ours to list. */
+			t->kind = TARGET_REFUSE;
+			t->err = EPERM;
+		} else if (a0 == INT_MIN) {
+			t->kind = TARGET_REFUSE;
+			t->err = ESRCH;
+		} else if (a0 < -1) {
+			t->kind = TARGET_GROUP;
+			t->id = -a0;
+		} else if (a0 > 0) {
+			t->kind = TARGET_PROCESS;
+			t->id = a0;
+		}
+		/* 0: its own group, in the session it made. */
+		break;
+	case SIGCALL_TKILL:
+	case SIGCALL_TGKILL:
+	case SIGCALL_SIGQUEUE:
+	case SIGCALL_TGSIGQUEUE:
+	case SIGCALL_PIDFD_OPEN:
+		/* The thread group (or thread) named first; <= 0: EINVAL. */
+		if (a0 > 0) {
+			t->kind = TARGET_PROCESS;
+			t->id = a0;
+		}
+		break;
+	case SIGCALL_SETOWN:
+		if (a2 == INT_MIN) {
+			t->kind = TARGET_REFUSE;
+			t->err = EINVAL;
+		} else if (a2 < 0) {
+			t->kind = TARGET_GROUP;
+			t->id = -a2;
+		} else if (a2 > 0) {
+			t->kind = TARGET_PROCESS;
+			t->id = a2;
+		}
+		break;
+	}
 }

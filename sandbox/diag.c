@@ -210,3 +210,87 @@ diag_held_below(pid_t init, unsigned long ino)
 	free(tree);
 	return found;
 }
+
+/* A field of /proc/PID/stat after the command name: 4 is ppid, 5 pgrp. */
+static long
+stat_field(pid_t pid, int field)
+{
+	char path[64], buf[1024], *s;
+	ssize_t n;
+	long v = -1;
+	int fd, i;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	(void)close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	/* The name may hold anything, ')' included: the last one ends it. */
+	if ((s = strrchr(buf, ')')) == NULL)
+		return -1;
+	for (i = 3, s++; i < field && s != NULL; i++)
+		s = strchr(s + 1, ' ');
+	if (s != NULL)
+		v = strtol(s + 1, NULL, 10);
+	return v;
+}
+
+/* The process a thread id belongs to. */
+static pid_t
+tgid_of(pid_t tid)
+{
+	char path[64], line[128];
+	long tgid = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%ld/status", (long)tid);
+	if ((f = fopen(path, "re")) == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "Tgid: %ld", &tgid) == 1)
+			break;
+	(void)fclose(f);
+	return (pid_t)tgid;
+}
+
+/*
+ * Up the parents from pid's process: below init if init is met.  Every
+ * process the command started is below it (init is their subreaper).
+ */
+bool
+diag_pid_below(pid_t init, pid_t pid)
+{
+	long p;
+	int depth;
+
+	if ((p = tgid_of(pid)) <= 0)
+		return false;
+	for (depth = 0; depth < MAX_TREE; depth++) {
+		if ((p = stat_field((pid_t)p, 4)) <= 0)
+			return false;
+		if (p == init)
+			return true;
+		if (p == 1)
+			return false;
+	}
+	return false;
+}
+
+bool
+diag_group_below(pid_t init, pid_t pgrp)
+{
+	pid_t *tree;
+	size_t n = 0, i;
+	bool found = false;
+
+	if ((tree = calloc(MAX_TREE, sizeof(*tree))) == NULL)
+		return false;
+	children(init, tree, &n);
+	for (i = 0; i < n && !found; i++) {
+		found = stat_field(tree[i], 5) == pgrp;
+		children(tree[i], tree, &n);
+	}
+	free(tree);
+	return found;
+}

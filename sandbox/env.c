@@ -65,7 +65,7 @@ int
 sandbox_workspace_dir(const char *ws, const char *name, char *err,
     size_t errlen)
 {
-	struct stat st;
+	struct stat st, ws_st;
 	int fd;
 
 	if ((fd = open(ws, O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1) {
@@ -78,8 +78,19 @@ sandbox_workspace_dir(const char *ws, const char *name, char *err,
 		return -1;
 	}
 	if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == -1 ||
-	    !S_ISDIR(st.st_mode)) {
+	    !S_ISDIR(st.st_mode) || fstat(fd, &ws_st) == -1) {
 		snprintf(err, errlen, "%s/%s: not a directory", ws, name);
+		(void)close(fd);
+		return -1;
+	}
+	/*
+	 * Made by root: the workspace owner's, whom the command is on disk
+	 * (an idmapped workspace maps that owner to the command's uid).
+	 */
+	if (geteuid() == 0 && (st.st_uid != ws_st.st_uid ||
+	    st.st_gid != ws_st.st_gid) && fchownat(fd, name, ws_st.st_uid,
+	    ws_st.st_gid, AT_SYMLINK_NOFOLLOW) == -1) {
+		snprintf(err, errlen, "%s/%s: %s", ws, name, strerror(errno));
 		(void)close(fd);
 		return -1;
 	}

@@ -107,6 +107,11 @@ int	 sandbox_seccomp_export_bpf(int which, int fd, char *err,
 int	 sandbox_seccomp_load_broker(int which, char *err, size_t errlen);
 /* The metadata calls the landlock confinement's broker makes (broker.c). */
 extern const char *const broker_meta_names[];
+struct broker_sigcall_name {
+	const char	*name;
+	int		 call;		/* enum broker_sigcall */
+};
+extern const struct broker_sigcall_name broker_signal_names[];
 
 /* ------------------------------------------------------------ paths */
 
@@ -154,6 +159,9 @@ char	**sandbox_env_build(const struct sandbox_request *,
 	    unsigned short port, char *err, size_t errlen);
 void	 sandbox_env_free(char **);
 
+/* What a trial's command said failed, once it has ended; NULL: none. */
+const char *spawn_late_failure(const struct sandbox_child *);
+
 /* ------------------------------------------------------------ broker */
 
 /*
@@ -200,6 +208,31 @@ struct broker_decision {
 void	 broker_decide(const struct broker_rules *, const struct broker_call *,
 	    struct broker_decision *);
 
+/* The landlock confinement's signal calls, and whom they reach. */
+enum broker_sigcall {
+	SIGCALL_KILL,		/* kill(pid, sig) */
+	SIGCALL_TKILL,		/* tkill(tid, sig) */
+	SIGCALL_TGKILL,		/* tgkill(tgid, tid, sig) */
+	SIGCALL_SIGQUEUE,	/* rt_sigqueueinfo(tgid, ...) */
+	SIGCALL_TGSIGQUEUE,	/* rt_tgsigqueueinfo(tgid, tid, ...) */
+	SIGCALL_PIDFD_OPEN,	/* pidfd_open(pid, flags): its signals follow */
+	SIGCALL_SETOWN		/* fcntl(fd, F_SETOWN, owner): SIGIO's target */
+};
+
+struct broker_target {
+	enum {
+		TARGET_KERNEL,	/* no other process: the kernel judges */
+		TARGET_PROCESS,	/* the process (or thread) id */
+		TARGET_GROUP,	/* the process group id */
+		TARGET_REFUSE	/* fail with err */
+	}		 kind;
+	pid_t		 id;
+	int		 err;
+};
+
+void	 broker_signal_target(enum broker_sigcall, const uint64_t *args,
+	    struct broker_target *);
+
 struct broker;
 
 /* What the broker is started with; fds are taken, on error too. */
@@ -229,12 +262,15 @@ int	 diag_tcp_listeners(int diag, unsigned short port, unsigned long *inos,
 	    size_t max);					/* -1: error */
 unsigned long diag_socket_inode(const char *link);	/* 0: not one */
 bool	 diag_held_below(pid_t init, unsigned long ino);
+/* Is pid (a thread's, its process's) or a process of pgrp below init? */
+bool	 diag_pid_below(pid_t init, pid_t pid);
+bool	 diag_group_below(pid_t init, pid_t pgrp);
 
 /* ------------------------------------------------------------ limits */
 
 /* Apply the process limit in the command (before exec). */
-int	 limits_apply_rlimits(const struct sandbox_limits *, char *err,
-	    size_t errlen);
+int	 limits_apply_rlimits(const struct sandbox_limits *, bool shared_uid,
+	    char *err, size_t errlen);
 /* tmpfs mount options for one private directory. */
 void	 limits_tmpfs_options(const struct sandbox_limits *, char *buf,
 	    size_t len);

@@ -1,8 +1,9 @@
 /*
  * Limits on the command (SPEC 2): its processes (RLIMIT_NPROC, counted in
- * its own user namespace), each private tmpfs (size=, nr_inodes=), and,
+ * its own user namespace, or on top of its uid's others), each private tmpfs (size=, nr_inodes=), and,
  * where cgroup v2 is delegated to the caller, its memory.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -15,21 +16,59 @@
 
 #include "sandbox/internal.h"
 
+/*
+ * The processes uid has already: without a user namespace of its own the
+ * command's RLIMIT_NPROC counts them too (the caller's shell, editor,
+ * other builds), so its limit is that many more.
+ */
+static unsigned
+procs_of(uid_t uid)
+{
+	char path[300], line[128];
+	struct dirent *de;
+	unsigned n = 0;
+	unsigned long u;
+	DIR *d;
+	FILE *f;
+
+	if ((d = opendir("/proc")) == NULL)
+		return 0;
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/status", de->d_name);
+		if ((f = fopen(path, "re")) == NULL)
+			continue;
+		while (fgets(line, sizeof(line), f) != NULL)
+			if (sscanf(line, "Uid: %lu", &u) == 1) {
+				n += u == uid;
+				break;
+			}
+		(void)fclose(f);
+	}
+	(void)closedir(d);
+	return n;
+}
+
 int
-limits_apply_rlimits(const struct sandbox_limits *l, char *err,
-    size_t errlen)
+limits_apply_rlimits(const struct sandbox_limits *l, bool shared_uid,
+    char *err, size_t errlen)
 {
 	struct rlimit rl;
+	rlim_t max;
 
 	if (l->max_procs == 0)
 		return 0;
+	max = l->max_procs;
+	if (shared_uid)
+		max += procs_of(getuid());
 	if (getrlimit(RLIMIT_NPROC, &rl) == -1) {
 		snprintf(err, errlen, "RLIMIT_NPROC: %s", strerror(errno));
 		return -1;
 	}
 	/* Never above what the caller was allowed. */
-	if (rl.rlim_max == RLIM_INFINITY || rl.rlim_max > l->max_procs)
-		rl.rlim_max = l->max_procs;
+	if (rl.rlim_max == RLIM_INFINITY || rl.rlim_max > max)
+		rl.rlim_max = max;
 	rl.rlim_cur = rl.rlim_max;
 	if (setrlimit(RLIMIT_NPROC, &rl) == -1) {
 		snprintf(err, errlen, "RLIMIT_NPROC %u: %s", l->max_procs,

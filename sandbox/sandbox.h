@@ -176,6 +176,7 @@ struct sandbox_request {
 	const char		 *sign_key;	/* denied like a credential */
 	struct sandbox_limits	  limits;
 	unsigned short		  host_port;	/* the proxy, without netns */
+	bool			  trial;	/* no exec: sandbox_trial's steps */
 };
 
 /* A workspace or --write-root may not hold a system directory (or be /). */
@@ -220,6 +221,16 @@ void	 sandbox_signal(const struct sandbox_child *, int sig);
 /* The command's wait status, once it has ended (blocks until then). */
 int	 sandbox_wait(struct sandbox_child *);
 void	 sandbox_free(struct sandbox_child *);
+
+/*
+ * Does confinement c attach here?  Found by doing what a run does
+ * (doctor, SPEC 6.5): the plan, then a spawn in a throwaway workspace
+ * whose command, confined, connects through the broker to a listener of
+ * ours, changes a file's mode and signals itself, and exits instead of
+ * exec'ing.  0, or -1 with why; h->failed[c] is set as a run would.
+ */
+int	 sandbox_trial(struct sandbox_host *h, enum sandbox_confinement c,
+	    char *why, size_t len);
 
 /*
  * The refusal record (SPEC 6.4), one JSON line on stderr.  mech -1: no

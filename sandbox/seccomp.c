@@ -609,6 +609,22 @@ const char *const broker_meta_names[] = {
 	"fsetxattr", "removexattr", "lremovexattr", "fremovexattr", NULL
 };
 
+/*
+ * The calls that signal a process, or choose whom a later signal
+ * reaches: in the landlock confinement the broker lets them go on only
+ * toward the command's own processes (SPEC 6.5).  Where Landlock's signal
+ * scope exists (ABI >= 6) it says the same, and the broker is depth.
+ */
+const struct broker_sigcall_name broker_signal_names[] = {
+	{ "kill", SIGCALL_KILL },
+	{ "tkill", SIGCALL_TKILL },
+	{ "tgkill", SIGCALL_TGKILL },
+	{ "rt_sigqueueinfo", SIGCALL_SIGQUEUE },
+	{ "rt_tgsigqueueinfo", SIGCALL_TGSIGQUEUE },
+	{ "pidfd_open", SIGCALL_PIDFD_OPEN },
+	{ NULL, 0 }
+};
+
 /* The main filter, built now and loaded (tests/test_seccomp.c). */
 int
 sandbox_seccomp_load(char *err, size_t errlen)
@@ -631,8 +647,53 @@ sandbox_seccomp_load(char *err, size_t errlen)
  * notification), everything else is left to the main filter.  A foreign
  * ABI is killed here too.
  */
+/*
+ * The landlock confinement's signal calls (broker_signal_names, and
+ * fcntl(F_SETOWN)) stop for the broker.  An owner given through memory
+ * (F_SETOWN_EX, FIOSETOWN, SIOCSPGRP) could change after a check: those
+ * are refused.
+ */
+static int
+broker_signals(scmp_filter_ctx ctx)
+{
+	static const struct {
+		int		 nr;
+		unsigned	 arg;
+		unsigned long	 value;
+		uint32_t	 action;
+	} args[] = {
+		{ SCMP_SYS(fcntl), 1, F_SETOWN, SCMP_ACT_NOTIFY },
+		{ SCMP_SYS(fcntl), 1, F_SETOWN_EX, SCMP_ACT_ERRNO(EPERM) },
+		{ SCMP_SYS(ioctl), 1, FIOSETOWN, SCMP_ACT_ERRNO(EPERM) },
+		{ SCMP_SYS(ioctl), 1, SIOCSPGRP, SCMP_ACT_ERRNO(EPERM) },
+	};
+	struct scmp_arg_cmp cmp;
+	size_t i;
+	int rc, nr;
+
+	for (i = 0; broker_signal_names[i].name != NULL; i++) {
+		if ((nr = seccomp_syscall_resolve_name(
+		    broker_signal_names[i].name)) < 0)
+			return -EINVAL;
+		if ((rc = rule(ctx, SCMP_ACT_NOTIFY, nr, 0, NULL)) < 0)
+			return rc;
+	}
+	for (i = 0; i < NELEM(args); i++) {
+		cmp = masked(args[i].arg, 0xffffffffUL, args[i].value);
+		if ((rc = rule(ctx, args[i].action, args[i].nr, 1, &cmp)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/*
+ * The connect broker's filter: connect() stops for the broker (user
+ * notification), everything else is left to the main filter.  A foreign
+ * ABI is killed here too.  In the landlock confinement (ll), metadata and
+ * signal calls stop for it as well.
+ */
 static scmp_filter_ctx
-build_broker(bool meta, char *err, size_t errlen)
+build_broker(bool ll, char *err, size_t errlen)
 {
 	scmp_filter_ctx ctx;
 	size_t i;
@@ -648,7 +709,7 @@ build_broker(bool meta, char *err, size_t errlen)
 	    (rc = rule(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(connect), 0, NULL)) < 0)
 		goto bad;
 	/* Without a read-only host, metadata is the broker's to judge too. */
-	for (i = 0; meta && broker_meta_names[i] != NULL; i++) {
+	for (i = 0; ll && broker_meta_names[i] != NULL; i++) {
 		if ((nr = seccomp_syscall_resolve_name(broker_meta_names[i])) <
 		    0) {
 			rc = -EINVAL;
@@ -657,6 +718,8 @@ build_broker(bool meta, char *err, size_t errlen)
 		if ((rc = rule(ctx, SCMP_ACT_NOTIFY, nr, 0, NULL)) < 0)
 			goto bad;
 	}
+	if (ll && (rc = broker_signals(ctx)) < 0)
+		goto bad;
 	return ctx;
 bad:
 	fail(err, errlen, "broker filter", NULL, rc);

@@ -35,6 +35,8 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
 #include <unistd.h>
 #include <linux/capability.h>
 #include <linux/securebits.h>
@@ -81,6 +83,7 @@ struct sandbox_child {
 	char			*cgroup;
 	bool			 exited;
 	int			 wstatus;
+	char			 late[256];	/* a trial's failed step */
 };
 
 /* What the children read of the request and the plan. */
@@ -190,12 +193,12 @@ child_fail(int ctl, enum sandbox_area area, int mech, const char *fmt, ...)
  * keeps exec from gaining any, and stderr says the bounding set is left.
  */
 static void
-drop_privileges(int ctl, bool have_caps)
+drop_privileges(int ctl, bool have_caps, bool quiet)
 {
 	struct __user_cap_header_struct hdr = {
 	    _LINUX_CAPABILITY_VERSION_3, 0 };
 	struct __user_cap_data_struct data[2];
-	int cap;
+	int cap, in;
 
 	if (prctl(PR_SET_SECUREBITS, SECBIT_NOROOT | SECBIT_NOROOT_LOCKED |
 	    SECBIT_NO_SETUID_FIXUP | SECBIT_NO_SETUID_FIXUP_LOCKED |
@@ -204,15 +207,17 @@ drop_privileges(int ctl, bool have_caps)
 	    (have_caps || errno != EPERM))
 		child_fail(ctl, AREA_UNKNOWN, -1, "securebits: %s",
 		    strerror(errno));
-	for (cap = 0; prctl(PR_CAPBSET_READ, cap) >= 0; cap++) {
-		if (prctl(PR_CAPBSET_DROP, cap) == 0)
+	for (cap = 0; (in = prctl(PR_CAPBSET_READ, cap)) >= 0; cap++) {
+		if (in == 0 || prctl(PR_CAPBSET_DROP, cap) == 0)
 			continue;
 		if (have_caps || errno != EPERM)
 			child_fail(ctl, AREA_UNKNOWN, -1, "bounding set: %s",
 			    strerror(errno));
-		dprintf(STDERR_FILENO, "harn-egressd: sandbox: not enforced: "
-		    "capability bounding set (no capability to drop it; "
-		    "no_new_privs keeps exec from gaining any)\n");
+		if (!quiet)
+			dprintf(STDERR_FILENO, "harn-egressd: sandbox: not "
+			    "enforced: capability bounding set (no capability "
+			    "to drop it; no_new_privs keeps exec from gaining "
+			    "any)\n");
 		break;
 	}
 	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) == -1)
@@ -225,6 +230,18 @@ drop_privileges(int ctl, bool have_caps)
 	if (syscall(SYS_capset, &hdr, data) == -1)
 		child_fail(ctl, AREA_UNKNOWN, -1, "capset: %s",
 		    strerror(errno));
+}
+
+/* The bounding set emptied, by a process that may (a root caller's). */
+static void
+drop_bounding_set(int ctl)
+{
+	int cap, in;
+
+	for (cap = 0; (in = prctl(PR_CAPBSET_READ, cap)) >= 0; cap++)
+		if (in == 1 && prctl(PR_CAPBSET_DROP, cap) == -1)
+			child_fail(ctl, AREA_UNKNOWN, -1, "bounding set: %s",
+			    strerror(errno));
 }
 
 /* May this process change its securebits and bounding set? */
@@ -292,6 +309,42 @@ take_ruleset(int ctl)
 	return fds[0];
 }
 
+/*
+ * sandbox_trial's command: what a confined command does first, each
+ * through the broker; a step that fails says so like a set-up step.
+ */
+#define TRIAL_FILE	".harn-tmp/harn-egressd-trial"
+
+static void __attribute__((noreturn))
+run_trial(struct job *j)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET,
+	    .sin_port = htons(j->ns ? j->port : j->req->host_port),
+	    .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int s;
+
+	/* As exec would: the broker reads the memory of a dumpable caller. */
+	(void)prctl(PR_SET_DUMPABLE, 1);
+	if ((s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1 ||
+	    connect(s, (struct sockaddr *)&sin, sizeof(sin)) == -1)
+		child_fail(j->ctl, AREA_EGRESS, MECH_SECCOMP, "connect broker: "
+		    "connect to the proxy's port: %s", strerror(errno));
+	(void)close(s);
+	if ((s = open(TRIAL_FILE, O_CREAT | O_WRONLY | O_CLOEXEC, 0600)) ==
+	    -1)
+		child_fail(j->ctl, AREA_WRITE, MECH_LANDLOCK, "create a file in "
+		    "the workspace: %s", strerror(errno));
+	(void)close(s);
+	if (chmod(TRIAL_FILE, 0640) == -1)
+		child_fail(j->ctl, AREA_WRITE, MECH_SECCOMP, "connect broker: "
+		    "chmod in the workspace: %s", strerror(errno));
+	(void)unlink(TRIAL_FILE);
+	if (kill(getpid(), 0) == -1)
+		child_fail(j->ctl, AREA_UNKNOWN, MECH_SECCOMP, "connect broker: "
+		    "signal itself: %s", strerror(errno));
+	_exit(0);
+}
+
 /* The command: confined, then exec'd.  Never returns. */
 static void __attribute__((noreturn))
 run_command(struct job *j)
@@ -325,13 +378,16 @@ run_command(struct job *j)
 	else if (j->ll && p->sandbox_uid) {
 		struct setup_fail f;
 
+		/* While root can: leaving uid 0 takes the other sets along. */
+		drop_bounding_set(j->ctl);
 		memset(&f, 0, sizeof(f));
 		if (llc_become_user(&f) == -1)
 			report_fail(j->ctl, true, &f);
 	}
-	if (limits_apply_rlimits(&j->req->limits, err, sizeof(err)) == -1)
+	if (limits_apply_rlimits(&j->req->limits, j->ll, err,
+	    sizeof(err)) == -1)
 		child_fail(j->ctl, AREA_UNKNOWN, -1, "%s", err);
-	drop_privileges(j->ctl, j->ns || have_setpcap());
+	drop_privileges(j->ctl, j->ns || have_setpcap(), j->req->trial);
 	if (ll != -1 && sandbox_landlock_enforce(ll, err, sizeof(err)) == -1)
 		child_fail(j->ctl, AREA_WRITE, MECH_LANDLOCK, "landlock: %s",
 		    err);
@@ -356,6 +412,8 @@ run_command(struct job *j)
 	}
 	if (send_msg(j->ctl, &m, &notify, notify != -1 ? 1 : 0) == -1)
 		_exit(3);
+	if (j->req->trial)
+		run_trial(j);
 	close_fds_above_2();
 	execvpe(j->req->argv[0], j->req->argv, envp);
 	_exit(errno == ENOENT ? 127 : 126);
@@ -857,6 +915,12 @@ sandbox_take_listener(struct sandbox_child *c, unsigned short *port)
 	return fd;
 }
 
+const char *
+spawn_late_failure(const struct sandbox_child *c)
+{
+	return c->late[0] != '\0' ? c->late : NULL;
+}
+
 int
 sandbox_ctl_fd(const struct sandbox_child *c)
 {
@@ -886,7 +950,8 @@ sandbox_wait(struct sandbox_child *c)
 		if (m.kind == MSG_EXIT) {
 			c->wstatus = m.wstatus;
 			got = true;
-		}
+		} else if (m.kind == MSG_FAIL)
+			snprintf(c->late, sizeof(c->late), "%s", m.fail.text);
 	}
 	while (c->pid > 0 && waitpid(c->pid, &st, 0) == -1 && errno == EINTR)
 		;
