@@ -131,6 +131,8 @@ struct broker {
 	size_t			 nroots;
 	char			**writable;
 	size_t			 nwritable;
+	char			**readonly;	/* roots inside writable ones */
+	size_t			 nreadonly;
 	uid_t			 uid;		/* (uid_t)-1: our own */
 	gid_t			 gid;
 	gid_t			 egid;		/* ours, to come back to */
@@ -946,7 +948,21 @@ meta_target(struct broker *b, struct caller *who,
 	return fd;
 }
 
-/* Does the file fd is lie in a writable root? */
+/* Is real in a read-only root inside the writable root w? */
+static bool
+readonly_within(const struct broker *b, const char *real, const char *w)
+{
+	size_t i;
+
+	for (i = 0; i < b->nreadonly; i++)
+		if (strcmp(b->readonly[i], w) != 0 &&
+		    path_under(b->readonly[i], w) &&
+		    path_under(real, b->readonly[i]))
+			return true;
+	return false;
+}
+
+/* Does the file fd is lie in a writable root (and no read-only one)? */
 static bool
 meta_writable(const struct broker *b, int fd)
 {
@@ -959,7 +975,8 @@ meta_writable(const struct broker *b, int fd)
 		return false;
 	real[n] = '\0';
 	for (i = 0; i < b->nwritable; i++)
-		if (path_under(real, b->writable[i]))
+		if (path_under(real, b->writable[i]) &&
+		    !readonly_within(b, real, b->writable[i]))
 			return true;
 	return false;
 }
@@ -1210,9 +1227,14 @@ strings(const char *const *v, size_t n)
 
 	if ((out = calloc(n + 1, sizeof(*out))) == NULL)
 		return NULL;
-	for (i = 0; i < n; i++)
-		if ((out[i] = strdup(v[i])) == NULL)
-			return out;	/* freed by the caller with the rest */
+	for (i = 0; i < n; i++) {
+		if ((out[i] = strdup(v[i])) == NULL) {
+			while (i > 0)
+				free(out[--i]);
+			free(out);
+			return NULL;
+		}
+	}
 	return out;
 }
 
@@ -1270,9 +1292,11 @@ broker_new(struct event_base *base, const struct broker_conf *conf,
 	}
 	snprintf(err, errlen, "out of memory");
 	if ((b->roots = strings(conf->roots, conf->nroots)) == NULL ||
-	    (b->writable = strings(conf->writable, conf->nwritable)) == NULL)
+	    (b->writable = strings(conf->writable, conf->nwritable)) == NULL ||
+	    (b->readonly = strings(conf->readonly, conf->nreadonly)) == NULL)
 		goto fail;
 	b->nwritable = conf->nwritable;
+	b->nreadonly = conf->nreadonly;
 	/*
 	 * Connecting as the command (SANDBOX_UID) changes only our
 	 * effective ids; the supplementary groups a root caller has are of
@@ -1343,6 +1367,9 @@ broker_free(struct broker *b)
 	for (i = 0; b->writable != NULL && i < b->nwritable; i++)
 		free(b->writable[i]);
 	free(b->writable);
+	for (i = 0; b->readonly != NULL && i < b->nreadonly; i++)
+		free(b->readonly[i]);
+	free(b->readonly);
 	for (i = 0; b->rootfds != NULL && i < b->nroots; i++)
 		if (b->rootfds[i] != -1)
 			(void)close(b->rootfds[i]);

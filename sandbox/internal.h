@@ -244,6 +244,8 @@ struct broker_conf {
 	size_t			 nroots;
 	const char *const	*writable;	/* roots for metadata (BROKER_LL) */
 	size_t			 nwritable;
+	const char *const	*readonly;	/*   but not in these */
+	size_t			 nreadonly;
 	uid_t			 uid;		/* the command's, if not ours */
 	gid_t			 gid;		/*   ((uid_t)-1: ours) */
 	unsigned short		 proxy_port;	/* BROKER_LL */

@@ -192,6 +192,9 @@ struct build {
 	struct landlock_stats	*st;
 	struct denied		*d;
 	size_t			 nd;
+	const struct landlock_path *grants;	/* all of them, and */
+	char			**canon;	/*   their real paths (or NULL) */
+	size_t			 ngrants;
 	char			 path[PATH_MAX];	/* being split */
 	char			*err;
 	size_t			 errlen;
@@ -793,6 +796,22 @@ static int expand(struct build *, int, const char *const *, size_t,
     uint64_t);
 
 /*
+ * The rights of what rel (or what it leads to) holds back: a weaker
+ * grant's (rel points into its real path), or a denied path's, none.
+ */
+static uint64_t
+rights_of(const struct build *b, const char *rel)
+{
+	size_t i;
+
+	for (i = 0; i < b->ngrants; i++)
+		if (b->canon[i] != NULL && rel >= b->canon[i] &&
+		    rel < b->canon[i] + strlen(b->canon[i]))
+			return grant_access(b->grants[i].grant, b->handled);
+	return 0;
+}
+
+/*
  * Go down into the entry (of n bytes) that rel[i] starts with, taking
  * every denied path below it along.
  */
@@ -850,6 +869,7 @@ expand(struct build *b, int dirfd, const char *const *rel, size_t nrel,
     uint64_t access)
 {
 	size_t i, j, n;
+	uint64_t keep;
 	bool whole, done;
 
 	b->st->expanded++;
@@ -860,6 +880,16 @@ expand(struct build *b, int dirfd, const char *const *rel, size_t nrel,
 	 * Without masks it gets none, or they would reach the denied path.
 	 */
 	if (b->masked && add_rule(b, dirfd, access & FS_STRUCT, true,
+	    b->path) == -1)
+		return -1;
+	/*
+	 * Without masks it may keep what every path it holds back has too
+	 * (a read-only root's reading), for those rights reach them anyway.
+	 */
+	keep = access;
+	for (i = 0; i < nrel; i++)
+		keep &= rights_of(b, rel[i]);
+	if (!b->masked && keep != 0 && add_rule(b, dirfd, keep, true,
 	    b->path) == -1)
 		return -1;
 	if (grant_entries(b, dirfd, rel, nrel, access) == -1)
@@ -935,6 +965,30 @@ denied_below(const struct build *b, const struct stat *sb,
 	return n;
 }
 
+/*
+ * The other grants below canon with fewer rights (a --read-only-root in
+ * the workspace), relative to it: split around like a denied path, then
+ * granted their own rights, for Landlock would give them the union.
+ */
+static size_t
+weaker_below(const struct build *b, const char *canon, uint64_t access,
+    const char **rel)
+{
+	size_t i, n = 0, len = strlen(canon);
+	uint64_t other;
+
+	for (i = 0; i < b->ngrants; i++) {
+		if (b->canon[i] == NULL || strcmp(b->canon[i], canon) == 0 ||
+		    !under(b->canon[i], canon))
+			continue;
+		other = grant_access(b->grants[i].grant, b->handled);
+		if ((access & ~other) == 0)
+			continue;
+		rel[n++] = b->canon[i] + (len == 1 ? 1 : len + 1);
+	}
+	return n;
+}
+
 static int
 grant_root(struct build *b, const struct landlock_path *g)
 {
@@ -972,7 +1026,7 @@ grant_root(struct build *b, const struct landlock_path *g)
 		rv = 0;
 		goto out;
 	}
-	if (b->nd > 0 && (rel = calloc(b->nd, sizeof(*rel))) == NULL) {
+	if ((rel = calloc(b->nd + b->ngrants + 1, sizeof(*rel))) == NULL) {
 		seterr(b, "out of memory");
 		goto out;
 	}
@@ -987,6 +1041,7 @@ grant_root(struct build *b, const struct landlock_path *g)
 	nrel = 0;
 	if (rel != NULL)
 		nrel = denied_below(b, &sb, rel);
+	nrel += weaker_below(b, canon, access, rel + nrel);
 	if (nrel == 0) {
 		rv = add_rule(b, fd, access, S_ISDIR(sb.st_mode), canon);
 		goto out;
@@ -1017,6 +1072,17 @@ free_denied(struct build *b)
 	free(b->d);
 	b->d = NULL;
 	b->nd = 0;
+}
+
+static void
+free_canon(struct build *b)
+{
+	size_t i;
+
+	for (i = 0; b->canon != NULL && i < b->ngrants; i++)
+		free(b->canon[i]);
+	free(b->canon);
+	b->canon = NULL;
 }
 
 static void
@@ -1074,9 +1140,19 @@ build(int into, const struct landlock_path *grants, size_t n,
 		b.fd = into;
 	else if (create_ruleset(&b, abi) == -1)
 		goto fail;
+	b.grants = grants;
+	b.ngrants = n;
+	if ((b.canon = calloc(n + 1, sizeof(*b.canon))) == NULL) {
+		seterr(&b, "out of memory");
+		goto fail;
+	}
+	for (i = 0; i < n; i++)
+		if (grants[i].path != NULL && grants[i].path[0] == '/')
+			b.canon[i] = path_real(grants[i].path);
 	for (i = 0; i < n; i++)
 		if (grant_root(&b, &grants[i]) == -1)
 			goto fail;
+	free_canon(&b);
 	free_denied(&b);
 	dir_cache_free(&cache);
 	st->ms = now_ms() - t0;
@@ -1084,6 +1160,7 @@ build(int into, const struct landlock_path *grants, size_t n,
 fail:
 	if (b.fd != -1 && b.fd != into)
 		(void)close(b.fd);
+	free_canon(&b);
 	free_denied(&b);
 	dir_cache_free(&cache);
 	st->ms = now_ms() - t0;

@@ -1,7 +1,8 @@
 /*
  * Limits on the command (SPEC 2): its processes (RLIMIT_NPROC, counted in
- * its own user namespace, or on top of its uid's others), each private tmpfs (size=, nr_inodes=), and,
- * where cgroup v2 is delegated to the caller, its memory.
+ * its own user namespace, or on top of its uid's others), each private
+ * tmpfs (size=, nr_inodes=), and, where cgroup v2 is delegated to the
+ * caller, its memory.
  */
 #include <dirent.h>
 #include <errno.h>

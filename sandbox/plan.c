@@ -277,10 +277,13 @@ sandbox_plan(const struct sandbox_plan_input *in, struct sandbox_plan *p)
 			line(p, "landlock", h->why[MECH_LANDLOCK]);
 		if (!p->seccomp)
 			line(p, "seccomp", h->why[MECH_SECCOMP]);
-		if (h->root)
+		if (h->root) {
 			line(p, "file ownership", "the command runs as root "
 			    "without a user namespace and owns the host's "
 			    "files");
+			line(p, "--max-procs", "uid 0 is exempt from "
+			    "RLIMIT_NPROC");
+		}
 		/* The signing key can be hidden only by Landlock here. */
 		if (in->hide_key && !p->landlock) {
 			refuse(p, AREA_HOME_READ, MECH_LANDLOCK,
@@ -308,13 +311,25 @@ sandbox_plan(const struct sandbox_plan_input *in, struct sandbox_plan *p)
 				    "cannot write the workspace)");
 				return;
 			}
-			if (!in->uid_fits)
+			if (!in->uid_fits) {
 				line(p, "file ownership", "the command runs as "
 				    "root without a user namespace: uid 65533 "
 				    "cannot write the workspace, and there is no "
 				    "idmapped mount here");
+				line(p, "--max-procs", "uid 0 is exempt from "
+				    "RLIMIT_NPROC");
+			}
 		}
 	}
+	/*
+	 * A plain user's command outside a user namespace cannot empty its
+	 * bounding set (no CAP_SETPCAP); no_new_privs keeps exec from
+	 * gaining anything in it.
+	 */
+	if (p->confinement != CONFINEMENT_NAMESPACES && !h->root)
+		line(p, "capability bounding set", "no capability to drop it "
+		    "without a user namespace; no_new_privs keeps exec from "
+		    "gaining any");
 	if (in->max_memory && !h->memory) {
 		if (in->profile == PROFILE_OS_HARDENED) {
 			refuse(p, AREA_UNKNOWN, -1, AVAIL_ABSENT,

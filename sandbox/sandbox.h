@@ -96,7 +96,7 @@ struct sandbox_limits {
  * The plan: which confinement, and what is not enforced.  A pure
  * function of its inputs (tests/test_sandbox.c holds its table).
  */
-#define PLAN_LINES	4
+#define PLAN_LINES	8
 
 struct sandbox_tried {
 	enum sandbox_confinement confinement;

@@ -190,10 +190,10 @@ child_fail(int ctl, enum sandbox_area area, int mech, const char *fmt, ...)
  * Every capability gone, in every set, and never back through exec.  A
  * process that already holds none (a run without namespaces by a plain
  * user) cannot change its securebits or bounding set: no_new_privs then
- * keeps exec from gaining any, and stderr says the bounding set is left.
+ * keeps exec from gaining any, and the plan says the bounding set is left.
  */
 static void
-drop_privileges(int ctl, bool have_caps, bool quiet)
+drop_privileges(int ctl, bool have_caps)
 {
 	struct __user_cap_header_struct hdr = {
 	    _LINUX_CAPABILITY_VERSION_3, 0 };
@@ -213,12 +213,7 @@ drop_privileges(int ctl, bool have_caps, bool quiet)
 		if (have_caps || errno != EPERM)
 			child_fail(ctl, AREA_UNKNOWN, -1, "bounding set: %s",
 			    strerror(errno));
-		if (!quiet)
-			dprintf(STDERR_FILENO, "harn-egressd: sandbox: not "
-			    "enforced: capability bounding set (no capability "
-			    "to drop it; no_new_privs keeps exec from gaining "
-			    "any)\n");
-		break;
+		break;		/* the plan said so (sandbox_plan) */
 	}
 	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) == -1)
 		child_fail(ctl, AREA_UNKNOWN, -1, "ambient: %s",
@@ -387,7 +382,7 @@ run_command(struct job *j)
 	if (limits_apply_rlimits(&j->req->limits, j->ll, err,
 	    sizeof(err)) == -1)
 		child_fail(j->ctl, AREA_UNKNOWN, -1, "%s", err);
-	drop_privileges(j->ctl, j->ns || have_setpcap(), j->req->trial);
+	drop_privileges(j->ctl, j->ns || have_setpcap());
 	if (ll != -1 && sandbox_landlock_enforce(ll, err, sizeof(err)) == -1)
 		child_fail(j->ctl, AREA_WRITE, MECH_LANDLOCK, "landlock: %s",
 		    err);
@@ -420,6 +415,17 @@ run_command(struct job *j)
 }
 
 static volatile sig_atomic_t forward_to;
+static volatile sig_atomic_t orphaned;	/* harn-egressd is gone */
+
+/* The command first, here: init may be blocked in waitpid(). */
+static void
+note_orphaned(int sig)
+{
+	(void)sig;
+	orphaned = 1;
+	if (forward_to > 0)
+		(void)kill(forward_to, SIGKILL);
+}
 
 static void
 forward_signal(int sig)
@@ -428,32 +434,32 @@ forward_signal(int sig)
 		kill(forward_to, sig);
 }
 
-/* Without a PID namespace: end whatever the command left behind. */
+/*
+ * Without a PID namespace: end whatever the command left behind.  Each
+ * round kills the children there are and reaps one; the orphans of what
+ * died are ours by then (the subreaper's), for the next round.
+ */
 static void
 end_orphans(void)
 {
 	char path[64], buf[4096], *s, *e;
-	bool any;
 	ssize_t n;
 	long pid;
 	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%ld/task/%ld/children",
 	    (long)getpid(), (long)getpid());
-	do {
-		any = false;
-		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-			return;
-		n = read(fd, buf, sizeof(buf) - 1);
-		(void)close(fd);
-		buf[n > 0 ? n : 0] = '\0';
-		for (s = buf; (pid = strtol(s, &e, 10)) > 0; s = e) {
-			(void)kill((pid_t)pid, SIGKILL);
-			any = true;
+	for (;;) {
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) != -1) {
+			n = read(fd, buf, sizeof(buf) - 1);
+			(void)close(fd);
+			buf[n > 0 ? n : 0] = '\0';
+			for (s = buf; (pid = strtol(s, &e, 10)) > 0; s = e)
+				(void)kill((pid_t)pid, SIGKILL);
 		}
-		while (waitpid(-1, NULL, any ? 0 : WNOHANG) > 0)
-			;
-	} while (any);
+		if (waitpid(-1, NULL, 0) == -1 && errno == ECHILD)
+			return;
+	}
 }
 
 /* init's side of become_sandbox_user. */
@@ -492,13 +498,25 @@ run_init(struct job *j)
 	int st;
 	size_t i;
 
-	(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
 	(void)prctl(PR_SET_DUMPABLE, 0);	/* not readable from inside */
 	memset(&f, 0, sizeof(f));
-	if (j->ns && ns_mount_proc(&f) == -1)
-		report_fail(j->ctl, true, &f);
-	if (!j->ns)
+	if (j->ns) {
+		/* Its end ends the PID namespace, and all that is in it. */
+		(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (ns_mount_proc(&f) == -1)
+			report_fail(j->ctl, true, &f);
+	} else {
+		/*
+		 * Nothing ends with it here: told that harn-egressd is gone
+		 * (the set-up's end), it ends the command's processes first.
+		 */
+		sa.sa_handler = note_orphaned;
+		(void)sigaction(SIGRTMIN, &sa, NULL);
+		(void)prctl(PR_SET_PDEATHSIG, SIGRTMIN);
+		if (getppid() == 1)
+			orphaned = 1;	/* gone before we could be told */
 		(void)prctl(PR_SET_CHILD_SUBREAPER, 1);
+	}
 	if (j->ns && j->root && (pipe2(j->map_req, O_CLOEXEC) == -1 ||
 	    pipe2(j->map_ack, O_CLOEXEC) == -1))
 		child_fail(j->ctl, AREA_UNKNOWN, -1, "pipe: %s",
@@ -511,11 +529,17 @@ run_init(struct job *j)
 	if (j->ns && j->root)
 		map_command(j, cmd);
 	forward_to = cmd;
+	sa.sa_handler = forward_signal;
 	for (i = 0; i < NELEM(sigs); i++)
 		(void)sigaction(sigs[i], &sa, NULL);
 	for (;;) {
+		if (orphaned) {
+			(void)kill(cmd, SIGKILL);
+			end_orphans();
+			_exit(3);
+		}
 		p = waitpid(-1, &st, 0);
-		if (p == cmd) {
+		if (p == cmd && !orphaned) {
 			m.wstatus = st;
 			break;
 		}
@@ -818,6 +842,8 @@ start_broker(struct sandbox_child *c, struct event_base *base,
 		writable[n++] = c->req->rw_roots[i];
 	bc.writable = writable;
 	bc.nwritable = n;
+	bc.readonly = c->req->ro_roots;
+	bc.nreadonly = c->req->nro_roots;
 	bc.uid = as_u ? SANDBOX_UID : (uid_t)-1;
 	bc.gid = as_u ? SANDBOX_GID : (gid_t)-1;
 	bc.proxy_port = c->req->host_port;

@@ -162,7 +162,9 @@ sandbox_trial(struct sandbox_host *h, enum sandbox_confinement c, char *why,
 	    sandbox_uid_fits(&r) };
 	sandbox_plan(&in, &p);
 	if (p.refused) {
-		snprintf(why, len, "%s", p.detail);
+		/* What this one lacks, without the others' words. */
+		snprintf(why, len, "%s", p.ntried > 0 ?
+		    p.tried[p.ntried - 1].detail : p.detail);
 		goto out;
 	}
 	if (c == CONFINEMENT_LANDLOCK &&

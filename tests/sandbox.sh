@@ -25,6 +25,11 @@ set -u
 set +e
 EGRESSD=${HARN_EGRESSD:-$EGRESSD}
 PASS=${HARN_SANDBOX_PASS:-auto}
+# namespaces: as the host lets us; landlock: under tests/dockerish.c, a
+# default Docker container's seccomp profile and capabilities, where
+# namespaces cannot attach and auto must choose landlock.
+CONF=${HARN_SANDBOX_CONFINEMENT:-namespaces}
+LAUNCH=""
 unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY ALL_PROXY all_proxy \
     no_proxy NO_PROXY LD_PRELOAD GLIBC_TUNABLES SSH_AUTH_SOCK \
     XDG_RUNTIME_DIR 2>/dev/null || true
@@ -60,14 +65,15 @@ first_line() {
 BOX_ENV=""
 box() {
 	# shellcheck disable=SC2086
-	env HOME="$H" SECRET_TOKEN="$ENV_SECRET" $BOX_ENV "$EGRESSD" --policy "$POL" \
-	    --workspace "$WS" --log "$TMP/decisions.log" "$@"
+	env HOME="$H" SECRET_TOKEN="$ENV_SECRET" $BOX_ENV $LAUNCH "$EGRESSD" \
+	    --policy "$POL" --workspace "$WS" --log "$TMP/decisions.log" "$@"
 }
 # The same, replacing the calling (sub)shell: for `box_exec ... &`, whose
 # $! is then harn-egressd itself.
 box_exec() {
-	exec env HOME="$H" SECRET_TOKEN="$ENV_SECRET" "$EGRESSD" --policy \
-	    "$POL" --workspace "$WS" --log "$TMP/decisions.log" "$@"
+	# shellcheck disable=SC2086
+	exec env HOME="$H" SECRET_TOKEN="$ENV_SECRET" $LAUNCH "$EGRESSD" \
+	    --policy "$POL" --workspace "$WS" --log "$TMP/decisions.log" "$@"
 }
 
 # run_out FILE CMD...: run, stdout+stderr to FILE; sets RC.
@@ -341,6 +347,16 @@ setup() {
 		return 1
 	fi
 	chmod 755 "$ESC"
+	if [ "$CONF" = landlock ]; then
+		if ! cc -O1 -o "$TMP/dockerish" "$top_srcdir/tests/dockerish.c" \
+		    -lseccomp 2>"$TMP/cc.err"; then
+			not_ok "the container launcher builds" \
+			    "$(head -c 600 "$TMP/cc.err")"
+			return 1
+		fi
+		chmod 755 "$TMP/dockerish"
+		LAUNCH="$TMP/dockerish --"
+	fi
 	# A directory outside every grant and every private dir.
 	if [ -n "${HARN_OUTSIDE_DIR:-}" ]; then
 		OUT=$HARN_OUTSIDE_DIR
@@ -1591,7 +1607,7 @@ escape_checks() {
 }
 
 suite() {
-	echo "# pass: $1 (uid $(id -u)), binary: $EGRESSD"
+	echo "# pass: $1 (uid $(id -u)), confinement: $CONF, binary: $EGRESSD"
 	setup || return
 	net_checks
 	proc_checks
@@ -1606,6 +1622,23 @@ suite() {
 
 # ------------------------------------------------------------------ the passes
 
+# relay PREFIX FILE RC: a sub-pass's TAP lines, as ours, prefixed.
+relay() {
+	done_line=0
+	while IFS= read -r line; do
+		case $line in
+		"ok "*" - SKIP "*) skip "$1${line#* - SKIP }" ;;
+		"ok "*) ok "$1${line#* - }" ;;
+		"not ok "*) not_ok "$1${line#* - }" ;;
+		"1.."*) done_line=1 ;;
+		*) echo "$line" ;;
+		esac
+	done <"$2"
+	if [ $done_line -eq 0 ]; then
+		not_ok "$1the pass ran to its end" "exit $3"
+	fi
+}
+
 # The same script as nobody; its lines come back prefixed "nobody: ".
 nobody_pass() {
 	NB=$(mktemp -d /tmp/harn-nobody.XXXXXX)
@@ -1614,7 +1647,8 @@ nobody_pass() {
 	chmod 755 "$NB"
 	mkdir -p "$NB/src/tests" "$NB/tmp"
 	cp "$top_srcdir/tests/sandbox.sh" "$top_srcdir/tests/lib.sh" \
-	    "$top_srcdir/tests/escape.c" "$NB/src/tests/"
+	    "$top_srcdir/tests/escape.c" "$top_srcdir/tests/dockerish.c" \
+	    "$NB/src/tests/"
 	cp "$EGRESSD" "$NB/harn-egressd"
 	NB_OUT=$(mktemp -d /var/lib/harn-test.XXXXXX 2>/dev/null) || NB_OUT=""
 	NB_OUTSIDE=$NB_OUT
@@ -1622,7 +1656,7 @@ nobody_pass() {
 	chmod 755 "$NB/harn-egressd"
 	[ -n "$NB_OUT" ] && chmod 755 "$NB_OUT" && chown nobody "$NB_OUT"
 	chown -R nobody "$NB"
-	if command -v unshare >/dev/null &&
+	if [ "$CONF" = namespaces ] && command -v unshare >/dev/null &&
 	    ! su nobody -s /bin/sh -c "unshare -U true" >/dev/null 2>&1; then
 		skip "unprivileged pass: user namespaces unavailable to nobody (user.max_user_namespaces=$(sysctl_val user/max_user_namespaces), kernel.unprivileged_userns_clone=$(sysctl_val kernel/unprivileged_userns_clone))"
 		return
@@ -1630,26 +1664,22 @@ nobody_pass() {
 	su nobody -s /bin/sh -c "cd '$NB' && env -i PATH=/usr/local/bin:/usr/bin:/bin \
 	    TMPDIR='$NB/tmp' HOME='$NB' LANG=C PYTHON='$PYIN' \
 	    HARN_SANDBOX_PASS=unprivileged HARN_EGRESSD='$NB/harn-egressd' \
+	    HARN_SANDBOX_CONFINEMENT='$CONF' \
 	    HARN_OUTSIDE_DIR='$NB_OUT' top_srcdir='$NB/src' top_builddir='$NB' \
 	    sh '$NB/src/tests/sandbox.sh'" >"$TMP/nobody.out" 2>&1
-	nrc=$?
-	done_line=0
-	while IFS= read -r line; do
-		case $line in
-		"ok "*" - SKIP "*) skip "nobody: ${line#* - SKIP }" ;;
-		"ok "*) ok "nobody: ${line#* - }" ;;
-		"not ok "*) not_ok "nobody: ${line#* - }" ;;
-		"1.."*) done_line=1 ;;
-		*) echo "$line" ;;
-		esac
-	done <"$TMP/nobody.out"
-	if [ $done_line -eq 0 ]; then
-		not_ok "the unprivileged pass ran to its end" "exit $nrc"
-	fi
+	relay "nobody: " "$TMP/nobody.out" $?
 }
 rm_nobody() {
 	rm -rf "$NB_DIR"
 	[ -n "${NB_OUTSIDE:-}" ] && rm -rf "$NB_OUTSIDE"
+}
+
+# The same script under the container launcher: "landlock: " lines.
+landlock_pass() {
+	env HARN_SANDBOX_CONFINEMENT=landlock HARN_SANDBOX_PASS="$PASS" \
+	    HARN_EGRESSD="$EGRESSD" sh "$top_srcdir/tests/sandbox.sh" \
+	    >"$TMP/landlock.out" 2>&1
+	relay "landlock: " "$TMP/landlock.out" $?
 }
 
 T0=$(now_ms)
@@ -1662,6 +1692,10 @@ else
 	else
 		skip "unprivileged pass: no user 'nobody'"
 	fi
+fi
+# Once, from the top: the whole suite again in the landlock confinement.
+if [ -z "${HARN_SANDBOX_CONFINEMENT:-}" ] && [ "$PASS" != unprivileged ]; then
+	landlock_pass
 fi
 echo "# $(($(now_ms) - T0)) ms"
 finish
