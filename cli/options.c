@@ -181,6 +181,7 @@ one_option(struct options *o, int ch, const char *arg)
 		return 0;
 	}
 	case OPT_TMPFS_SIZE:
+		o->tmpfs_size_given = true;
 		return parse_size("--tmpfs-size", arg, 1ULL << 20,
 		    &o->tmpfs_size);
 	case OPT_MAX_MEMORY:

@@ -32,6 +32,7 @@ struct options {
 	size_t			 nsocket_roots;
 	unsigned		 max_procs;
 	unsigned long long	 tmpfs_size;
+	bool			 tmpfs_size_given;
 	unsigned long long	 max_memory;	/* 0: none */
 	bool			 no_sandbox;
 	char			**cmd;		/* after --; NULL in service mode */

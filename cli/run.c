@@ -247,6 +247,7 @@ plan(struct run *r, enum sandbox_profile profile)
 		.choice = r->choice,
 		.host = &r->host,
 		.max_memory = r->opt->max_memory != 0,
+		.tmpfs_size = r->opt->tmpfs_size_given,
 		.hide_key = r->opt->sign_key != NULL,
 		.uid_fits = r->host.root && sandbox_uid_fits(&r->req),
 	};

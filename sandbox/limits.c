@@ -18,17 +18,18 @@
 #include "sandbox/internal.h"
 
 /*
- * The processes uid has already: without a user namespace of its own the
- * command's RLIMIT_NPROC counts them too (the caller's shell, editor,
- * other builds), so its limit is that many more.
+ * The tasks uid has already (RLIMIT_NPROC counts threads): without a
+ * user namespace of its own the command's limit counts them too (the
+ * caller's shell, editor, other builds), so it is that many more.
  */
 static unsigned
 procs_of(uid_t uid)
 {
 	char path[300], line[128];
 	struct dirent *de;
-	unsigned n = 0;
+	unsigned n = 0, threads;
 	unsigned long u;
+	bool mine;
 	DIR *d;
 	FILE *f;
 
@@ -40,11 +41,16 @@ procs_of(uid_t uid)
 		snprintf(path, sizeof(path), "/proc/%s/status", de->d_name);
 		if ((f = fopen(path, "re")) == NULL)
 			continue;
-		while (fgets(line, sizeof(line), f) != NULL)
-			if (sscanf(line, "Uid: %lu", &u) == 1) {
-				n += u == uid;
+		mine = false;
+		while (fgets(line, sizeof(line), f) != NULL) {
+			if (sscanf(line, "Uid: %lu", &u) == 1)
+				mine = u == uid;
+			else if (mine && sscanf(line, "Threads: %u",
+			    &threads) == 1) {
+				n += threads;
 				break;
 			}
+		}
 		(void)fclose(f);
 	}
 	(void)closedir(d);

@@ -330,6 +330,9 @@ sandbox_plan(const struct sandbox_plan_input *in, struct sandbox_plan *p)
 		line(p, "capability bounding set", "no capability to drop it "
 		    "without a user namespace; no_new_privs keeps exec from "
 		    "gaining any");
+	if (in->tmpfs_size && p->confinement != CONFINEMENT_NAMESPACES)
+		line(p, "--tmpfs-size", "no private tmpfs without the "
+		    "namespaces confinement");
 	if (in->max_memory && !h->memory) {
 		if (in->profile == PROFILE_OS_HARDENED) {
 			refuse(p, AREA_UNKNOWN, -1, AVAIL_ABSENT,

@@ -134,6 +134,7 @@ struct sandbox_plan_input {
 	enum sandbox_choice	 choice;
 	const struct sandbox_host *host;
 	bool			 max_memory;	/* --max-memory given */
+	bool			 tmpfs_size;	/* --tmpfs-size given */
 	bool			 hide_key;	/* --sign-key: must be denied */
 	bool			 uid_fits;	/* SANDBOX_UID may write the roots */
 };

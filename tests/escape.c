@@ -73,6 +73,13 @@
  *   unix-vfork PATH [TAG]     unix-path from a vfork()ed child
  *   unix-race OK HOST N [TAG] N connects to OK while a thread rewrites the
  *                             address to HOST: escaped when one reaches HOST
+ *   tcp-race OK HOST N [TAG]  the same on 127.0.0.1, ports OK and HOST
+ *   unix-dgram PATH [TAG]     a unix datagram to PATH (/dev/log, say)
+ *   bind-port PORT            listen on 127.0.0.1:PORT (a fixed port)
+ *   kill-pgrp PGID            kill(-PGID, SIGKILL)
+ *   pidfd-kill PID            pidfd_open + pidfd_send_signal(SIGKILL)
+ *   setown PID                F_SETOWN to PID on a socket, O_ASYNC, then
+ *                             I/O: SIGIO (fatal by default) goes to PID
  *
  * Allowed probes (exit 0 when they work, 1 when refused):
  *   netlink-route             socket(AF_NETLINK, NETLINK_ROUTE) + the names
@@ -80,6 +87,8 @@
  *   socketpair                an AF_UNIX socketpair passes a byte
  *   unix-self DIR             bind a socket in DIR, connect to it
  *   tcp-self                  listen on 127.0.0.1:0, connect to it
+ *   tcp-nonblock HOST PORT    TCP_NODELAY, O_NONBLOCK, connect: 0 or
+ *                             EINPROGRESS, then connected, both kept
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -177,6 +186,10 @@ ename(int e)
 	case ENETUNREACH: return "ENETUNREACH";
 	case ETIMEDOUT: return "ETIMEDOUT";
 	case EINVAL: return "EINVAL";
+	case ESRCH: return "ESRCH";
+	case EAGAIN: return "EAGAIN";
+	case EROFS: return "EROFS";
+	case EADDRINUSE: return "EADDRINUSE";
 	}
 	return "E?";
 }
@@ -225,6 +238,13 @@ static int
 denied(const char *what, int e)
 {
 	printf("DENIED %s %s\n", what, ename(e));
+	return EXIT_DENIED;
+}
+
+static int
+denied_s(const char *what, const char *why)
+{
+	printf("DENIED %s %s\n", what, why);
 	return EXIT_DENIED;
 }
 
@@ -1353,6 +1373,188 @@ probe_unix_race(int argc, char **argv)
 	return EXIT_BLOCKED;
 }
 
+/* tcp-race: the same, on 127.0.0.1, flipping the port. */
+static struct sockaddr_in tcp_race_addr;
+static in_port_t tcp_race_ok, tcp_race_host;
+
+static void *
+tcp_race_flip(void *arg)
+{
+	volatile long spin;
+
+	(void)arg;
+	while (!race_stop) {
+		tcp_race_addr.sin_port = tcp_race_host;
+		__asm__ volatile("" ::: "memory");
+		for (spin = 0; spin < 2000; spin++)
+			;
+		tcp_race_addr.sin_port = tcp_race_ok;
+		__asm__ volatile("" ::: "memory");
+		for (spin = 0; spin < 2000; spin++)
+			;
+	}
+	return NULL;
+}
+
+static int
+probe_tcp_race(int argc, char **argv)
+{
+	struct sockaddr_in peer;
+	socklen_t plen;
+	pthread_t t;
+	long n, i, ok = 0, host = 0;
+	int fd;
+
+	if (argc < 3 || (n = strtol(argv[2], NULL, 10)) <= 0)
+		return usage();
+	tcp_race_ok = htons((in_port_t)atoi(argv[0]));
+	tcp_race_host = htons((in_port_t)atoi(argv[1]));
+	tcp_race_addr.sin_family = AF_INET;
+	tcp_race_addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	tcp_race_addr.sin_port = tcp_race_ok;
+	if (pthread_create(&t, NULL, tcp_race_flip, NULL) != 0)
+		return blocked(w("tcp-race", "pthread"), EAGAIN);
+	for (i = 0; i < n; i++) {
+		if ((fd = socket(AF_INET, SOCK_STREAM, 0)) == -1)
+			break;
+		if (connect(fd, (struct sockaddr *)&tcp_race_addr,
+		    sizeof(tcp_race_addr)) == 0) {
+			plen = sizeof(peer);
+			if (getpeername(fd, (struct sockaddr *)&peer, &plen) ==
+			    0 && peer.sin_port == tcp_race_host) {
+				host++;
+				send_tag(fd, argc > 3 ? argv[3] : NULL);
+			} else
+				ok++;
+		}
+		close(fd);
+	}
+	race_stop = 1;
+	pthread_join(t, NULL);
+	if (host > 0)
+		return escaped(w("tcp-race", argv[1]), "%ld of %ld reached "
+		    "it (%ld the other)", host, n, ok);
+	printf("BLOCKED tcp-race:%s NONE_OF_%ld (%ld reached %s)\n", argv[1],
+	    n, ok, argv[0]);
+	return EXIT_BLOCKED;
+}
+
+static int
+probe_unix_dgram(int argc, char **argv)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	char buf[128];
+	int fd;
+
+	if (argc < 1 || strlen(argv[0]) >= sizeof(sun.sun_path))
+		return usage();
+	memcpy(sun.sun_path, argv[0], strlen(argv[0]));
+	snprintf(buf, sizeof(buf), "%s\n", argc > 1 ? argv[1] : "dgram");
+	if ((fd = socket(AF_UNIX, SOCK_DGRAM, 0)) == -1)
+		return blocked(w("unix-dgram", "socket"), errno);
+	if (sendto(fd, buf, strlen(buf), 0, (struct sockaddr *)&sun,
+	    sizeof(sun)) == -1)
+		return blocked(w("unix-dgram", "sendto"), errno);
+	return escaped(w("unix-dgram", argv[0]), NULL);
+}
+
+static int
+probe_bind_port(int argc, char **argv)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET,
+	    .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int fd, one = 1;
+
+	if (argc < 1)
+		return usage();
+	sin.sin_port = htons((in_port_t)atoi(argv[0]));
+	if ((fd = socket(AF_INET, SOCK_STREAM, 0)) == -1)
+		return blocked(w("bind-port", "socket"), errno);
+	(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&sin, sizeof(sin)) == -1)
+		return blocked(w("bind-port", "bind"), errno);
+	if (listen(fd, 1) == -1)
+		return blocked(w("bind-port", "listen"), errno);
+	return escaped(w("bind-port", argv[0]), NULL);
+}
+
+static int
+probe_kill_pgrp(int argc, char **argv)
+{
+	if (argc < 1)
+		return usage();
+	if (kill(-(pid_t)atoi(argv[0]), SIGKILL) == -1)
+		return blocked(w("kill-pgrp", argv[0]), errno);
+	return escaped(w("kill-pgrp", argv[0]), NULL);
+}
+
+static int
+probe_pidfd_kill(int argc, char **argv)
+{
+	int fd;
+
+	if (argc < 1)
+		return usage();
+	if ((fd = (int)syscall(SYS_pidfd_open, atoi(argv[0]), 0)) == -1)
+		return blocked(w("pidfd-kill", "pidfd_open"), errno);
+	if (syscall(SYS_pidfd_send_signal, fd, SIGKILL, NULL, 0) == -1)
+		return blocked(w("pidfd-kill", "send_signal"), errno);
+	return escaped(w("pidfd-kill", argv[0]), NULL);
+}
+
+static int
+probe_setown(int argc, char **argv)
+{
+	int sv[2];
+
+	if (argc < 1)
+		return usage();
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == -1)
+		return blocked(w("setown", "socketpair"), errno);
+	if (fcntl(sv[0], F_SETOWN, atoi(argv[0])) == -1)
+		return blocked(w("setown", "F_SETOWN"), errno);
+	if (fcntl(sv[0], F_SETFL, O_ASYNC) == -1)
+		return blocked(w("setown", "O_ASYNC"), errno);
+	(void)write(sv[1], "x", 1);
+	usleep(100000);
+	return escaped(w("setown", argv[0]), NULL);
+}
+
+static int
+probe_tcp_nonblock(int argc, char **argv)
+{
+	struct sockaddr_storage ss;
+	struct pollfd p;
+	socklen_t len, el;
+	int fd, one = 1, nd = 0, e = 0, rc, fl;
+	const char *how;
+
+	if (argc < 2 || parse_addr(argv[0], argv[1], &ss, &len) == -1)
+		return usage();
+	if ((fd = socket(ss.ss_family, SOCK_STREAM, 0)) == -1)
+		return denied(w("tcp-nonblock", "socket"), errno);
+	if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) ==
+	    -1 || fcntl(fd, F_SETFL, O_NONBLOCK) == -1)
+		return denied(w("tcp-nonblock", "setup"), errno);
+	rc = connect(fd, (struct sockaddr *)&ss, len);
+	if (rc == -1 && errno != EINPROGRESS)
+		return denied(w("tcp-nonblock", "connect"), errno);
+	how = rc == 0 ? "0" : "EINPROGRESS";
+	p = (struct pollfd){ fd, POLLOUT, 0 };
+	el = sizeof(e);
+	if (poll(&p, 1, 5000) != 1 ||
+	    getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &el) == -1 || e != 0)
+		return denied(w("tcp-nonblock", "connected"), e ? e : ETIMEDOUT);
+	fl = fcntl(fd, F_GETFL);
+	el = sizeof(nd);
+	(void)getsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &nd, &el);
+	if (!(fl & O_NONBLOCK) || nd == 0)
+		return denied_s(w("tcp-nonblock", "kept"), (fl & O_NONBLOCK) ?
+		    "TCP_NODELAY_LOST" : "O_NONBLOCK_LOST");
+	return allowed(w("tcp-nonblock", how), "O_NONBLOCK and TCP_NODELAY "
+	    "kept");
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1486,5 +1688,19 @@ main(int argc, char **argv)
 		return probe_unix_vfork(argc, argv);
 	if (strcmp(p, "unix-race") == 0)
 		return probe_unix_race(argc, argv);
+	if (strcmp(p, "tcp-race") == 0)
+		return probe_tcp_race(argc, argv);
+	if (strcmp(p, "unix-dgram") == 0)
+		return probe_unix_dgram(argc, argv);
+	if (strcmp(p, "bind-port") == 0)
+		return probe_bind_port(argc, argv);
+	if (strcmp(p, "kill-pgrp") == 0)
+		return probe_kill_pgrp(argc, argv);
+	if (strcmp(p, "pidfd-kill") == 0)
+		return probe_pidfd_kill(argc, argv);
+	if (strcmp(p, "setown") == 0)
+		return probe_setown(argc, argv);
+	if (strcmp(p, "tcp-nonblock") == 0)
+		return probe_tcp_nonblock(argc, argv);
 	return usage();
 }
