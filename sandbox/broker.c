@@ -91,6 +91,8 @@
 #define CALLERS		8
 #define OWNED		64		/* listeners known to be the command's */
 #define MAX_LISTENERS	16		/* on one port */
+#define OPTS_MAX	256		/* socket options kept for fresh ones */
+#define OPT_LEN		16		/* the largest: struct timeval */
 
 /*
  * The callers seen last: their memory and their pidfd stay open, so that
@@ -148,6 +150,13 @@ struct broker {
 		unsigned long	 ino;
 	}			 owned[OWNED];
 	size_t			 nowned;
+	struct {			/* set on sockets not connected yet */
+		unsigned long	 ino;
+		int		 level, name;
+		socklen_t	 len;
+		unsigned char	 val[OPT_LEN];
+	}			 opts[OPTS_MAX];
+	size_t			 opts_next;
 	struct seccomp_notif	*req;
 	size_t			 req_size;
 	size_t			 npending;
@@ -173,6 +182,23 @@ respond(struct broker *b, uint64_t id, int err)
 	    errno != ENOENT)	/* the caller is gone, or was interrupted */
 		return -1;
 	return 0;
+}
+
+/*
+ * Let the call go on as it was made: its arguments are registers, which
+ * the kernel does not read again from the caller's memory.  What is left
+ * is a pid freed and handed to a process outside between the check and
+ * the call, which needs the pid space to wrap around in that time.
+ */
+static void
+proceed(struct broker *b, uint64_t id)
+{
+	struct seccomp_notif_resp r;
+
+	memset(&r, 0, sizeof(r));
+	r.id = id;
+	r.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+	(void)ioctl(b->notify, SECCOMP_IOCTL_NOTIF_SEND, &r);
 }
 
 static bool
@@ -737,6 +763,62 @@ fresh_kind(struct broker *b, struct pending *p, unsigned long ino,
 	return EOPNOTSUPP;	/* AF_UNSPEC needs the socket itself */
 }
 
+/*
+ * Socket options, where the broker connects a fresh socket in the
+ * caller's place: seen as the caller sets them (the call goes on as
+ * made), set again on the fresh one.  Keyed by the socket's inode, so a
+ * descriptor closed and reused is no confusion.
+ */
+static void
+handle_setsockopt(struct broker *b, const struct seccomp_notif *req)
+{
+	struct caller *who = caller_of(b, (pid_t)req->pid);
+	unsigned char val[OPT_LEN];
+	char path[64], link[64];
+	unsigned long ino;
+	int len = (int)req->data.args[4];
+	size_t i, k;
+
+	snprintf(path, sizeof(path), "/proc/%ld/fd/%d", (long)req->pid,
+	    (int)req->data.args[0]);
+	if (len <= 0 || len > OPT_LEN || read_mem(b, who, req->data.args[3],
+	    val, (size_t)len) != 0 || proc_readlink(b, path, link,
+	    sizeof(link)) <= 0 || (ino = diag_socket_inode(link)) == 0) {
+		proceed(b, req->id);
+		return;
+	}
+	for (i = 0, k = b->opts_next; i < OPTS_MAX; i++)
+		if (b->opts[i].ino == ino &&
+		    b->opts[i].level == (int)req->data.args[1] &&
+		    b->opts[i].name == (int)req->data.args[2]) {
+			k = i;
+			break;
+		}
+	if (k == b->opts_next)
+		b->opts_next = (b->opts_next + 1) % OPTS_MAX;
+	b->opts[k].ino = ino;
+	b->opts[k].level = (int)req->data.args[1];
+	b->opts[k].name = (int)req->data.args[2];
+	b->opts[k].len = (socklen_t)len;
+	memcpy(b->opts[k].val, val, (size_t)len);
+	proceed(b, req->id);
+}
+
+/* What the caller set on socket ino, on ours; as it would, best effort. */
+static void
+opts_apply(struct broker *b, unsigned long ino, int sock)
+{
+	size_t i;
+
+	for (i = 0; i < OPTS_MAX; i++) {
+		if (b->opts[i].ino != ino)
+			continue;
+		(void)setsockopt(sock, b->opts[i].level, b->opts[i].name,
+		    b->opts[i].val, b->opts[i].len);
+		b->opts[i].ino = 0;
+	}
+}
+
 /* One connect() of the command. */
 static void
 handle_connect(struct broker *b, const struct seccomp_notif *req)
@@ -819,6 +901,8 @@ handle_connect(struct broker *b, const struct seccomp_notif *req)
 	if (err == 0 && p->fresh && (p->sock = socket(domain, type |
 	    SOCK_NONBLOCK | SOCK_CLOEXEC, proto)) == -1)
 		err = errno;
+	if (err == 0 && p->fresh)
+		opts_apply(b, ino, p->sock);
 	if (err != 0) {
 		finish(p, err);
 		return;
@@ -1119,23 +1203,6 @@ sigcall_of(int nr)
 	return -1;
 }
 
-/*
- * Let the call go on as it was made: its arguments are registers, which
- * the kernel does not read again from the caller's memory.  What is left
- * is a pid freed and handed to a process outside between the check and
- * the call, which needs the pid space to wrap around in that time.
- */
-static void
-proceed(struct broker *b, uint64_t id)
-{
-	struct seccomp_notif_resp r;
-
-	memset(&r, 0, sizeof(r));
-	r.id = id;
-	r.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
-	(void)ioctl(b->notify, SECCOMP_IOCTL_NOTIF_SEND, &r);
-}
-
 static void
 handle_signal(struct broker *b, const struct seccomp_notif *req, int call)
 {
@@ -1197,6 +1264,8 @@ notify_cb(evutil_socket_t fd, short what, void *arg)
 		handle_connect(b, b->req);
 	else if (b->mode == BROKER_LL && (m = meta_of(b->req->data.nr)) != NULL)
 		handle_meta(b, b->req, m);
+	else if (b->mode == BROKER_LL && b->req->data.nr == SYS_setsockopt)
+		handle_setsockopt(b, b->req);
 	else if (b->mode == BROKER_LL && b->req->data.nr == SYS_fcntl)
 		handle_signal(b, b->req, SIGCALL_SETOWN);
 	else if (b->mode == BROKER_LL &&

@@ -100,6 +100,7 @@ int	 sandbox_seccomp_export_bpf(int which, int fd, char *err,
 #define SECCOMP_MAIN	0	/* SPEC 6.2's refusals */
 #define SECCOMP_BROKER	1	/* connect() to the broker */
 #define SECCOMP_BROKER_LL 2	/* and the metadata calls (landlock) */
+#define SECCOMP_BROKER_LL_OPTS 3 /* and setsockopt (no pidfd_getfd) */
 /*
  * The broker's filter (its calls notified, the rest allowed), loaded
  * with a new listener: the listener's fd, or -1 with err set.
@@ -112,6 +113,16 @@ struct broker_sigcall_name {
 	int		 call;		/* enum broker_sigcall */
 };
 extern const struct broker_sigcall_name broker_signal_names[];
+/*
+ * The socket options a connect on a fresh socket (no pidfd_getfd) keeps:
+ * the broker sees them set and sets them again.  None needs a privilege.
+ */
+struct broker_sockopt {
+	int		 level;
+	int		 name;
+};
+extern const struct broker_sockopt broker_sockopts[];
+extern const size_t broker_nsockopts;
 
 /* ------------------------------------------------------------ paths */
 

@@ -36,7 +36,9 @@ main(void)
 	    "#include <stddef.h>\n");
 	if (emit(SECCOMP_MAIN, "sandbox_seccomp_bpf") == -1 ||
 	    emit(SECCOMP_BROKER, "sandbox_seccomp_broker_bpf") == -1 ||
-	    emit(SECCOMP_BROKER_LL, "sandbox_seccomp_broker_ll_bpf") == -1)
+	    emit(SECCOMP_BROKER_LL, "sandbox_seccomp_broker_ll_bpf") == -1 ||
+	    emit(SECCOMP_BROKER_LL_OPTS,
+	    "sandbox_seccomp_broker_ll_opts_bpf") == -1)
 		return 1;
 	return fflush(stdout) == 0 ? 0 : 1;
 }

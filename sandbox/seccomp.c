@@ -625,6 +625,22 @@ const struct broker_sigcall_name broker_signal_names[] = {
 	{ NULL, 0 }
 };
 
+const struct broker_sockopt broker_sockopts[] = {
+	{ SOL_SOCKET, SO_KEEPALIVE }, { SOL_SOCKET, SO_LINGER },
+	{ SOL_SOCKET, SO_RCVBUF }, { SOL_SOCKET, SO_SNDBUF },
+	{ SOL_SOCKET, SO_RCVTIMEO }, { SOL_SOCKET, SO_SNDTIMEO },
+	{ SOL_SOCKET, SO_REUSEADDR }, { SOL_SOCKET, SO_REUSEPORT },
+	{ SOL_SOCKET, SO_OOBINLINE }, { SOL_SOCKET, SO_PASSCRED },
+	{ IPPROTO_TCP, TCP_NODELAY }, { IPPROTO_TCP, TCP_KEEPIDLE },
+	{ IPPROTO_TCP, TCP_KEEPINTVL }, { IPPROTO_TCP, TCP_KEEPCNT },
+	{ IPPROTO_TCP, TCP_USER_TIMEOUT }, { IPPROTO_TCP, TCP_SYNCNT },
+	{ IPPROTO_TCP, TCP_QUICKACK }, { IPPROTO_TCP, TCP_NOTSENT_LOWAT },
+	{ IPPROTO_TCP, TCP_WINDOW_CLAMP }, { IPPROTO_IP, IP_TOS },
+	{ IPPROTO_IP, IP_TTL }, { IPPROTO_IPV6, IPV6_V6ONLY },
+	{ IPPROTO_IPV6, IPV6_TCLASS }, { IPPROTO_IPV6, IPV6_UNICAST_HOPS },
+};
+const size_t broker_nsockopts = NELEM(broker_sockopts);
+
 /* The main filter, built now and loaded (tests/test_seccomp.c). */
 int
 sandbox_seccomp_load(char *err, size_t errlen)
@@ -690,10 +706,11 @@ broker_signals(scmp_filter_ctx ctx)
  * The connect broker's filter: connect() stops for the broker (user
  * notification), everything else is left to the main filter.  A foreign
  * ABI is killed here too.  In the landlock confinement (ll), metadata and
- * signal calls stop for it as well.
+ * signal calls stop for it as well, and, where it connects fresh sockets
+ * (opts), the socket options it must carry over.
  */
 static scmp_filter_ctx
-build_broker(bool ll, char *err, size_t errlen)
+build_broker(bool ll, bool opts, char *err, size_t errlen)
 {
 	scmp_filter_ctx ctx;
 	size_t i;
@@ -720,6 +737,17 @@ build_broker(bool ll, char *err, size_t errlen)
 	}
 	if (ll && (rc = broker_signals(ctx)) < 0)
 		goto bad;
+	for (i = 0; opts && i < broker_nsockopts; i++) {
+		const struct broker_sockopt *o = &broker_sockopts[i];
+		struct scmp_arg_cmp cmp[2] = {
+			masked(1, 0xffffffffUL, (uint32_t)o->level),
+			masked(2, 0xffffffffUL, (uint32_t)o->name),
+		};
+
+		if ((rc = rule(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(setsockopt), 2,
+		    cmp)) < 0)
+			goto bad;
+	}
 	return ctx;
 bad:
 	fail(err, errlen, "broker filter", NULL, rc);
@@ -732,7 +760,9 @@ build_which(int which, char *err, size_t errlen)
 {
 	if (which == SECCOMP_MAIN)
 		return build(err, errlen);
-	return build_broker(which == SECCOMP_BROKER_LL, err, errlen);
+	return build_broker(which == SECCOMP_BROKER_LL ||
+	    which == SECCOMP_BROKER_LL_OPTS, which == SECCOMP_BROKER_LL_OPTS,
+	    err, errlen);
 }
 
 #ifndef SECCOMP_GEN_ONLY	/* the generator itself has no program yet */
@@ -743,6 +773,8 @@ extern const unsigned char sandbox_seccomp_broker_bpf[];
 extern const size_t sandbox_seccomp_broker_bpf_len;
 extern const unsigned char sandbox_seccomp_broker_ll_bpf[];
 extern const size_t sandbox_seccomp_broker_ll_bpf_len;
+extern const unsigned char sandbox_seccomp_broker_ll_opts_bpf[];
+extern const size_t sandbox_seccomp_broker_ll_opts_bpf_len;
 
 int
 sandbox_seccomp_program(const void **prog, size_t *len)
@@ -755,14 +787,25 @@ sandbox_seccomp_program(const void **prog, size_t *len)
 int
 sandbox_seccomp_load_broker(int which, char *err, size_t errlen)
 {
-	bool ll = which == SECCOMP_BROKER_LL;
-	struct sock_fprog fp = {
-		.len = (unsigned short)((ll ? sandbox_seccomp_broker_ll_bpf_len :
-		    sandbox_seccomp_broker_bpf_len) / sizeof(struct sock_filter)),
-		.filter = (struct sock_filter *)(uintptr_t)(ll ?
-		    sandbox_seccomp_broker_ll_bpf : sandbox_seccomp_broker_bpf),
+	static const struct {
+		const unsigned char	*prog;
+		const size_t		*len;
+	} progs[] = {
+		[SECCOMP_BROKER] = { sandbox_seccomp_broker_bpf,
+		    &sandbox_seccomp_broker_bpf_len },
+		[SECCOMP_BROKER_LL] = { sandbox_seccomp_broker_ll_bpf,
+		    &sandbox_seccomp_broker_ll_bpf_len },
+		[SECCOMP_BROKER_LL_OPTS] = { sandbox_seccomp_broker_ll_opts_bpf,
+		    &sandbox_seccomp_broker_ll_opts_bpf_len },
 	};
+	struct sock_fprog fp;
 	int fd;
+
+	if (which < SECCOMP_BROKER || which > SECCOMP_BROKER_LL_OPTS)
+		return fail(err, errlen, "user notification", NULL, -EINVAL);
+	fp.len = (unsigned short)(*progs[which].len /
+	    sizeof(struct sock_filter));
+	fp.filter = (struct sock_filter *)(uintptr_t)progs[which].prog;
 
 	fd = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
 	    SECCOMP_FILTER_FLAG_NEW_LISTENER, &fp);

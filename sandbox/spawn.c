@@ -397,8 +397,9 @@ run_command(struct job *j)
 	    sizeof(err)) == -1)
 		child_fail(j->ctl, AREA_EGRESS, MECH_SECCOMP, "%s", err);
 	/* A broker that cannot listen: the confinement did not attach. */
-	if ((j->ns || j->ll) && (notify = sandbox_seccomp_load_broker(j->ll ?
-	    SECCOMP_BROKER_LL : SECCOMP_BROKER, err, sizeof(err))) == -1) {
+	if ((j->ns || j->ll) && (notify = sandbox_seccomp_load_broker(!j->ll ?
+	    SECCOMP_BROKER : p->getfd ? SECCOMP_BROKER_LL :
+	    SECCOMP_BROKER_LL_OPTS, err, sizeof(err))) == -1) {
 		struct setup_fail f = { .err = errno, .mech = MECH_SECCOMP,
 		    .area = AREA_LOCAL_SOCKET };
 
