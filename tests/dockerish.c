@@ -27,7 +27,9 @@
  * The lists are written from reading moby's profile; nothing of it is
  * copied.  Exit 125 when the launcher itself fails (as docker run does).
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>

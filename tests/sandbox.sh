@@ -331,8 +331,19 @@ us = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 us.bind(("127.0.0.1", 0))
 env.append("P_UDP=%d" % us.getsockname()[1])
 threading.Thread(target=udp, args=(us,), daemon=True).start()
+def dgram(s, path):
+    while True:
+        data = s.recv(4096)
+        rec("dgram %s %s" % (path, data.decode("ascii", "replace").strip()))
+
 for a in sys.argv[2:]:
     kind, _, path = a.partition(":")
+    if kind == "dgram":
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        s.bind(path)
+        os.chmod(path, 0o666)
+        threading.Thread(target=dgram, args=(s, path), daemon=True).start()
+        continue
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     if kind == "abstract":
         s.bind("\0" + path)
@@ -421,7 +432,7 @@ setup() {
 	[ -n "${OUTSIDE_OWNED:-}" ] && chmod 755 "$OUT"
 	# Unix sockets of "host processes" in the places SPEC 6.1 names.
 	mkdir -p "$H/.cache"
-	SOCK_ARGS="unix:$TMP/host.sock unix:$WS/ws.sock unix:$H/.gnupg/S.gpg-agent unix:$H/.docker/desktop/docker.sock abstract:harn-canary-$$ unix:$H/.cache/app.sock unix600:$WS/root600.sock"
+	SOCK_ARGS="dgram:$TMP/log.sock unix:$TMP/host.sock unix:$WS/ws.sock unix:$H/.gnupg/S.gpg-agent unix:$H/.docker/desktop/docker.sock abstract:harn-canary-$$ unix:$H/.cache/app.sock unix600:$WS/root600.sock"
 	# Outside every private directory and every grant (/var/lib, or the
 	# pass's own outside directory), and one only its owner may use.
 	[ -n "$OUT" ] && SOCK_ARGS="$SOCK_ARGS unix:$OUT/lib.sock unix600:$OUT/own600.sock"
@@ -478,7 +489,10 @@ net_checks() {
 		case $path in
 		"$WS"/*) continue ;;	# the user's grant: checked below
 		esac
-		if [ "$kind" = abstract ]; then
+		if [ "$kind" = dgram ]; then
+			net_esc "unix datagram to a host socket $path" \
+			    unix-dgram "$path"
+		elif [ "$kind" = abstract ]; then
 			net_esc "abstract unix socket @$path" unix-abstract "$path"
 		elif [ "$kind" = unix600 ]; then
 			net_esc "unix socket only its owner may use, $path" \
@@ -1749,6 +1763,263 @@ escape_checks() {
 	misc_checks
 }
 
+# ------------------------------------------------------------------ landlock
+#
+# What only the landlock confinement has to hold by itself (SPEC 6.5):
+# the connect broker under attack, signals and ptrace of what is outside,
+# an older kernel's Landlock (ABI 3, Debian 12's), a root caller whose
+# workspace uid 65533 cannot write, and the fallback when the namespaces'
+# set-up fails part-way.
+
+# in_box LABEL SCRIPT [ARG...]: sh -c SCRIPT confined, with $0 the probe;
+# must print a BLOCKED line (exit 0).
+in_box() {
+	iblabel=$1 ibscript=$2
+	shift 2
+	run_out "$TMP/box.out" box -- sh -c "$ibscript" "$ESC" "$@"
+	if [ "$RC" -eq 0 ] && grep -q '^BLOCKED ' "$TMP/box.out"; then
+		ok "confined blocked: $iblabel: $(first_line "$TMP/box.out")"
+	else
+		not_ok "confined blocked: $iblabel" \
+		    "exit $RC: $(head -c 400 "$TMP/box.out")"
+	fi
+}
+
+# squat_check [LABEL]: a listener of the command's own on 127.0.0.2 does
+# not make a host listener on the same port its own.
+squat_check() {
+	run_out "$TMP/box.out" box -- "$PYIN" -c '
+import socket, sys
+p = int(sys.argv[1])
+l = socket.socket()
+try:
+    l.bind(("127.0.0.2", p)); l.listen(4)
+except OSError as e:
+    print("BLOCKED squat:bind", e.errno); sys.exit(0)
+c = socket.socket()
+try:
+    c.connect(("127.0.0.1", p)); c.sendall(b"S-squat\n"); print("ESCAPED squat")
+except OSError as e:
+    print("BLOCKED squat:connect", e.errno)' "$P_TCP4"
+	if grep -q '^BLOCKED squat' "$TMP/box.out"; then
+		ok "a listener of its own on the port does not open a host one${1:-}: $(first_line "$TMP/box.out")"
+	else
+		not_ok "a listener of its own on the port does not open a host one${1:-}" \
+		    "$(head -c 300 "$TMP/box.out")"
+	fi
+	SANDBOX_TAGS="$SANDBOX_TAGS S-squat"
+}
+
+broker_attacks() {
+	# Another thread rewrites the address while connect() waits for the
+	# broker: it decides on its own copy, and connects that.
+	if control direct "tcp-race: a thread flips the port" tcp-race \
+	    "$P_ORIGIN" "$P_TCP4" 300 C-tcp-race; then
+		in_box "tcp-race: 3000 connects to the proxy, a thread flipping the port to a host listener" \
+		    'exec "$0" tcp-race "${HTTP_PROXY##*:}" "$1" 3000 S-tcp-race' "$P_TCP4"
+		expect_grep "tcp-race: the connects to the proxy went through" \
+		    "$TMP/box.out" 'NONE_OF_3000 \([1-9][0-9]* reached'
+		SANDBOX_TAGS="$SANDBOX_TAGS S-tcp-race"
+	fi
+	# Blocking semantics kept: non-blocking, its options, EINPROGRESS.
+	run_out "$TMP/box.out" box -- sh -c \
+	    'exec "$0" tcp-nonblock 127.0.0.1 "${HTTP_PROXY##*:}"' "$ESC"
+	if [ "$RC" -eq 0 ] && grep -q '^ALLOWED tcp-nonblock:.* kept' "$TMP/box.out"; then
+		ok "a non-blocking connect to the proxy: $(first_line "$TMP/box.out")"
+	else
+		not_ok "a non-blocking connect to the proxy keeps its semantics" \
+		    "exit $RC: $(head -c 300 "$TMP/box.out")"
+	fi
+	squat_check
+	# The broker's own resources: 300 connects waiting on a full
+	# backlog; it holds at most its cap, the rest fail, the proxy goes on.
+	run_out "$TMP/box.out" box -- "$PYIN" -c '
+import socket, subprocess, sys, threading, time
+l = socket.socket(socket.AF_UNIX)
+l.bind(".harn-tmp/full.sock"); l.listen(0)
+res = []
+def f():
+    s = socket.socket(socket.AF_UNIX)
+    try:
+        s.connect(".harn-tmp/full.sock"); res.append("connected")
+    except OSError as e:
+        res.append(e.strerror)
+for i in range(300):
+    threading.Thread(target=f, daemon=True).start()
+time.sleep(2)
+code = subprocess.run(["curl", "-s", "-m", "5", "-o", "/dev/null", "-w",
+    "%{http_code}", "http://127.0.0.1:%s/during-flood" % sys.argv[1]],
+    capture_output=True).stdout.decode()
+print("proxy", code, "failed", sorted(set(r for r in res if r != "connected")))
+sys.stdout.flush()
+import os; os._exit(0)' "$P_ORIGIN"
+	if grep -q '^proxy 200 failed .*Resource temporarily unavailable' "$TMP/box.out"; then
+		ok "300 waiting connects: the broker caps them, the proxy serves on ($(first_line "$TMP/box.out"))"
+	else
+		not_ok "300 waiting connects: the broker caps them, the proxy serves on" \
+		    "$(head -c 300 "$TMP/box.out")"
+	fi
+	rm -f "$WS/.harn-tmp/full.sock"
+	# harn-egressd killed while the command keeps connecting: nothing
+	# gets through, and nothing is left.
+	rm -f "$WS/started"
+	dur=3003.$$$(id -u)
+	box_exec -- sh -c 'echo up > started; while :; do "$0" tcp 127.0.0.1 "$1" S-after-kill >/dev/null; done & sleep '"$dur"'; wait' "$ESC" "$P_TCP4" >/dev/null 2>&1 &
+	hp=$!
+	if wait_file "$WS/started" 50 "$hp"; then
+		sleep 0.3
+		kill -KILL "$hp"
+		sleep 0.5
+		if pgrep -f "sleep $dur" >/dev/null || pgrep -f "S-after-kill" >/dev/null; then
+			not_ok "harn-egressd killed mid-run: the command's processes end" \
+			    "$(pgrep -af "sleep $dur|S-after-kill" | head -3)"
+			pkill -f "sleep $dur"
+			pkill -f "S-after-kill"
+		else
+			ok "harn-egressd killed mid-run: the command's processes end"
+		fi
+	else
+		not_ok "harn-egressd killed mid-run: the command started"
+		kill -KILL "$hp" 2>/dev/null
+	fi
+	SANDBOX_TAGS="$SANDBOX_TAGS S-after-kill"
+}
+
+# signal_attacks [ABI]: signals and ptrace toward what is outside.
+signal_attacks() {
+	sa=${1:+ (Landlock ABI $1)}
+	BOX_ENV=${1:+HARN_EGRESSD_LANDLOCK_ABI=$1}
+	setsid sleep 60 &
+	sleep 0.1
+	tp=$(pgrep -n -f '^sleep 60$')
+	for p in kill-pgrp pidfd-kill setown; do
+		arg=$tp
+		[ "$p" = kill-pgrp ] && arg=$tp	# its own group (setsid)
+		setsid sleep 60 &
+		sleep 0.1
+		cp=$(pgrep -n -f '^sleep 60$')
+		[ "$p" = kill-pgrp ] || arg=$cp
+		control direct "$p a host process" "$p" "$cp"
+		sleep 0.2
+		if kill -0 "$cp" 2>/dev/null; then
+			not_ok "control: $p killed the host process" "pid $cp alive"
+			kill "$cp" 2>/dev/null
+		fi
+		confined "$p a host process$sa" "$p" "$tp"
+		if ! kill -0 "$tp" 2>/dev/null; then
+			not_ok "the host process outlives the confined $p$sa"
+			setsid sleep 60 &
+			sleep 0.1
+			tp=$(pgrep -n -f '^sleep 60$')
+		fi
+	done
+	kill "$tp" 2>/dev/null
+	# harn-egressd itself, and init: found up the command's parents.
+	for p in kill-pid ptrace environ-of; do
+		in_box "$p harn-egressd itself$sa" \
+		    's=$(cut -d" " -f4 /proc/$PPID/stat); h=$(cut -d" " -f4 /proc/$s/stat); exec "$0" '"$p"' "$h"'
+	done
+	in_box "kill-pid its init (the subreaper)$sa" 'exec "$0" kill-pid "$PPID"'
+	BOX_ENV=""
+}
+
+# Landlock ABI 3 (Debian 12's kernel): no network rights, no scopes; the
+# broker alone refuses what those would.
+old_abi_checks() {
+	BOX_ENV="HARN_EGRESSD_LANDLOCK_ABI=3"
+	run_out "$TMP/box.out" box --attest "$TMP/abi3.json" -- true
+	if grep -q '"landlock_abi":3' "$TMP/abi3.json" 2>/dev/null; then
+		ok "HARN_EGRESSD_LANDLOCK_ABI=3: the report says ABI 3"
+	else
+		not_ok "HARN_EGRESSD_LANDLOCK_ABI=3: the report says ABI 3" \
+		    "$(head -c 300 "$TMP/box.out")"
+	fi
+	confined "ABI 3: tcp 127.0.0.1 (host loopback)" tcp 127.0.0.1 "$P_TCP4" S-abi3-tcp &&
+	    layer "ABI 3: the broker refuses it (EACCES)" '^BLOCKED tcp:connect EACCES'
+	confined "ABI 3: abstract unix socket" unix-abstract "harn-canary-$$" S-abi3-abs &&
+	    layer "ABI 3: the broker refuses it (EACCES)" '^BLOCKED unix-abstract:[^ ]+ EACCES'
+	SANDBOX_TAGS="$SANDBOX_TAGS S-abi3-tcp S-abi3-abs"
+	# No network rights: a fixed port binds, and the broker still
+	# refuses the host's listener beside it.
+	squat_check " (Landlock ABI 3)"
+	expect_grep "ABI 3: the fixed port bound (no Landlock network rights)" \
+	    "$TMP/box.out" '^BLOCKED squat:connect'
+	BOX_ENV=""
+	signal_attacks 3
+}
+
+# A root caller whose workspace uid 65533 cannot write.
+root_ws_checks() {
+	[ "$(id -u)" -eq 0 ] || return 0
+	RW=$TMP/root-ws
+	mkdir -p "$RW"
+	chmod 700 "$RW"
+	run_out "$TMP/box.out" env HOME="$H" $LAUNCH "$EGRESSD" --policy "$POL" \
+	    --workspace "$RW" -- sh -c 'id -u'
+	if [ "$RC" -eq 0 ] && grep -q '^0$' "$TMP/box.out" &&
+	    grep -q '^harn-egressd: sandbox: not enforced: file ownership (' "$TMP/box.out" &&
+	    grep -q '^harn-egressd: sandbox: not enforced: --max-procs (uid 0' "$TMP/box.out"; then
+		ok "worktree, a root-only workspace: runs as root and says file ownership and --max-procs are not enforced"
+	else
+		not_ok "worktree, a root-only workspace: says what it cannot enforce" \
+		    "exit $RC: $(head -c 400 "$TMP/box.out")"
+	fi
+	rm -f "$RW/ran"
+	run_out "$TMP/box.out" env HOME="$H" $LAUNCH "$EGRESSD" --policy "$POL" \
+	    --workspace "$RW" --profile os_hardened -- sh -c ': > ran'
+	if [ "$RC" -eq 3 ] && [ ! -e "$RW/ran" ] &&
+	    grep -q '"mechanism":"write"' "$TMP/box.out"; then
+		ok "os_hardened, a root-only workspace: refused (write), nothing ran"
+	else
+		not_ok "os_hardened, a root-only workspace: refused" \
+		    "exit $RC: $(head -c 400 "$TMP/box.out")"
+	fi
+	rm -rf "$RW"
+}
+
+# The namespaces' set-up failing part-way (a container that lets a user
+# namespace be made but not a /proc be mounted): landlock, every time.
+fallback_checks() {
+	[ "$(id -u)" -eq 0 ] && id nobody >/dev/null 2>&1 || {
+		skip "set-up failing part-way: needs root (to mask /proc) and a user nobody"
+		return 0
+	}
+	MP=$(mktemp -d /tmp/harn-mp.XXXXXX)
+	cp "$EGRESSD" "$MP/harn-egressd"
+	printf 'default deny\n' >"$MP/p.conf"
+	mkdir "$MP/ws"
+	chmod 755 "$MP"
+	chown -R nobody "$MP"
+	bad=0 n=0
+	while [ $n -lt 30 ]; do
+		rm -f "$MP/a.json"
+		"$TMP/dockerish" --mask-proc --seccomp-unconfined -- su nobody -s /bin/sh \
+		    -c "cd $MP/ws && $MP/harn-egressd --policy $MP/p.conf --attest $MP/a.json -- true" \
+		    >"$TMP/fb.out" 2>&1
+		frc=$?
+		if [ $frc -ne 0 ] || ! grep -q '"confinement":"landlock"' "$MP/a.json" 2>/dev/null; then
+			bad=$((bad + 1))
+			cp "$TMP/fb.out" "$TMP/fb.bad"
+		fi
+		n=$((n + 1))
+	done
+	if [ $bad -eq 0 ]; then
+		ok "the /proc mount refused after the namespaces were made: landlock, 30 of 30 runs"
+	else
+		not_ok "the /proc mount refused after the namespaces were made: landlock every time" \
+		    "$bad of 30 runs did not" "$(head -c 400 "$TMP/fb.bad")"
+	fi
+	rm -rf "$MP"
+}
+
+landlock_checks() {
+	broker_attacks
+	signal_attacks
+	old_abi_checks
+	root_ws_checks
+	fallback_checks
+}
+
 suite() {
 	echo "# pass: $1 (uid $(id -u)), confinement: $CONF, binary: $EGRESSD"
 	setup || return
@@ -1760,6 +2031,7 @@ suite() {
 	profile_checks
 	doctor_checks
 	escape_checks
+	[ "$CONF" = landlock ] && landlock_checks
 	canary_final
 }
 
