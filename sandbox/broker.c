@@ -36,6 +36,7 @@
  *   - If the broker is gone (its listener closed, harn-egressd dead),
  *     the kernel fails every such call of the command: none passes.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -245,10 +246,13 @@ creds_leave(const struct broker *b, const struct creds *c)
  * CAP_SYS_PTRACE (a default container): opened with its fsuid, which is
  * what the kernel's ptrace check on /proc files compares.
  */
+/* Nested: a series of /proc reads switches once (each switch costs). */
+static unsigned proc_depth;
+
 static void
 proc_enter(const struct broker *b)
 {
-	if (b->proc_as_cmd) {
+	if (b->proc_as_cmd && proc_depth++ == 0) {
 		(void)setfsgid(b->gid);
 		(void)setfsuid(b->uid);
 	}
@@ -257,7 +261,7 @@ proc_enter(const struct broker *b)
 static void
 proc_leave(const struct broker *b)
 {
-	if (b->proc_as_cmd) {
+	if (b->proc_as_cmd && --proc_depth == 0) {
 		(void)setfsuid(0);
 		(void)setfsgid(b->egid);
 	}
@@ -452,7 +456,7 @@ take_socket(struct broker *b, struct caller *c, int fd, int *err)
  */
 static int
 describe(const struct broker *b, pid_t tid, int fd, unsigned long *ino,
-    int *flags, bool *cloexec)
+    int *flags, bool *cloexec, char *proto, size_t protolen)
 {
 	char path[96], link[64], buf[512], *p;
 	ssize_t n;
@@ -464,6 +468,11 @@ describe(const struct broker *b, pid_t tid, int fd, unsigned long *ino,
 		return errno == ENOENT ? EBADF : EPERM;
 	if ((*ino = diag_socket_inode(link)) == 0)
 		return ENOTSOCK;
+	/* The protocol's name ("TCP", "UNIX-STREAM", ...), from sockfs. */
+	proc_enter(b);
+	n = getxattr(path, "system.sockprotoname", proto, protolen - 1);
+	proc_leave(b);
+	proto[n > 0 ? n : 0] = '\0';
 	snprintf(path, sizeof(path), "/proc/%ld/fdinfo/%d", (long)tid, fd);
 	if ((f = proc_open(b, path, O_RDONLY)) == -1)
 		return errno == ENOENT ? EBADF : EPERM;
@@ -476,6 +485,56 @@ describe(const struct broker *b, pid_t tid, int fd, unsigned long *ino,
 	*cloexec = (fl & O_CLOEXEC) != 0;
 	*flags = (int)(fl & ~(unsigned long)O_CLOEXEC);
 	return 0;
+}
+
+/*
+ * Is the caller's socket (fd, inode ino) in one of its epoll sets?  A
+ * fresh socket in its place would not be: the set watches the file, and
+ * the file it watched is gone with the swap.
+ */
+static bool
+watched(const struct broker *b, pid_t tid, int fd, unsigned long ino)
+{
+	char path[320], link[64], buf[8192];
+	struct dirent *de;
+	DIR *d;
+	FILE *f;
+	unsigned long tino;
+	int tfd;
+	bool found = false;
+
+	snprintf(path, sizeof(path), "/proc/%ld/fd", (long)tid);
+	proc_enter(b);
+	d = opendir(path);
+	proc_leave(b);
+	if (d == NULL)
+		return false;
+	while (!found && (de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%ld/fd/%s", (long)tid,
+		    de->d_name);
+		if (proc_readlink(b, path, link, sizeof(link)) <= 0 ||
+		    strcmp(link, "anon_inode:[eventpoll]") != 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%ld/fdinfo/%s", (long)tid,
+		    de->d_name);
+		proc_enter(b);
+		f = fopen(path, "re");
+		proc_leave(b);
+		if (f == NULL)
+			continue;
+		while (!found && fgets(buf, sizeof(buf), f) != NULL) {
+			const char *i = strstr(buf, " ino:");
+
+			found = sscanf(buf, "tfd: %d", &tfd) == 1 &&
+			    tfd == fd && i != NULL &&
+			    sscanf(i, " ino:%lx", &tino) == 1 && tino == ino;
+		}
+		(void)fclose(f);
+	}
+	(void)closedir(d);
+	return found;
 }
 
 /* ---------------------------------------------------------------- */
@@ -734,17 +793,30 @@ relative(const struct sockaddr_storage *ss, socklen_t len)
  */
 static int
 fresh_kind(struct broker *b, struct pending *p, unsigned long ino,
-    int *domain, int *type, int *proto)
+    const char *pname, int *domain, int *type, int *proto)
 {
 	int family = p->addrlen >= sizeof(sa_family_t) ?
 	    p->addr.ss_family : AF_UNSPEC;
-	int utype = b->diag != -1 ? diag_unix_type(b->diag, ino) : -1;
+	int utype = -1;
+
+	/* A unix socket's type: said by its name, or by sock_diag. */
+	if (strcmp(pname, "UNIX-STREAM") == 0)
+		utype = SOCK_STREAM;
+	else if (strncmp(pname, "UNIX", 4) == 0 || pname[0] == '\0')
+		utype = b->diag != -1 ? diag_unix_type(b->diag, ino) : -1;
 
 	*proto = 0;
 	if (utype != -1) {
 		*domain = AF_UNIX;
 		*type = utype;
 		return family == AF_UNIX ? 0 : EINVAL;
+	}
+	/* TCP, of the socket's own family (the address must be of it). */
+	if (strcmp(pname, "TCP") == 0 || strcmp(pname, "TCPv6") == 0) {
+		*domain = pname[3] == '\0' ? AF_INET : AF_INET6;
+		*type = SOCK_STREAM;
+		return family == *domain ? 0 : family == AF_UNSPEC ?
+		    EOPNOTSUPP : EAFNOSUPPORT;
 	}
 	switch (family) {
 	case AF_INET:
@@ -819,9 +891,26 @@ opts_apply(struct broker *b, unsigned long ino, int sock)
 	}
 }
 
-/* One connect() of the command. */
+/* Once a run: why a connect() failed that would have worked elsewhere. */
 static void
-handle_connect(struct broker *b, const struct seccomp_notif *req)
+say_watched(pid_t tid, int fd)
+{
+	static bool said;
+
+	if (said)
+		return;
+	said = true;
+	fprintf(stderr, "harn-egressd: sandbox: connect broker: pid %ld "
+	    "put fd %d in an epoll set before connect(); without pidfd_getfd "
+	    "(a default Docker container) no other socket can take its place: "
+	    "connect() fails with EOPNOTSUPP (docker run --cap-add SYS_PTRACE "
+	    "lets the broker connect the command's own socket)\n", (long)tid,
+	    fd);
+}
+
+/* One connect() of the command: decided, then made. */
+static void
+connect_decided(struct broker *b, const struct seccomp_notif *req)
 {
 	const char *const *roots = (const char *const *)b->roots;
 	struct broker_rules rules = { b->mode, roots, b->nroots,
@@ -830,7 +919,7 @@ handle_connect(struct broker *b, const struct seccomp_notif *req)
 	struct broker_call call;
 	struct pending *p;
 	struct caller *who;
-	char cwd[PATH_MAX];
+	char cwd[PATH_MAX], pname[32];
 	socklen_t optlen = sizeof(int);
 	unsigned long ino = 0;
 	int domain = AF_UNSPEC, type = 0, proto = 0, err;
@@ -867,13 +956,21 @@ handle_connect(struct broker *b, const struct seccomp_notif *req)
 			finish(p, errno == ENOTSOCK ? ENOTSOCK : EBADF);
 			return;
 		}
-	} else if ((err = describe(b, who->tid, p->fdno, &ino, &p->flags,
-	    &p->cloexec)) != 0 ||
-	    (err = fresh_kind(b, p, ino, &domain, &type, &proto)) != 0) {
-		finish(p, err);
-		return;
-	} else
+	} else {
+		if ((err = describe(b, who->tid, p->fdno, &ino, &p->flags,
+		    &p->cloexec, pname, sizeof(pname))) == 0 &&
+		    (err = fresh_kind(b, p, ino, pname, &domain, &type,
+		    &proto)) == 0 && (p->flags & O_NONBLOCK) &&
+		    watched(b, who->tid, p->fdno, ino)) {
+			say_watched(who->tid, p->fdno);
+			err = EOPNOTSUPP;
+		}
+		if (err != 0) {
+			finish(p, err);
+			return;
+		}
 		p->fresh = true;
+	}
 	/* Only now is what was read known to be the caller's. */
 	if (!alive(b, req->id)) {
 		pending_free(p);
@@ -908,6 +1005,18 @@ handle_connect(struct broker *b, const struct seccomp_notif *req)
 		return;
 	}
 	run_connect(p);
+}
+
+/*
+ * One connect() of the command.  Its /proc is read as it where we may
+ * not read it as ourselves: one switch for all of it, not one for each.
+ */
+static void
+handle_connect(struct broker *b, const struct seccomp_notif *req)
+{
+	proc_enter(b);
+	connect_decided(b, req);
+	proc_leave(b);
 }
 
 /* ---------------------------------------------------------------- */

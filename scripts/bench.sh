@@ -3,7 +3,12 @@
 #   scripts/bench.sh            decisions/s, then the proxy peer table
 #   scripts/bench.sh decide     decisions/s only
 #   scripts/bench.sh sandbox    a confined /bin/true, and a connect()
-#                               through the connect broker, against none
+#                               through the connect broker, against none,
+#                               in each confinement (landlock also as in a
+#                               default Docker container: tests/dockerish.c)
+#   scripts/bench.sh tunnels    new tunnels/s through the proxy from a
+#                               command inside each confinement (loadgen
+#                               of ../shared/bench, an nginx origin)
 #   scripts/bench.sh peers      the peer table only (about 5 minutes)
 # The peer table runs ../shared/bench/run-peers.sh (tinyproxy, squid,
 # microsocks, dante, direct loopback) with this build in the same table.
@@ -21,27 +26,104 @@ if [ "$what" = all ] || [ "$what" = decide ]; then
 	    make -C "$top/build" tests/bench_decide >/dev/null &&
 	    "$top/build/tests/bench_decide"
 fi
-if [ "$what" = all ] || [ "$what" = sandbox ]; then
+if [ "$what" = all ] || [ "$what" = sandbox ] || [ "$what" = tunnels ]; then
 	make -C "$top/build" tests/bench_broker >/dev/null
 	ws=$(mktemp -d "${TMPDIR:-/tmp}/harn-bench.XXXXXX")
 	printf 'default deny\n' >"$ws/p.conf"
 	cp "$top/build/tests/bench_broker" "$ws/bench_broker"
+	cc -O1 -o "$ws/dockerish" "$top/tests/dockerish.c" -lseccomp
+	egressd=$top/build/harn-egressd
+	# A root caller's command runs as uid 65533 in landlock where that
+	# uid can write the workspace: as in a real run, it can here.
+	[ "$(id -u)" -eq 0 ] && chmod 711 "$ws" && chown 65533:65533 "$ws"
+fi
+if [ "$what" = all ] || [ "$what" = sandbox ]; then
 	echo "== connect(): unconfined"
 	(cd "$ws" && ./bench_broker 3000)
-	echo "== connect(): confined (every call through the connect broker)"
-	(cd "$ws" && "$top/build/harn-egressd" --policy "$ws/p.conf" \
-	    --workspace "$ws" -- ./bench_broker 3000)
+	for c in namespaces landlock; do
+		echo "== connect(): confined, $c (every call through the connect broker)"
+		(cd "$ws" && "$egressd" --policy "$ws/p.conf" --confinement "$c" \
+		    --workspace "$ws" -- ./bench_broker 3000 2>/dev/null)
+	done
+	echo "== connect(): confined, landlock in a default Docker container (no pidfd_getfd)"
+	(cd "$ws" && ./dockerish -- "$egressd" --policy "$ws/p.conf" \
+	    --workspace "$ws" -- ./bench_broker 3000 2>/dev/null)
 	if command -v hyperfine >/dev/null 2>&1; then
-		echo "== a confined /bin/true, against an unconfined one"
+		echo "== a confined /bin/true, in each confinement, against an unconfined one"
 		(cd "$ws" && hyperfine -N -w 5 -r 50 \
-		    "$top/build/harn-egressd --policy $ws/p.conf -- /bin/true" \
-		    "$top/build/harn-egressd --policy $ws/p.conf --no-sandbox -- /bin/true" \
+		    "$egressd --policy $ws/p.conf --confinement namespaces -- /bin/true" \
+		    "$egressd --policy $ws/p.conf --confinement landlock -- /bin/true" \
+		    "./dockerish -- $egressd --policy $ws/p.conf -- /bin/true" \
+		    "$egressd --policy $ws/p.conf --no-sandbox -- /bin/true" \
 		    2>&1 | grep -E 'Benchmark|Time')
 	else
 		echo "(hyperfine is not installed: apt-get install hyperfine)"
 	fi
-	rm -rf "$ws"
 fi
+# loadgen's RESULT line, the figures that matter here.
+result() {
+	sed -n 's/^RESULT .* rps=\([^ ]*\) .* p50=\([^ ]*\) .* p99=\([^ ]*\) .* errors=\([^ ]*\) .*/\1 tunnels\/s  p50 \2 ms  p99 \3 ms  errors \4/p'
+}
+if [ "$what" = all ] || [ "$what" = tunnels ]; then
+	for p in nginx-light; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+		    grep -q "install ok installed" ||
+		    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+		    --no-install-recommends "$p"
+	done
+	cc -O2 -o "$ws/loadgen" "$bench/loadgen.c"
+	mkdir -p "$ws/www" "$ws/ngx"
+	head -c 100 /dev/zero | tr '\0' x >"$ws/www/small"
+	cat >"$ws/nginx.conf" <<NGX
+daemon off;
+worker_processes 1;
+pid $ws/ngx/nginx.pid;
+error_log $ws/ngx/error.log error;
+events { worker_connections 8192; }
+http {
+    access_log off;
+    client_body_temp_path $ws/ngx/body;
+    proxy_temp_path $ws/ngx/proxy;
+    fastcgi_temp_path $ws/ngx/fastcgi;
+    uwsgi_temp_path $ws/ngx/uwsgi;
+    scgi_temp_path $ws/ngx/scgi;
+    server {
+        listen 127.0.0.1:18080 backlog=4096; listen 127.0.0.1:18081 backlog=4096;
+        listen 127.0.0.1:18082 backlog=4096; listen 127.0.0.1:18083 backlog=4096;
+        root $ws/www;
+        location / { }
+    }
+}
+NGX
+	nginx -p "$ws/ngx" -c "$ws/nginx.conf" &
+	ngx=$!
+	sleep 0.5
+	printf 'allow_loopback on\nallow 127.0.0.1:18080 127.0.0.1:18081 127.0.0.1:18082 127.0.0.1:18083\nmax_connections 20000\n' \
+	    >"$ws/t.conf"
+	dur=${DUR:-4}
+	# The same blocking client everywhere (bench_broker tunnels), and
+	# loadgen (epoll) where it can run: without pidfd_getfd a socket put in
+	# an epoll set before connect() cannot be brokered (EOPNOTSUPP).
+	bt='exec ./bench_broker tunnels 18080 16 '"$dur"
+	lg='exec ./loadgen --mode connect --proxy "${HTTP_PROXY#http://}" -c 50 -d '"$dur"' --keepalive 1 --target-ports 4'
+	echo "== new tunnels through the proxy, from a command inside (${dur}s each)"
+	for c in namespaces landlock; do
+		printf '%-40s ' "$c, 16 blocking threads"
+		(cd "$ws" && "$egressd" --policy "$ws/t.conf" --confinement "$c" \
+		    --workspace "$ws" -- sh -c "$bt" 2>/dev/null)
+	done
+	printf '%-40s ' "landlock (Docker-like), 16 threads"
+	(cd "$ws" && ./dockerish -- "$egressd" --policy "$ws/t.conf" \
+	    --workspace "$ws" -- sh -c "$bt" 2>/dev/null)
+	for c in namespaces landlock; do
+		printf '%-40s ' "$c, loadgen ka1 c=50"
+		(cd "$ws" && "$egressd" --policy "$ws/t.conf" --confinement "$c" \
+		    --workspace "$ws" -- sh -c "$lg" 2>/dev/null | result)
+	done
+	kill "$ngx" 2>/dev/null
+	wait "$ngx" 2>/dev/null
+fi
+[ -n "${ws:-}" ] && rm -rf "$ws"
 [ "$what" = all ] || [ "$what" = peers ] || exit 0
 
 missing=""

@@ -7,6 +7,12 @@
  * A program that prints figures, not a timed test.
  *
  *     bench_broker [N]
+ *     bench_broker tunnels ORIGIN_PORT THREADS SECONDS
+ *
+ * The second: new tunnels per second through the proxy ($HTTP_PROXY),
+ * each a connect(), CONNECT to 127.0.0.1:ORIGIN_PORT, one GET, close; from
+ * THREADS blocking threads (no event loop: the same client in every
+ * confinement, with or without pidfd_getfd).
  */
 #include <errno.h>
 #include <netinet/in.h>
@@ -81,6 +87,96 @@ measure(const char *what, int family, const struct sockaddr *sa,
 	return 0;
 }
 
+static struct sockaddr_in tun_proxy;
+static int tun_origin;
+static volatile int tun_stop;
+
+static int
+read_until(int fd, const char *end, char *buf, size_t len)
+{
+	size_t n = 0;
+	ssize_t r;
+
+	while (n < len - 1) {
+		if ((r = read(fd, buf + n, len - 1 - n)) <= 0)
+			return end == NULL && r == 0 ? 0 : -1;
+		n += (size_t)r;
+		buf[n] = '\0';
+		if (end != NULL && strstr(buf, end) != NULL)
+			return 0;
+		if (end == NULL && n > len / 2)
+			n = 0;
+	}
+	return -1;
+}
+
+static void *
+tunneler(void *arg)
+{
+	char req[256], buf[4096];
+	long *count = arg;
+	int fd, n;
+
+	while (!tun_stop) {
+		if ((fd = socket(AF_INET, SOCK_STREAM, 0)) == -1)
+			break;
+		n = snprintf(req, sizeof(req), "CONNECT 127.0.0.1:%d HTTP/1.1\r\n"
+		    "Host: 127.0.0.1:%d\r\n\r\n", tun_origin, tun_origin);
+		if (connect(fd, (struct sockaddr *)&tun_proxy,
+		    sizeof(tun_proxy)) == -1 || write(fd, req, (size_t)n) != n ||
+		    read_until(fd, "\r\n\r\n", buf, sizeof(buf)) == -1 ||
+		    strncmp(buf, "HTTP/1.1 200", 12) != 0) {
+			close(fd);
+			continue;
+		}
+		n = snprintf(req, sizeof(req), "GET /small HTTP/1.1\r\nHost: "
+		    "127.0.0.1\r\nConnection: close\r\n\r\n");
+		if (write(fd, req, (size_t)n) == n &&
+		    read_until(fd, NULL, buf, sizeof(buf)) == 0)
+			(*count)++;
+		close(fd);
+	}
+	return NULL;
+}
+
+static int
+tunnels(int argc, char **argv)
+{
+	const char *proxy = getenv("HTTP_PROXY"), *colon;
+	pthread_t t[64];
+	long counts[64] = { 0 }, total = 0;
+	int nt, secs, i;
+	double t0;
+
+	if (argc < 5 || proxy == NULL || (colon = strrchr(proxy, ':')) ==
+	    NULL) {
+		fprintf(stderr, "usage: bench_broker tunnels ORIGIN_PORT "
+		    "THREADS SECONDS (under harn-egressd: HTTP_PROXY)\n");
+		return 2;
+	}
+	tun_origin = atoi(argv[2]);
+	nt = atoi(argv[3]);
+	secs = atoi(argv[4]);
+	if (nt < 1 || nt > 64 || secs < 1)
+		return 2;
+	tun_proxy.sin_family = AF_INET;
+	tun_proxy.sin_port = htons((unsigned short)atoi(colon + 1));
+	tun_proxy.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	t0 = now_us();
+	for (i = 0; i < nt; i++)
+		if (pthread_create(&t[i], NULL, tunneler, &counts[i]) != 0)
+			return 1;
+	sleep((unsigned)secs);
+	tun_stop = 1;
+	for (i = 0; i < nt; i++) {
+		pthread_join(t[i], NULL);
+		total += counts[i];
+	}
+	printf("%.0f tunnels/s (%ld in %.1f s, %d threads)\n",
+	    total / ((now_us() - t0) / 1e6), total, (now_us() - t0) / 1e6, nt);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -93,6 +189,8 @@ main(int argc, char **argv)
 	int n = argc > 1 ? atoi(argv[1]) : 2000, lu, lt;
 	pthread_t tu, tt;
 
+	if (argc > 1 && strcmp(argv[1], "tunnels") == 0)
+		return tunnels(argc, argv);
 	if (n < 100)
 		n = 100;
 	snprintf(sun.sun_path, sizeof(sun.sun_path), "bench-broker.%ld.sock",

@@ -1224,24 +1224,57 @@ life_checks() {
 }
 
 doctor_checks() {
-	run_out "$TMP/doctor.out" "$EGRESSD" doctor --json
+	# shellcheck disable=SC2086
+	run_out "$TMP/doctor.out" $LAUNCH "$EGRESSD" doctor --json
 	if [ "$RC" -eq 0 ] && $PY -S -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
-missing = [k for k in ("landlock_abi", "seccomp", "mechanisms", "profiles", "limits") if k not in d]
+missing = [k for k in ("landlock_abi", "seccomp", "mechanisms", "confinements", "profiles", "limits") if k not in d]
 missing += [m for m in ("linux_namespaces", "linux_landlock", "linux_seccomp") if "attaches" not in d.get("mechanisms", {}).get(m, {})]
+missing += [c for c in ("namespaces", "landlock") if "attaches" not in d.get("confinements", {}).get(c, {})]
 missing += [p for p in ("os_hardened", "worktree") if "process_network_mode" not in d.get("profiles", {}).get(p, {})]
 sys.exit(1 if missing else 0)' "$TMP/doctor.out" 2>/dev/null; then
-		ok "doctor --json: mechanisms, profiles and limits"
+		ok "doctor --json: mechanisms, confinements, profiles and limits"
 	else
-		not_ok "doctor --json: mechanisms, profiles and limits" \
+		not_ok "doctor --json: mechanisms, confinements, profiles and limits" \
 		    "exit $RC: $(head -c 400 "$TMP/doctor.out")"
 	fi
-	run_out "$TMP/doctor.out" "$EGRESSD" doctor
-	if [ "$RC" -eq 0 ] && [ -s "$TMP/doctor.out" ]; then
-		ok "doctor: prints what the host can enforce"
+	# Per confinement, what this pass should find (tried, not guessed).
+	want_ns=true
+	[ "$CONF" = landlock ] && want_ns=false
+	got=$($PY -S -c '
+import json, sys
+d = json.load(open(sys.argv[1]))["confinements"]
+print("%s %s" % (str(d["namespaces"]["attaches"]).lower(), str(d["landlock"]["attaches"]).lower()))' "$TMP/doctor.out" 2>/dev/null)
+	if [ "$got" = "$want_ns true" ]; then
+		ok "doctor: namespaces attaches: $want_ns, landlock attaches: true"
 	else
-		not_ok "doctor: prints what the host can enforce" "exit $RC"
+		not_ok "doctor: namespaces $want_ns, landlock true" "got: $got"
+	fi
+	# Its answer and a real run's never disagree.
+	for prof in worktree os_hardened; do
+		dc=$($PY -S -c '
+import json, sys
+print(json.load(open(sys.argv[1]))["profiles"][sys.argv[2]]["confinement"])' "$TMP/doctor.out" "$prof" 2>/dev/null)
+		rm -f "$TMP/doc-run.json"
+		run_out "$TMP/box.out" box --profile "$prof" --attest "$TMP/doc-run.json" -- true
+		rc=$($PY -S -c '
+import json, sys
+print(json.load(open(sys.argv[1]))["sandbox"]["confinement"])' "$TMP/doc-run.json" 2>/dev/null)
+		if [ -n "$dc" ] && [ "$dc" = "$rc" ]; then
+			ok "doctor and a real run agree ($prof: $dc)"
+		else
+			not_ok "doctor and a real run agree ($prof)" \
+			    "doctor: '$dc', the run's report: '$rc'" "$(head -c 300 "$TMP/box.out")"
+		fi
+	done
+	# shellcheck disable=SC2086
+	run_out "$TMP/doctor.out" $LAUNCH "$EGRESSD" doctor
+	if [ "$RC" -eq 0 ] && grep -q '^confinements (a trial run of each):' "$TMP/doctor.out"; then
+		ok "doctor: prints what the host can enforce, per confinement"
+	else
+		not_ok "doctor: prints what the host can enforce, per confinement" \
+		    "exit $RC: $(head -c 300 "$TMP/doctor.out")"
 	fi
 }
 
