@@ -1864,6 +1864,46 @@ broker_attacks() {
 		    "exit $RC: $(head -c 300 "$TMP/box.out")"
 	fi
 	squat_check
+	# Without pidfd_getfd (this launcher) the broker connects a fresh
+	# socket in the caller's place: one already in an epoll set cannot be
+	# swapped (the set watches the file).  It fails, and says why; an
+	# event loop that registers after connect() (asyncio, libuv, Go)
+	# works.
+	run_out "$TMP/box.out" box -- "$PYIN" -c '
+import errno, os, select, socket
+p = int(os.environ["HTTP_PROXY"].rsplit(":", 1)[1])
+s = socket.socket(); s.setblocking(False)
+e = select.epoll(); e.register(s.fileno(), select.EPOLLOUT)
+try:
+    s.connect(("127.0.0.1", p)); print("connected")
+except BlockingIOError:
+    print("EINPROGRESS")
+except OSError as x:
+    print(errno.errorcode[x.errno])'
+	if grep -Eq '^(EOPNOTSUPP|ENOTSUP)$' "$TMP/box.out" &&
+	    grep -q 'connect broker: pid [0-9]* put fd [0-9]* in an epoll set before connect()' "$TMP/box.out"; then
+		ok "epoll before connect(), no pidfd_getfd: EOPNOTSUPP, and harn-egressd says why"
+	else
+		not_ok "epoll before connect(), no pidfd_getfd: EOPNOTSUPP, and harn-egressd says why" \
+		    "$(head -c 400 "$TMP/box.out")"
+	fi
+	BOX_ENV="P=$P_ORIGIN"
+	run_out "$TMP/box.out" box --env P -- "$PYIN" -c '
+import asyncio, os
+async def main():
+    p = int(os.environ["HTTP_PROXY"].rsplit(":", 1)[1])
+    r, w = await asyncio.open_connection("127.0.0.1", p)
+    a = b"127.0.0.1:" + os.environ["P"].encode()
+    w.write(b"GET http://" + a + b"/asyncio HTTP/1.1\r\nHost: " + a + b"\r\nConnection: close\r\n\r\n")
+    print((await r.readline()).decode().strip())
+asyncio.run(main())'
+	BOX_ENV=""
+	if grep -q '^HTTP/1.1 200' "$TMP/box.out"; then
+		ok "asyncio (registers after connect()) reaches the proxy: $(first_line "$TMP/box.out")"
+	else
+		not_ok "asyncio (registers after connect()) reaches the proxy" \
+		    "$(head -c 400 "$TMP/box.out")"
+	fi
 	# The broker's own resources: 300 connects waiting on a full
 	# backlog; it holds at most its cap, the rest fail, the proxy goes on.
 	run_out "$TMP/box.out" box -- "$PYIN" -c '
