@@ -8,6 +8,7 @@
 #include "cli/options.h"
 #include "sandbox/sandbox.h"
 
+/* Every option from OPT_PROFILE on is for run mode only. */
 enum {
 	OPT_POLICY = 256, OPT_LISTEN, OPT_PORT_FILE, OPT_LOG, OPT_ATTEST,
 	OPT_SIGN_KEY, OPT_PROFILE, OPT_WORKSPACE, OPT_RO_ROOT, OPT_RW_ROOT,
@@ -210,7 +211,8 @@ one_option(struct options *o, int ch, const char *arg)
 int
 options_parse(int argc, char **argv, struct options *o)
 {
-	int ch;
+	const char *run_only = NULL;
+	int ch, li = 0;
 
 	memset(o, 0, sizeof(*o));
 	o->profile = "worktree";
@@ -220,9 +222,12 @@ options_parse(int argc, char **argv, struct options *o)
 	optind = 1;
 	opterr = 1;
 	/* "+": stop at the first non-option, so CMD's own flags stay its own. */
-	while ((ch = getopt_long(argc, argv, "+", longopts, NULL)) != -1)
+	while ((ch = getopt_long(argc, argv, "+", longopts, &li)) != -1) {
 		if (one_option(o, ch, optarg) == -1)
 			return -1;
+		if (run_only == NULL && ch >= OPT_PROFILE)
+			run_only = longopts[li].name;
+	}
 	if (optind < argc) {
 		if (strcmp(argv[optind - 1], "--") != 0) {
 			cli_error("unexpected argument '%s' (a command goes "
@@ -233,6 +238,12 @@ options_parse(int argc, char **argv, struct options *o)
 	} else if (optind > 0 && optind <= argc &&
 	    strcmp(argv[optind - 1], "--") == 0) {
 		cli_error("-- given without a command");
+		return -1;
+	}
+	/* A sandbox option without a command would be silently ignored. */
+	if (o->cmd == NULL && run_only != NULL) {
+		cli_error("--%s is for run mode: harn-egressd --policy FILE "
+		    "[options] -- CMD [ARG...]", run_only);
 		return -1;
 	}
 	return 0;

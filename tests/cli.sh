@@ -147,4 +147,17 @@ expect_no_grep "no DNS query for a denied name" "$TMP/dnsq" "never.test"
 expect_no_grep "no DNS query for an unadmitted name" "$TMP/dnsq" "other.test"
 expect_grep "the admitted name was asked" "$TMP/dnsq" '^pub\.test A'
 
+# Run-mode options: a bad value, or no command to apply them to, is a
+# usage error before anything starts.
+expect_rc "--confinement bogus: usage error" 2 "$EGRESSD" --policy "$EX" \
+    --confinement bogus -- true
+expect_grep "--confinement bogus: says what it wants" "$TMP/err" \
+    'want auto, namespaces or landlock'
+expect_rc "--confinement without a command: usage error" 2 "$EGRESSD" \
+    --policy "$EX" --confinement landlock
+expect_grep "--confinement without a command: says it is for run mode" \
+    "$TMP/err" '^harn-egressd: --confinement is for run mode'
+expect_rc "--profile without a command: usage error" 2 "$EGRESSD" \
+    --policy "$EX" --profile os_hardened
+
 finish
