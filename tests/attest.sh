@@ -96,6 +96,16 @@ expect_rc "verify: a signed report and its log" 0 "$EGRESSD" verify \
 expect_grep "verify says what held" "$TMP/out" 'ok: schema, canonical, signature, key_id, log_sha256, log_records'
 expect_rc "verify without --log" 0 "$EGRESSD" verify --pubkey "$K.pub" \
     "$TMP/run.json"
+# Each confinement is named in its report, and verifies.
+for c in namespaces landlock; do
+	expect_rc "run mode, --confinement $c, signed" 0 box \
+	    --confinement "$c" --attest "$TMP/run-$c.json" --sign-key "$K" \
+	    -- true
+	expect_grep "the report names the $c confinement" "$TMP/run-$c.json" \
+	    '"confinement":"'"$c"'"'
+	expect_rc "verify: a $c report" 0 "$EGRESSD" verify --pubkey "$K.pub" \
+	    "$TMP/run-$c.json"
+done
 
 fields "report: the command as argv0 and a digest" "$TMP/run.json" \
     'schema="harn.egress.attestation.v1"' 'command.argv0="sh"' \
