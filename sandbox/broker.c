@@ -390,23 +390,6 @@ read_cwd(const struct broker *b, pid_t pid, char *buf, size_t len)
 	return buf[0] == '/' && strstr(buf, " (deleted)") == NULL;
 }
 
-static pid_t
-thread_group(pid_t tid)
-{
-	char path[64], line[128];
-	long tgid = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%ld/status", (long)tid);
-	if ((f = fopen(path, "re")) == NULL)
-		return -1;
-	while (fgets(line, sizeof(line), f) != NULL)
-		if (sscanf(line, "Tgid: %ld", &tgid) == 1)
-			break;
-	(void)fclose(f);
-	return (pid_t)tgid;
-}
-
 static int
 caller_pidfd(struct broker *b, struct caller *c)
 {
@@ -419,7 +402,7 @@ caller_pidfd(struct broker *b, struct caller *c)
 		if (c->pidfd == -1 && errno == EINVAL)
 			b->thread_pidfd = false;
 	}
-	if (c->pidfd == -1 && (tgid = thread_group(c->tid)) != -1)
+	if (c->pidfd == -1 && (tgid = diag_tgid(c->tid)) != -1)
 		c->pidfd = (int)syscall(SYS_pidfd_open, tgid, 0);
 	return c->pidfd;
 }

@@ -189,12 +189,9 @@ children(pid_t pid, pid_t *tree, size_t *n)
 	(void)closedir(d);
 }
 
-/*
- * Is the socket ino held by a process below init (the command's
- * subreaper: every process the command started is below it)?
- */
-bool
-diag_held_below(pid_t init, unsigned long ino)
+/* Does any process below init (breadth first) satisfy match(pid, arg)? */
+static bool
+any_below(pid_t init, bool (*match)(pid_t, const void *), const void *arg)
 {
 	pid_t *tree;
 	size_t n = 0, i;
@@ -204,11 +201,27 @@ diag_held_below(pid_t init, unsigned long ino)
 		return false;
 	children(init, tree, &n);
 	for (i = 0; i < n && !found; i++) {
-		found = holds(tree[i], ino);
+		found = match(tree[i], arg);
 		children(tree[i], tree, &n);
 	}
 	free(tree);
 	return found;
+}
+
+static bool
+holds_match(pid_t pid, const void *arg)
+{
+	return holds(pid, *(const unsigned long *)arg);
+}
+
+/*
+ * Is the socket ino held by a process below init (the command's
+ * subreaper: every process the command started is below it)?
+ */
+bool
+diag_held_below(pid_t init, unsigned long ino)
+{
+	return any_below(init, holds_match, &ino);
 }
 
 /* A field of /proc/PID/stat after the command name: 4 is ppid, 5 pgrp. */
@@ -236,9 +249,9 @@ stat_field(pid_t pid, int field)
 	return v;
 }
 
-/* The process a thread id belongs to. */
-static pid_t
-tgid_of(pid_t tid)
+/* The process a thread id belongs to; -1 when it is gone. */
+pid_t
+diag_tgid(pid_t tid)
 {
 	char path[64], line[128];
 	long tgid = -1;
@@ -264,7 +277,7 @@ diag_pid_below(pid_t init, pid_t pid)
 	long p;
 	int depth;
 
-	if ((p = tgid_of(pid)) <= 0)
+	if ((p = diag_tgid(pid)) <= 0)
 		return false;
 	for (depth = 0; depth < MAX_TREE; depth++) {
 		if ((p = stat_field((pid_t)p, 4)) <= 0)
@@ -277,20 +290,14 @@ diag_pid_below(pid_t init, pid_t pid)
 	return false;
 }
 
+static bool
+in_group(pid_t pid, const void *arg)
+{
+	return stat_field(pid, 5) == *(const pid_t *)arg;
+}
+
 bool
 diag_group_below(pid_t init, pid_t pgrp)
 {
-	pid_t *tree;
-	size_t n = 0, i;
-	bool found = false;
-
-	if ((tree = calloc(MAX_TREE, sizeof(*tree))) == NULL)
-		return false;
-	children(init, tree, &n);
-	for (i = 0; i < n && !found; i++) {
-		found = stat_field(tree[i], 5) == pgrp;
-		children(tree[i], tree, &n);
-	}
-	free(tree);
-	return found;
+	return any_below(init, in_group, &pgrp);
 }

@@ -278,6 +278,7 @@ bool	 diag_held_below(pid_t init, unsigned long ino);
 /* Is pid (a thread's, its process's) or a process of pgrp below init? */
 bool	 diag_pid_below(pid_t init, pid_t pid);
 bool	 diag_group_below(pid_t init, pid_t pgrp);
+pid_t	 diag_tgid(pid_t tid);
 
 /* ------------------------------------------------------------ limits */
 
