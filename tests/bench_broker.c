@@ -87,6 +87,21 @@ measure(const char *what, int family, const struct sockaddr *sa,
 	return 0;
 }
 
+/* The proxy's port ($HTTP_PROXY, under harn-egressd): the usual connect. */
+static int
+measure_proxy(int n)
+{
+	const char *proxy = getenv("HTTP_PROXY"), *colon;
+	struct sockaddr_in sin = { .sin_family = AF_INET,
+	    .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+
+	if (proxy == NULL || (colon = strrchr(proxy, ':')) == NULL)
+		return 0;
+	sin.sin_port = htons((unsigned short)atoi(colon + 1));
+	return measure("tcp the proxy", AF_INET, (struct sockaddr *)&sin,
+	    sizeof(sin), n);
+}
+
 static struct sockaddr_in tun_proxy;
 static int tun_origin;
 static volatile int tun_stop;
@@ -222,7 +237,8 @@ main(int argc, char **argv)
 	    measure("unix absolute", AF_UNIX, (struct sockaddr *)&abs,
 	    sizeof(abs), n) == -1 ||
 	    measure("tcp loopback", AF_INET, (struct sockaddr *)&sin,
-	    sizeof(sin), n) == -1) {
+	    sizeof(sin), n) == -1 ||
+	    measure_proxy(n) == -1) {
 		(void)unlink(sun.sun_path);
 		return 1;
 	}
