@@ -193,7 +193,8 @@ struct build {
 	struct denied		*d;
 	size_t			 nd;
 	const struct landlock_path *grants;	/* all of them, and */
-	char			**canon;	/*   their real paths (or NULL) */
+	char			**canon;	/*   their real paths (or NULL, */
+	int			*canon_err;	/*   and why) */
 	size_t			 ngrants;
 	char			 path[PATH_MAX];	/* being split */
 	char			*err;
@@ -990,15 +991,15 @@ weaker_below(const struct build *b, const char *canon, uint64_t access,
 }
 
 static int
-grant_root(struct build *b, const struct landlock_path *g)
+grant_root(struct build *b, size_t gi)
 {
+	const struct landlock_path *g = &b->grants[gi];
 	char canon[PATH_MAX];
 	const char **rel = NULL;
 	struct stat sb;
 	uint64_t access = grant_access(g->grant, b->handled);
 	size_t nrel;
 	bool denied;
-	char *real;
 	int fd = -1, dfd = -1, rv = -1;
 
 	if (g->path == NULL || g->path[0] != '/') {
@@ -1006,14 +1007,13 @@ grant_root(struct build *b, const struct landlock_path *g)
 		    g->path == NULL ? "(null)" : g->path);
 		return -1;
 	}
-	if ((real = path_real(g->path)) == NULL) {
-		if (errno == ENOENT || errno == ENOTDIR)
+	if (b->canon[gi] == NULL) {
+		if (b->canon_err[gi] == ENOENT || b->canon_err[gi] == ENOTDIR)
 			return 0;	/* nothing there to grant */
-		seterr(b, "grant %s: %s", g->path, strerror(errno));
+		seterr(b, "grant %s: %s", g->path, strerror(b->canon_err[gi]));
 		return -1;
 	}
-	(void)snprintf(canon, sizeof(canon), "%s", real);
-	free(real);
+	(void)snprintf(canon, sizeof(canon), "%s", b->canon[gi]);
 	if ((fd = open(canon, O_PATH | O_CLOEXEC)) == -1 ||
 	    fstat(fd, &sb) == -1) {
 		seterr(b, "grant %s: %s", g->path, strerror(errno));
@@ -1082,7 +1082,9 @@ free_canon(struct build *b)
 	for (i = 0; b->canon != NULL && i < b->ngrants; i++)
 		free(b->canon[i]);
 	free(b->canon);
+	free(b->canon_err);
 	b->canon = NULL;
+	b->canon_err = NULL;
 }
 
 static void
@@ -1142,15 +1144,18 @@ build(int into, const struct landlock_path *grants, size_t n,
 		goto fail;
 	b.grants = grants;
 	b.ngrants = n;
-	if ((b.canon = calloc(n + 1, sizeof(*b.canon))) == NULL) {
+	if ((b.canon = calloc(n + 1, sizeof(*b.canon))) == NULL ||
+	    (b.canon_err = calloc(n + 1, sizeof(*b.canon_err))) == NULL) {
 		seterr(&b, "out of memory");
 		goto fail;
 	}
+	/* Each grant's real path, once: its own rule and the others' splits. */
 	for (i = 0; i < n; i++)
-		if (grants[i].path != NULL && grants[i].path[0] == '/')
-			b.canon[i] = path_real(grants[i].path);
+		if (grants[i].path != NULL && grants[i].path[0] == '/' &&
+		    (b.canon[i] = path_real(grants[i].path)) == NULL)
+			b.canon_err[i] = errno;
 	for (i = 0; i < n; i++)
-		if (grant_root(&b, &grants[i]) == -1)
+		if (grant_root(&b, i) == -1)
 			goto fail;
 	free_canon(&b);
 	free_denied(&b);
