@@ -166,4 +166,16 @@ sandbox_probe(struct sandbox_host *h, bool quick, bool memory)
 		    sizeof(h->memory_why));
 	if (!quick)
 		probe_namespaces(h);
+	/*
+	 * Quick: namespaces are tried for real by the spawn, but a seccomp
+	 * profile that refuses unshare() itself (Docker's) says so at once,
+	 * without a set-up child to fail first: unshare(0) changes nothing.
+	 */
+	else if (syscall(SYS_unshare, 0) == -1) {
+		char why[128];
+
+		snprintf(why, sizeof(why), "unshare: %s",
+		    strerror(errno));
+		set(h, MECH_NAMESPACES, AVAIL_CANNOT_ATTACH, why);
+	}
 }
