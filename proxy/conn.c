@@ -118,9 +118,22 @@ event_cb(struct bufferevent *bev, short what, void *arg)
 	 */
 	if (c->state == CONN_CONNECTING)
 		return;
+	if (!(what & (BEV_EVENT_EOF | BEV_EVENT_ERROR)))
+		return;
+	/*
+	 * A client that only stopped sending (shutdown(SHUT_WR)) still gets
+	 * the response to a request it finished, and whatever is queued.
+	 */
+	if (!(what & BEV_EVENT_ERROR)) {
+		if (c->state == CONN_HTTP_FORWARD && http_client_eof(c))
+			return;
+		if (evbuffer_get_length(bufferevent_get_output(bev)) > 0) {
+			conn_close_after_flush(c);
+			return;
+		}
+	}
 	/* The client went away or failed: nothing more can be said to it. */
-	if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR))
-		conn_close(c);
+	conn_close(c);
 }
 
 /*

@@ -290,6 +290,27 @@ parse_request(struct conn *c, size_t headlen)
 	return absolute_target(c, target, tlen);
 }
 
+/*
+ * A Connection header naming a framing header: the client would have it
+ * dropped on the way (hop-by-hop) while we frame the body by it, and what
+ * follows would reach the origin as a request nobody decided.  Refused.
+ */
+static bool
+names_framing(const struct http_req *r)
+{
+	const struct httpmsg_header *h;
+	size_t i;
+
+	for (i = 0; i < r->msg.nheaders; i++) {
+		h = &r->msg.headers[i];
+		if (httpmsg_name_is(h, "Connection") &&
+		    (httpmsg_value_has(h->value, h->vlen, "Content-Length") ||
+		    httpmsg_value_has(h->value, h->vlen, "Transfer-Encoding")))
+			return true;
+	}
+	return false;
+}
+
 /* Checks that need the target: Host agreement and body framing. */
 static enum egress_reason
 check_request(struct conn *c)
@@ -298,7 +319,8 @@ check_request(struct conn *c)
 
 	if (r->connect)
 		return EGRESS_R_NONE;
-	if (check_host(c) == -1 || httpmsg_framing(&r->msg, &r->body) == -1)
+	if (check_host(c) == -1 || names_framing(r) ||
+	    httpmsg_framing(&r->msg, &r->body) == -1)
 		return EGRESS_R_INVALID_REQUEST;
 	return EGRESS_R_NONE;
 }
@@ -390,6 +412,16 @@ forward_done(struct conn *c)
 	next_request(c);
 }
 
+bool
+http_client_eof(struct conn *c)
+{
+	if (c->fwd == NULL || c->req == NULL || !c->fwd->req_done)
+		return false;	/* the request itself is cut short */
+	c->req->client_close = true;
+	bufferevent_disable(c->bev, EV_READ);
+	return true;
+}
+
 /* Send what the request body framing allows; stop reading when full. */
 static void
 relay_request(struct conn *c)
@@ -465,9 +497,8 @@ relay_response_head(struct conn *c, struct evbuffer *in, struct evbuffer *out)
 	if ((head = malloc(end)) == NULL)
 		return -1;
 	evbuffer_remove(in, head, end);
-	if (httpmsg_parse(head, end, &m) != HTTPMSG_OK || m.slen < 12 ||
-	    strncmp(m.start, "HTTP/1.", 7) != 0 ||
-	    (status = atoi(m.start + 9)) < 100 || status > 999 ||
+	if (httpmsg_parse(head, end, &m) != HTTPMSG_OK ||
+	    (status = httpmsg_status(&m)) == -1 ||
 	    httpmsg_framing(&m, &f->resp) == -1) {
 		free(head);
 		return -1;
@@ -517,6 +548,22 @@ pump_response(struct conn *c)
 	return httpmsg_relay_body(&f->resp, in, out);
 }
 
+/*
+ * The origin's response cannot be relayed.  Before any of it reached the
+ * client, the client is told so (502; the request's decision is already
+ * logged); after, the connection ends, the response cut short.
+ */
+static void
+bad_response(struct conn *c, const char *what)
+{
+	if (c->fwd != NULL && !c->fwd->resp_head)
+		evbuffer_add_printf(bufferevent_get_output(c->bev),
+		    "HTTP/1.1 502 Bad Gateway\r\nContent-Type: text/plain\r\n"
+		    "Content-Length: %zu\r\nConnection: close\r\n\r\n"
+		    "harn-egressd: %s\n", strlen(what) + 15, what);
+	conn_close_after_flush(c);
+}
+
 static void
 origin_read_cb(struct bufferevent *bev, void *arg)
 {
@@ -524,7 +571,7 @@ origin_read_cb(struct bufferevent *bev, void *arg)
 
 	switch (pump_response(c)) {
 	case -1:
-		conn_close_after_flush(c);
+		bad_response(c, "the origin's response is malformed");
 		return;
 	case 1:
 		forward_done(c);
@@ -555,7 +602,8 @@ origin_event_cb(struct bufferevent *bev, short what, void *arg)
 		forward_done(c);
 		return;
 	}
-	conn_close_after_flush(c);
+	bad_response(c, rv == -1 ? "the origin's response is malformed" :
+	    "the origin closed before its response was complete");
 }
 
 static void

@@ -17,23 +17,41 @@ is_tchar(unsigned char c)
 	    c) != NULL);
 }
 
-/* The end of the head (after its empty line), or 0 if not there yet. */
+/*
+ * The end of the head (after its empty line), or 0 if not there yet.  The
+ * same definition as httpmsg_parse's: lines end at LF, a CR before it is
+ * dropped, and the first empty line ends the head ("\n\n" or "\n\r\n").
+ */
 size_t
 httpmsg_head_end(struct evbuffer *in, size_t limit)
 {
-	struct evbuffer_ptr crlf, lf;
+	struct evbuffer_ptr lf, crlf;
 	size_t len = evbuffer_get_length(in), end = 0;
 
 	if (len > limit + 4)
 		len = limit + 4;
-	crlf = evbuffer_search(in, "\r\n\r\n", 4, NULL);
 	lf = evbuffer_search(in, "\n\n", 2, NULL);
-	if (crlf.pos != -1 && (size_t)crlf.pos + 4 <= len)
-		end = crlf.pos + 4;
-	if (lf.pos != -1 && (size_t)lf.pos + 2 <= len &&
-	    (end == 0 || (size_t)lf.pos + 2 < end))
+	crlf = evbuffer_search(in, "\n\r\n", 3, NULL);
+	if (lf.pos != -1 && (size_t)lf.pos + 2 <= len)
 		end = lf.pos + 2;
+	if (crlf.pos != -1 && (size_t)crlf.pos + 3 <= len &&
+	    (end == 0 || (size_t)crlf.pos + 3 < end))
+		end = crlf.pos + 3;
 	return end;
+}
+
+/* A response's status code: "HTTP/1.x NNN[ reason]", 100-999, or -1. */
+int
+httpmsg_status(const struct httpmsg *m)
+{
+	const char *s = m->start;
+
+	if (m->slen < 12 || strncmp(s, "HTTP/1.", 7) != 0 ||
+	    (s[7] != '0' && s[7] != '1') || s[8] != ' ' ||
+	    s[9] < '1' || s[9] > '9' || s[10] < '0' || s[10] > '9' ||
+	    s[11] < '0' || s[11] > '9' || (m->slen > 12 && s[12] != ' '))
+		return -1;
+	return (s[9] - '0') * 100 + (s[10] - '0') * 10 + (s[11] - '0');
 }
 
 /* One line from *p, without its CRLF or LF; -1 on a bare CR or NUL. */

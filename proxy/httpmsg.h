@@ -46,6 +46,7 @@ struct httpmsg_body {
 /* Offset just past the head's empty line in in, or 0 if not yet there. */
 size_t	 httpmsg_head_end(struct evbuffer *in, size_t limit);
 /* Split a head (buf is modified in place only by reference). */
+int	 httpmsg_status(const struct httpmsg *);	/* -1: not a status line */
 int	 httpmsg_parse(char *buf, size_t len, struct httpmsg *);
 bool	 httpmsg_name_is(const struct httpmsg_header *, const char *);
 bool	 httpmsg_value_has(const char *, size_t, const char *token);

@@ -139,6 +139,8 @@ void	 proxy_conn_gone(struct proxy *);
 /* Protocols. */
 void	 http_start(struct conn *);
 void	 http_free(struct conn *);
+/* The client's EOF while forwarding: true if the exchange goes on. */
+bool	 http_client_eof(struct conn *);
 /*
  * Refuse with the status for reason (or the given one), a one-line body,
  * X-Harn-Egress-Reason and Connection: close; log it; close after flush.

@@ -416,6 +416,51 @@ area_http() {
 	section 2
 	check_refusal "pipelined after a chunked body: 403 no_allow_rule" 403 \
 	    no_allow_rule "$TMP/sec.out"
+	# Framing headers named in Connection (issue 12): they would be
+	# dropped as hop-by-hop while the body is framed by them, and the
+	# rest would reach the origin as a request nobody decided.  Refused.
+	raw "$MP" "POST http://good.test:$ORIGIN/cl-named HTTP/1.1\r\nHost: good.test:$ORIGIN\r\nConnection: Content-Length\r\nContent-Length: 52\r\n\r\nGET /smuggled-cl HTTP/1.1\r\nHost: other.internal\r\n\r\n"
+	check_refusal "Connection: Content-Length is refused (400)" 400 \
+	    invalid_request "$TMP/raw.out"
+	raw "$MP" "POST http://good.test:$ORIGIN/te-named HTTP/1.1\r\nHost: good.test:$ORIGIN\r\nConnection: keep-alive, Transfer-Encoding\r\nTransfer-Encoding: chunked\r\n\r\n34\r\nGET /smuggled-te HTTP/1.1\r\nHost: other.internal\r\n\r\n\r\n0\r\n\r\n"
+	check_refusal "Connection: Transfer-Encoding is refused (400)" 400 \
+	    invalid_request "$TMP/raw.out"
+	sleep 0.2
+	if grep -Eq '/smuggled-(cl|te)|/(cl|te)-named' "$TMP/origin.log"; then
+		not_ok "no request with named framing headers reached the origin" \
+		    "$(grep -E 'smuggled|named' "$TMP/origin.log" | cut -c1-200)"
+	else
+		ok "no request with named framing headers reached the origin"
+	fi
+	# A head that ends in "\n\r\n" ends there, for the proxy as for
+	# the parser: what follows is the next request, decided and answered.
+	raw "$MP" --pipeline \
+	    "GET http://good.test:$ORIGIN/lfcrlf1 HTTP/1.1\nHost: good.test:$ORIGIN\n\r\n" \
+	    "GET http://nope.test:$ORIGIN/lfcrlf2 HTTP/1.1\r\nHost: nope.test:$ORIGIN\r\n\r\n"
+	section 1
+	expect_status "a head ending in LF CR LF: answered (200)" 200 "$TMP/sec.out"
+	section 2
+	check_refusal "the request after it is decided anew (403)" 403 \
+	    no_allow_rule "$TMP/sec.out"
+	# A client that half-closes after a keep-alive request gets the
+	# response the origin sent.
+	raw "$MP" --shut "GET http://good.test:$ORIGIN/halfclose HTTP/1.1\r\nHost: good.test:$ORIGIN\r\n\r\n"
+	expect_status "half-close after a keep-alive request: the 200 arrives" 200
+	# An origin's status line with no code: 502, and nothing read past
+	# the head (ASan watches in scripts/test.sh).
+	rm -f "$TMP/rawresp.port"
+	$PY "$H" rawresp --port-file "$TMP/rawresp.port" \
+	    --response 'HTTP/1.0 \r\n\r\n' >/dev/null 2>&1 &
+	BG_PIDS="$BG_PIDS $!"
+	if wait_file "$TMP/rawresp.port" 50; then
+		RP=$(cat "$TMP/rawresp.port")
+		raw "$MP" "GET http://good.test:$RP/blank HTTP/1.1\r\nHost: good.test:$RP\r\n\r\n"
+		expect_status "an origin's blank status line: 502" 502
+		raw "$MP" "GET http://good.test:$ORIGIN/after-blank HTTP/1.1\r\nHost: good.test:$ORIGIN\r\n\r\n"
+		expect_status "the proxy serves on after it" 200
+	else
+		not_ok "the raw-response origin starts"
+	fi
 	# A broken chunk size: refused or closed, never passed on as a request.
 	raw "$MP" "POST http://good.test:$ORIGIN/badchunk HTTP/1.1\r\nHost: good.test:$ORIGIN\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nGET http://nope.test:$ORIGIN/smuggle2 HTTP/1.1\r\nHost: nope.test:$ORIGIN\r\n\r\n"
 	sleep 0.2

@@ -208,6 +208,29 @@ def cmd_canary(a):
         c.close()
 
 
+def cmd_rawresp(a):
+    """An origin that answers every request with the same raw bytes."""
+    s = listen(a.bind, a.port)
+    write_port(a.port_file, s.getsockname()[1])
+    resp = unescape(a.response)
+    while True:
+        c, _ = s.accept()
+        c.settimeout(2.0)
+        data = b""
+        try:
+            while b"\r\n\r\n" not in data and b"\n\n" not in data:
+                b = c.recv(4096)
+                if not b:
+                    break
+                data += b
+            c.sendall(resp)
+        except OSError:
+            pass
+        if a.log:
+            append_line(a.log, json.dumps({"got": data.decode("latin-1")}))
+        c.close()
+
+
 def cmd_tarpit(a):
     """A listener whose accept queue is full: connects to it time out."""
     s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -946,6 +969,8 @@ def main():
         return p
 
     server("origin", cmd_origin)
+    p = server("rawresp", cmd_rawresp)
+    p.add_argument("--response", required=True)
     p = server("tlsorigin", cmd_tlsorigin)
     p.add_argument("--cert", required=True)
     p.add_argument("--key", required=True)
