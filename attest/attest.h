@@ -58,6 +58,7 @@ struct attest_log {
 	unsigned char	 sha256[32];
 	uint64_t	 records;
 	uint64_t	 bytes;
+	uint64_t	 lost;		/* records that could not be written */
 	int64_t		 offset;	/* where they start in the file; -1: no file */
 	bool		 complete;	/* every record written and digested */
 };

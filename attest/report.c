@@ -226,9 +226,9 @@ decisions_json(const struct attest_report *r)
 static json_t *
 log_json(const struct attest_log *l)
 {
-	return json_pack("{s:o, s:o, s:o, s:o, s:b}", "sha256",
+	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:b}", "sha256",
 	    hex_string(l->sha256, 32), "records", count(l->records), "bytes",
-	    count(l->bytes), "offset",
+	    count(l->bytes), "lost", count(l->lost), "offset",
 	    l->offset >= 0 ? json_integer(l->offset) : json_null(),
 	    "complete", l->complete);
 }

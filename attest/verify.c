@@ -68,6 +68,7 @@ static const struct member {
 	{ "decisions", "by_reason", T_OBJ },
 	{ "log", "sha256", T_STR | T_HEX32 },
 	{ "log", "records", T_INT },
+	{ "log", "lost", T_INT },
 	{ "log", "bytes", T_INT },
 	{ "log", "complete", T_BOOL },
 	{ "exit", "code", T_INT },

@@ -164,7 +164,7 @@ report_log(struct report *rep, struct dlog *log, const char *path)
 
 	if (rep->out == NULL)
 		return;
-	dlog_flush(log);
+	dlog_finish(log);
 	dlog_totals(log, &t);
 	rep->r.allow = t.allow;
 	rep->r.deny = t.deny;
@@ -172,6 +172,7 @@ report_log(struct report *rep, struct dlog *log, const char *path)
 	memcpy(rep->r.log.sha256, t.sha256, sizeof(t.sha256));
 	rep->r.log.records = t.records;
 	rep->r.log.bytes = t.bytes;
+	rep->r.log.lost = t.lost;
 	rep->r.log.complete = t.complete;
 	/* The path must still lead to the file the records went to. */
 	if (rep->r.log.offset >= 0 && path != NULL &&

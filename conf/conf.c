@@ -119,6 +119,14 @@ d_block_private(struct parser *ps, const struct directive *d,
 }
 
 static int
+d_log_failure(struct parser *ps, const struct directive *d,
+    const struct word *w, int n)
+{
+	return parse_switch(ps, d, &w[0], "serve", "refuse",
+	    &ps->conf->log_failure_serve);
+}
+
+static int
 d_allow_loopback(struct parser *ps, const struct directive *d,
     const struct word *w, int n)
 {
@@ -263,6 +271,7 @@ static const struct directive directives[] = {
 	    FIELD(max_connections), 1, 1000000 },
 	{ "max_header_bytes", 1, 1, false, d_number,
 	    FIELD(max_header_bytes), 1024, 1048576 },
+	{ "log_failure_action", 1, 1, false, d_log_failure, 0, 0, 0 },
 };
 
 static int

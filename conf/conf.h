@@ -40,6 +40,9 @@ struct conf {
 	uint32_t		 drain_timeout;
 	uint32_t		 max_connections;
 	uint32_t		 max_header_bytes;
+	/* The decision log failing or behind: refuse new requests, or serve
+	 * them unlogged (log_failure_action refuse|serve). */
+	bool			 log_failure_serve;
 };
 
 /* A policy with every default (deny all); source names where it came from. */

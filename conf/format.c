@@ -46,6 +46,8 @@ print_settings(FILE *f, const struct conf *c)
 	print_duration(f, "drain_timeout", c->drain_timeout);
 	fprintf(f, "max_connections %u\n", c->max_connections);
 	fprintf(f, "max_header_bytes %u\n", c->max_header_bytes);
+	fprintf(f, "log_failure_action %s\n", c->log_failure_serve ? "serve" :
+	    "refuse");
 }
 
 char *

@@ -4,14 +4,22 @@
  * . - _) or an address, so nothing needs escaping, and no request text
  * (path, query, header, userinfo) ever reaches this file's inputs.
  *
- * Lines collect in a buffer written out when it grows past a threshold and
- * on a short timer, so a slow log never stalls the loop for long.  A
- * running SHA-256 covers exactly the bytes handed to the log.
+ * Lines collect in a bounded buffer written out, whole lines at a time,
+ * when it grows past a threshold and on a short timer, to a descriptor
+ * made non-blocking: the loop never waits on the log.  A log that fails
+ * (a full disk, a closed pipe, deleted) or falls behind is said on
+ * stderr, new requests are refused until it recovers (unless the policy
+ * says log_failure_action serve), and every record that could not be
+ * written is counted (the report's log.lost).  A running SHA-256 and the
+ * record count cover exactly the bytes the log took.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
@@ -25,15 +33,31 @@
 
 #define FLUSH_BYTES	(64 * 1024)
 #define FLUSH_MS	100
+#define RETRY_MS	1000		/* a failed log is tried again */
+#define CHUNK		4096		/* PIPE_BUF: a pipe takes it whole */
+#define BEHIND_BYTES	(1024 * 1024)	/* past this, no new requests */
+#define MAX_BYTES	(4 * 1024 * 1024)	/* past this, records are lost */
+#define EXIT_WAIT_MS	1000		/* for a slow reader, at the end */
+
+enum dlog_state {
+	LOG_OK,
+	LOG_BEHIND,	/* the reader does not keep up: over BEHIND_BYTES */
+	LOG_FAILED	/* a write failed (ENOSPC, EPIPE, ...); tried again */
+};
 
 struct dlog {
 	int			 fd;
+	bool			 regular;	/* a file: a torn line is cut */
+	bool			 dead;		/* deleted: nothing more to try */
 	char			 run_id[40];
-	struct evbuffer		*buf;
+	struct evbuffer		*buf;		/* lines not yet written */
 	struct event		*timer;
+	struct event		*writable;	/* a pipe or socket that was full */
 	EVP_MD_CTX		*sha;
 	struct dlog_totals	 totals;
-	bool			 failed;	/* a write failed; said once */
+	enum dlog_state		 state;
+	char			 why[128];	/* of the state, for stderr */
+	uint64_t		 lost_said;	/* lost when last said */
 	bool			 sha_failed;	/* the digest is not whole */
 };
 
@@ -44,24 +68,48 @@ static const char *const protocol_names[] = {
 };
 
 static void
+arm(struct dlog *l, int ms)
+{
+	struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
+
+	if (!evtimer_pending(l->timer, NULL))
+		evtimer_add(l->timer, &tv);
+}
+
+static void
 flush_cb(evutil_socket_t fd, short ev, void *arg)
 {
-	dlog_flush(arg);
+	struct dlog *l = arg;
+
+	(void)dlog_flush(l);
+	if (!l->dead && evbuffer_get_length(l->buf) > 0)
+		arm(l, l->state == LOG_FAILED ? RETRY_MS : FLUSH_MS);
 }
 
 struct dlog *
 dlog_new(struct event_base *base, int fd, const char *run_id)
 {
 	struct dlog *l;
+	struct stat st;
+	int fl;
 
 	if ((l = calloc(1, sizeof(*l))) == NULL)
 		return NULL;
 	l->fd = fd;
 	if (run_id != NULL)
 		snprintf(l->run_id, sizeof(l->run_id), "%s", run_id);
+	/* The loop never waits on the log: a pipe that is full says EAGAIN. */
+	if (fd != -1) {
+		l->regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+		if ((fl = fcntl(fd, F_GETFL)) != -1 && !(fl & O_NONBLOCK))
+			(void)fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+	}
 	l->buf = evbuffer_new();
 	l->timer = evtimer_new(base, flush_cb, l);
-	if (l->buf == NULL || l->timer == NULL) {
+	if (fd != -1 && !l->regular)
+		l->writable = event_new(base, fd, EV_WRITE, flush_cb, l);
+	if (l->buf == NULL || l->timer == NULL ||
+	    (fd != -1 && !l->regular && l->writable == NULL)) {
 		dlog_free(l);
 		return NULL;
 	}
@@ -89,39 +137,217 @@ sha_start(struct dlog *l)
 	return 0;
 }
 
-void
-dlog_free(struct dlog *l)
+/* What is lost so far, once more than was last said. */
+static void
+say_lost(struct dlog *l)
 {
-	if (l == NULL)
+	if (l->totals.lost == l->lost_said)
 		return;
-	if (l->buf != NULL)
-		dlog_flush(l);
-	if (l->timer != NULL)
-		event_free(l->timer);
-	if (l->buf != NULL)
-		evbuffer_free(l->buf);
-	EVP_MD_CTX_free(l->sha);
-	free(l);
+	fprintf(stderr, "harn-egressd: decision log: %ju records not "
+	    "written (%s)\n", (uintmax_t)l->totals.lost, l->why);
+	l->lost_said = l->totals.lost;
+}
+
+/* The log's state changed: said on stderr, once a change. */
+static void
+become(struct dlog *l, enum dlog_state to, const char *why)
+{
+	if (to == l->state)
+		return;
+	if (to == LOG_OK) {
+		fprintf(stderr, "harn-egressd: decision log: writing again\n");
+		say_lost(l);
+	} else {
+		snprintf(l->why, sizeof(l->why), "%s", why);
+		fprintf(stderr, "harn-egressd: decision log: %s; new requests "
+		    "are refused (log_unavailable) unless log_failure_action "
+		    "is serve\n", why);
+	}
+	l->state = to;
+}
+
+/* How many whole lines the first n bytes of buf hold, and their length. */
+static size_t
+whole_lines(struct evbuffer *buf, size_t n, uint64_t *nlines)
+{
+	unsigned char *b = evbuffer_pullup(buf, (ssize_t)n);
+	size_t i, end = 0;
+
+	*nlines = 0;
+	for (i = 0; b != NULL && i < n; i++)
+		if (b[i] == '\n') {
+			end = i + 1;
+			(*nlines)++;
+		}
+	return end;
+}
+
+/* Hash and count what reached the log, then take it out of the buffer. */
+static void
+written(struct dlog *l, size_t n)
+{
+	unsigned char *b = evbuffer_pullup(l->buf, (ssize_t)n);
+	uint64_t lines;
+
+	if (n == 0)
+		return;
+	if (b == NULL || sha_start(l) == -1 ||
+	    EVP_DigestUpdate(l->sha, b, n) != 1)
+		l->sha_failed = true;
+	(void)whole_lines(l->buf, n, &lines);
+	l->totals.records += lines;
+	l->totals.bytes += n;
+	evbuffer_drain(l->buf, n);
+}
+
+/*
+ * One write of whole lines, at most CHUNK bytes, which a pipe takes whole
+ * or not at all.  A file that takes part of one (ENOSPC) is cut back to
+ * the line before it, so no torn line is left for the next to be glued
+ * to; a socket's torn rest stays first in the buffer and goes next.
+ * 0, or -1 with errno.
+ */
+static int
+write_chunk(struct dlog *l)
+{
+	size_t len = evbuffer_get_length(l->buf), want, keep;
+	unsigned char *b;
+	uint64_t lines;
+	struct stat st;
+	ssize_t n;
+
+	want = len < CHUNK ? len : CHUNK;
+	if (want < len && (keep = whole_lines(l->buf, want, &lines)) > 0)
+		want = keep;
+	if ((b = evbuffer_pullup(l->buf, (ssize_t)want)) == NULL) {
+		errno = ENOMEM;
+		return -1;
+	}
+	if ((n = write(l->fd, b, want)) == -1)
+		return -1;
+	if ((size_t)n == want) {
+		written(l, want);
+		return 0;
+	}
+	keep = whole_lines(l->buf, (size_t)n, &lines);
+	if (l->regular && (size_t)n > keep && fstat(l->fd, &st) == 0 &&
+	    ftruncate(l->fd, st.st_size - (off_t)((size_t)n - keep)) == 0) {
+		written(l, keep);
+		errno = ENOSPC;
+		return -1;
+	}
+	written(l, (size_t)n);
+	return 0;
+}
+
+/* The whole lines still held: lost, when they can no longer be written. */
+static void
+lose_held(struct dlog *l)
+{
+	uint64_t lines;
+	size_t len = evbuffer_get_length(l->buf);
+
+	(void)whole_lines(l->buf, len, &lines);
+	l->totals.lost += lines;
+	evbuffer_drain(l->buf, len);
 }
 
 int
 dlog_flush(struct dlog *l)
 {
-	while (l->fd != -1 && evbuffer_get_length(l->buf) > 0) {
-		if (evbuffer_write(l->buf, l->fd) == -1) {
-			if (errno == EINTR)
-				continue;
-			if (errno == EAGAIN)
-				return 0;	/* the timer tries again */
-			if (!l->failed)
-				fprintf(stderr, "harn-egressd: decision log: "
-				    "%s\n", strerror(errno));
-			l->failed = true;
-			evbuffer_drain(l->buf, evbuffer_get_length(l->buf));
-			return -1;
-		}
+	struct stat st;
+	char why[128];
+
+	if (l->fd == -1 || l->dead)
+		return l->dead ? -1 : 0;
+	/* A deleted log file takes records no one will read. */
+	if (l->regular && fstat(l->fd, &st) == 0 && st.st_nlink == 0) {
+		l->dead = true;
+		become(l, LOG_FAILED, "the log file was deleted");
+		lose_held(l);
+		say_lost(l);
+		return -1;
 	}
+	while (evbuffer_get_length(l->buf) > 0) {
+		if (write_chunk(l) == 0)
+			continue;
+		if (errno == EINTR)
+			continue;
+		if (errno == EAGAIN) {
+			/* Full: on again when it can take more. */
+			if (l->writable != NULL)
+				(void)event_add(l->writable, NULL);
+			break;
+		}
+		/* Kept, and tried again: space may come back. */
+		snprintf(why, sizeof(why), "%s", strerror(errno));
+		become(l, LOG_FAILED, why);
+		arm(l, RETRY_MS);
+		return -1;
+	}
+	if (l->state == LOG_FAILED || (l->state == LOG_BEHIND &&
+	    evbuffer_get_length(l->buf) < BEHIND_BYTES / 2))
+		become(l, LOG_OK, "");
 	return 0;
+}
+
+/*
+ * May a new request be admitted?  Not while the log fails or is behind,
+ * unless the policy says serve (log_failure_action serve): an audit log
+ * that cannot keep up stops the proxy, not the record.
+ */
+bool
+dlog_admits(struct dlog *l, bool serve)
+{
+	if (l == NULL || l->fd == -1 || serve)
+		return true;
+	return l->state == LOG_OK;
+}
+
+/*
+ * The end: a slow reader gets a moment more, no longer; what it did not
+ * take is lost, counted and said.  Before the totals go in a report.
+ */
+void
+dlog_finish(struct dlog *l)
+{
+	struct pollfd p;
+	int waited = 0;
+
+	if (l == NULL || l->buf == NULL || l->fd == -1)
+		return;
+	while (evbuffer_get_length(l->buf) > 0 && waited < EXIT_WAIT_MS) {
+		if (dlog_flush(l) == -1)
+			break;
+		if (evbuffer_get_length(l->buf) == 0)
+			break;
+		p = (struct pollfd){ l->fd, POLLOUT, 0 };
+		(void)poll(&p, 1, 100);
+		waited += 100;
+	}
+	if (evbuffer_get_length(l->buf) > 0) {
+		if (l->state == LOG_OK)
+			snprintf(l->why, sizeof(l->why), "its reader did not "
+			    "take them before the end");
+		lose_held(l);
+	}
+	say_lost(l);
+}
+
+void
+dlog_free(struct dlog *l)
+{
+	if (l == NULL)
+		return;
+	dlog_finish(l);
+	if (l->timer != NULL)
+		event_free(l->timer);
+	if (l->writable != NULL)
+		event_free(l->writable);
+	if (l->buf != NULL)
+		evbuffer_free(l->buf);
+	EVP_MD_CTX_free(l->sha);
+	free(l);
 }
 
 void
@@ -131,7 +357,7 @@ dlog_totals(struct dlog *l, struct dlog_totals *out)
 	unsigned len = 0;
 
 	*out = l->totals;
-	out->complete = !l->failed && !l->sha_failed &&
+	out->complete = l->totals.lost == 0 && !l->sha_failed &&
 	    evbuffer_get_length(l->buf) == 0;
 	memset(out->sha256, 0, sizeof(out->sha256));
 	/* A digest that missed a record is no digest: left all zero. */
@@ -216,25 +442,27 @@ dlog_decision(struct dlog *l, enum proxy_protocol proto, const char *host,
 		count_only(l, proto, host, port, allow, reason);
 		return;
 	}
-	if (sha_start(l) == -1 || EVP_DigestUpdate(l->sha, line, n) != 1)
-		l->sha_failed = true;
-	l->totals.records++;
-	l->totals.bytes += (uint64_t)n;
 	if (allow)
 		l->totals.allow++;
 	else
 		l->totals.deny++;
 	if ((unsigned)reason < EGRESS_R_COUNT)
 		l->totals.by_reason[reason]++;
-	if (evbuffer_add(l->buf, line, n) == -1) {
-		l->failed = true;
+	/* Never more than MAX_BYTES held: past it a record is lost, counted. */
+	if (l->dead || evbuffer_get_length(l->buf) + (size_t)n > MAX_BYTES ||
+	    evbuffer_add(l->buf, line, n) == -1) {
+		l->totals.lost++;
+		if (!l->dead && l->state == LOG_OK)
+			become(l, LOG_BEHIND, "its reader does not keep up");
+		if (l->lost_said == 0)
+			say_lost(l);
 		return;
 	}
+	if (evbuffer_get_length(l->buf) >= BEHIND_BYTES &&
+	    l->state == LOG_OK)
+		become(l, LOG_BEHIND, "its reader does not keep up");
 	if (evbuffer_get_length(l->buf) >= FLUSH_BYTES)
-		dlog_flush(l);
-	else if (!evtimer_pending(l->timer, NULL)) {
-		struct timeval tv = { 0, FLUSH_MS * 1000 };
-
-		evtimer_add(l->timer, &tv);
-	}
+		(void)dlog_flush(l);
+	else
+		arm(l, FLUSH_MS);
 }

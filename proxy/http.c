@@ -69,6 +69,7 @@ status_for(enum egress_reason r)
 	case EGRESS_R_CONNECT_TIMEOUT:
 		return 504;
 	case EGRESS_R_LIMIT_EXCEEDED:
+	case EGRESS_R_LOG_UNAVAILABLE:
 		return 503;
 	default:
 		return 403;
@@ -709,6 +710,10 @@ head_read_cb(struct bufferevent *bev, void *arg)
 	evtimer_del(c->head_timer);
 	if ((why = parse_request(c, end)) == EGRESS_R_NONE)
 		why = check_request(c);
+	/* An audit log that fails or is behind admits nothing new. */
+	if (why == EGRESS_R_NONE &&
+	    !dlog_admits(c->px->log, c->gen->conf->log_failure_serve))
+		why = EGRESS_R_LOG_UNAVAILABLE;
 	if (why != EGRESS_R_NONE) {
 		http_refuse(c, why);
 		return;

@@ -25,6 +25,7 @@ struct dlog_totals {
 	uint64_t	 bytes;
 	uint64_t	 allow, deny;
 	uint64_t	 by_reason[EGRESS_R_COUNT];
+	uint64_t	 lost;		/* records that could not be written */
 	unsigned char	 sha256[32];
 	bool		 complete;	/* every record written and digested */
 };
@@ -34,9 +35,13 @@ struct dlog_totals {
  * refusals said on stderr).  run_id may be NULL.
  */
 struct dlog	*dlog_new(struct event_base *, int fd, const char *run_id);
-void		 dlog_free(struct dlog *);	/* flushes */
+void		 dlog_free(struct dlog *);	/* finishes */
+/* The last writes (a slow reader waited for a moment), then the count. */
+void		 dlog_finish(struct dlog *);
 int		 dlog_flush(struct dlog *);
 void		 dlog_totals(struct dlog *, struct dlog_totals *);
+/* May a new request be admitted (the log keeps up, or serve is set)? */
+bool		 dlog_admits(struct dlog *, bool serve);
 
 enum proxy_protocol {
 	PROXY_HTTP,

@@ -19,6 +19,7 @@
 
 enum socks_rep {
 	REP_OK = 0x00,
+	REP_FAILURE = 0x01,
 	REP_NOT_ALLOWED = 0x02,
 	REP_HOST_UNREACHABLE = 0x04,
 	REP_REFUSED = 0x05,
@@ -216,6 +217,11 @@ request_cb(struct bufferevent *bev, void *arg)
 	}
 	if (rep != REP_OK) {
 		refuse(c, rep, EGRESS_R_INVALID_TARGET);
+		return;
+	}
+	/* An audit log that fails or is behind admits nothing new. */
+	if (!dlog_admits(c->px->log, c->gen->conf->log_failure_serve)) {
+		refuse(c, REP_FAILURE, EGRESS_R_LOG_UNAVAILABLE);
 		return;
 	}
 	c->state = CONN_CONNECTING;

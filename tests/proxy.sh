@@ -1414,6 +1414,209 @@ area_dlog() {
 	fi
 }
 
+# The decision log's faults (issue 12): the loop never waits on it, a
+# line is whole or absent, every record it could not take is counted
+# (stderr, the report's log.lost), and while it fails or is behind new
+# requests are refused with 503 log_unavailable (log_failure_action
+# refuse, the default) or served (serve).
+
+# lf_get NAME PORT PATH: one allowed request; its status in $LF_STATUS.
+lf_get() {
+	LF_STATUS=$(curl -q -s --max-time 3 --noproxy '' -o /dev/null \
+	    -D "$TMP/$1.hdr" -w '%{http_code}' -x "http://127.0.0.1:$2" \
+	    "http://good.test:$ORIGIN/$3" 2>/dev/null)
+}
+
+# lf_report NAME: the report's log.lost and log.complete, "LOST COMPLETE".
+lf_report() {
+	$PY -c 'import json,sys; l=json.load(open(sys.argv[1]))["log"]; print(l["lost"], str(l["complete"]).lower())' \
+	    "$TMP/$1.json" 2>/dev/null
+}
+
+# lf_whole FILE: every line of FILE is a whole JSON record.
+lf_whole() {
+	$PY -c '
+import json, sys
+d = open(sys.argv[1], "rb").read()
+if d and not d.endswith(b"\n"):
+    sys.exit("torn last line: %r" % d[-80:])
+for i, ln in enumerate(d.splitlines()):
+    try:
+        json.loads(ln)
+    except ValueError:
+        sys.exit("line %d is not a record: %r" % (i + 1, ln[:120]))' "$1"
+}
+
+area_logfault() {
+	policy_main >"$TMP/lf.conf"
+	{ policy_main; echo "log_failure_action serve"; } >"$TMP/lfs.conf"
+
+	# A reader that stops: requests are still answered, SIGTERM works,
+	# and what it never took is counted.
+	rm -f "$TMP/stall.fifo"
+	mkfifo "$TMP/stall.fifo"
+	$PY -c 'import os, sys, time; fd = os.open(sys.argv[1], os.O_RDONLY); time.sleep(30)' \
+	    "$TMP/stall.fifo" &
+	rdr=$!
+	BG_PIDS="$BG_PIDS $rdr"
+	if start_proxy stall "$TMP/lf.conf" --log "$TMP/stall.fifo" \
+	    --attest "$TMP/stall.json"; then
+		SP=$PX_PORT
+		urls=$(i=0; while [ $i -lt 600 ]; do printf 'http://good.test:%s/s%d ' "$ORIGIN" $i; i=$((i + 1)); done)
+		# shellcheck disable=SC2086
+		curl -q -s --max-time 20 --noproxy '' -o /dev/null \
+		    -x "http://127.0.0.1:$SP" $urls 2>/dev/null
+		t0=$(now_ms)
+		lf_get stall "$SP" after-stall
+		t1=$(now_ms)
+		if [ -n "$LF_STATUS" ] && [ "$LF_STATUS" != 000 ] &&
+		    [ $((t1 - t0)) -lt 2000 ]; then
+			ok "log reader stopped: a new request is answered ($LF_STATUS in $((t1 - t0)) ms)"
+		else
+			not_ok "log reader stopped: a new request is answered" \
+			    "status '$LF_STATUS' after $((t1 - t0)) ms"
+		fi
+		t0=$(now_ms)
+		stop_proxy stall "$PX_PID"
+		t1=$(now_ms)
+		if [ "$STOP_RC" -ne -1 ] && [ $((t1 - t0)) -lt 4000 ]; then
+			ok "log reader stopped: SIGTERM ends the proxy ($((t1 - t0)) ms)"
+		else
+			not_ok "log reader stopped: SIGTERM ends the proxy" \
+			    "rc $STOP_RC after $((t1 - t0)) ms"
+		fi
+		expect_grep "log reader stopped: the records not written are said" \
+		    "$TMP/stall.stderr" '^harn-egressd: decision log: [0-9]+ records not written'
+		set -- $(lf_report stall)
+		if [ "${1:-0}" -gt 0 ] && [ "${2:-}" = false ]; then
+			ok "log reader stopped: the report counts them (log.lost $1, complete false)"
+		else
+			not_ok "log reader stopped: the report counts them" "lost '${1:-}' complete '${2:-}'"
+		fi
+	fi
+	kill "$rdr" 2>/dev/null
+
+	# A reader that goes away: refused from then on (503
+	# log_unavailable), or, with log_failure_action serve, served.
+	for pol in lf lfs; do
+		rm -f "$TMP/gone.fifo"
+		mkfifo "$TMP/gone.fifo"
+		$PY -c 'import os, sys; fd = os.open(sys.argv[1], os.O_RDONLY); os.read(fd, 1)' \
+		    "$TMP/gone.fifo" &
+		rdr=$!
+		BG_PIDS="$BG_PIDS $rdr"
+		start_proxy gone "$TMP/$pol.conf" --log "$TMP/gone.fifo" \
+		    --attest "$TMP/gone.json" || continue
+		lf_get gone "$PX_PORT" g1
+		wait "$rdr" 2>/dev/null
+		sleep 0.3
+		lf_get gone "$PX_PORT" g2
+		sleep 0.3
+		lf_get gone "$PX_PORT" g3
+		if [ "$pol" = lf ]; then
+			if [ "$LF_STATUS" = 503 ] &&
+			    grep -qi '^x-harn-egress-reason: log_unavailable' "$TMP/gone.hdr"; then
+				ok "log reader gone: 503 log_unavailable"
+			else
+				not_ok "log reader gone: 503 log_unavailable" \
+				    "status $LF_STATUS: $(head -c 300 "$TMP/gone.hdr")"
+			fi
+		elif [ "$LF_STATUS" = 200 ]; then
+			ok "log reader gone, log_failure_action serve: served (200)"
+		else
+			not_ok "log reader gone, log_failure_action serve: served (200)" \
+			    "status $LF_STATUS"
+		fi
+		stop_proxy gone "$PX_PID"
+		expect_grep "log reader gone ($pol): said on stderr" "$TMP/gone.stderr" \
+		    '^harn-egressd: decision log: Broken pipe; new requests are refused'
+		set -- $(lf_report gone)
+		if [ "${1:-0}" -gt 0 ]; then
+			ok "log reader gone ($pol): log.lost $1 in the report"
+		else
+			not_ok "log reader gone ($pol): log.lost in the report" "lost '${1:-}'"
+		fi
+	done
+
+	# The log file deleted: said, and refused.
+	if start_proxy del "$TMP/lf.conf" --log "$TMP/del.log"; then
+		lf_get del "$PX_PORT" d1
+		rm -f "$TMP/del.log"
+		lf_get del "$PX_PORT" d2
+		sleep 0.3
+		lf_get del "$PX_PORT" d3
+		if [ "$LF_STATUS" = 503 ]; then
+			ok "log file deleted: 503 log_unavailable"
+		else
+			not_ok "log file deleted: 503 log_unavailable" "status $LF_STATUS"
+		fi
+		stop_proxy del "$PX_PID"
+		expect_grep "log file deleted: said on stderr" "$TMP/del.stderr" \
+		    'decision log: the log file was deleted'
+	fi
+
+	# A full disk: no torn line, refused while full, writing again when
+	# space is back, the loss counted.
+	if [ "$(id -u)" -ne 0 ]; then
+		skip "log on a full tmpfs: mounting one needs root"
+		return 0
+	fi
+	FD=$TMP/fulldisk
+	mkdir -p "$FD"
+	if ! mount -t tmpfs -o size=64k tmpfs "$FD" 2>/dev/null; then
+		skip "log on a full tmpfs: mount refused here"
+		return 0
+	fi
+	head -c 57344 /dev/zero >"$FD/fill" 2>/dev/null
+	if start_proxy full "$TMP/lf.conf" --log "$FD/full.log" \
+	    --attest "$TMP/full.json"; then
+		urls=$(i=0; while [ $i -lt 200 ]; do printf 'http://good.test:%s/f%d ' "$ORIGIN" $i; i=$((i + 1)); done)
+		# shellcheck disable=SC2086
+		curl -q -s --max-time 20 --noproxy '' -o /dev/null \
+		    -x "http://127.0.0.1:$PX_PORT" $urls 2>/dev/null
+		sleep 0.3
+		lf_get full "$PX_PORT" while-full
+		if [ "$LF_STATUS" = 503 ]; then
+			ok "log on a full disk: 503 log_unavailable"
+		else
+			not_ok "log on a full disk: 503 log_unavailable" "status $LF_STATUS"
+		fi
+		if lf_whole "$FD/full.log" >"$TMP/whole.out" 2>&1; then
+			ok "log on a full disk: every line whole ($(wc -l <"$FD/full.log") lines)"
+		else
+			not_ok "log on a full disk: every line whole" "$(cat "$TMP/whole.out")"
+		fi
+		rm -f "$FD/fill"
+		sleep 1.5
+		lf_get full "$PX_PORT" space-back
+		if [ "$LF_STATUS" = 200 ]; then
+			ok "log on a full disk: space back, served again"
+		else
+			not_ok "log on a full disk: space back, served again" "status $LF_STATUS"
+		fi
+		stop_proxy full "$PX_PID"
+		if lf_whole "$FD/full.log" >"$TMP/whole.out" 2>&1; then
+			ok "log on a full disk: still every line whole after recovery"
+		else
+			not_ok "log on a full disk: still every line whole after recovery" \
+			    "$(cat "$TMP/whole.out")"
+		fi
+		expect_grep "log on a full disk: said" "$TMP/full.stderr" \
+		    'decision log: No space left on device; new requests are refused'
+		expect_grep "log on a full disk: writing again, said" "$TMP/full.stderr" \
+		    'decision log: writing again'
+		# Held while the disk was full, written when space came back.
+		set -- $(lf_report full)
+		if [ "${1:-}" = 0 ] && [ "${2:-}" = true ]; then
+			ok "log on a full disk: nothing lost once space came back (log.lost 0, complete)"
+		else
+			not_ok "log on a full disk: nothing lost once space came back" \
+			    "lost '${1:-}' complete '${2:-}'"
+		fi
+	fi
+	umount "$FD" 2>/dev/null
+}
+
 area_secrets() {
 	policy_main >"$TMP/sec.conf"
 	SECRET_ENV_VALUE=SECRET-ENV-7f3a
@@ -1749,6 +1952,7 @@ area_ports
 area_listen
 area_limits
 area_dlog
+area_logfault
 area_secrets
 area_signals
 area_badpolicy

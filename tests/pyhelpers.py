@@ -823,7 +823,7 @@ REASONS = {"allow_rule", "default_allow", "deny_rule", "no_allow_rule",
            "private_address", "metadata_address", "dns_failure",
            "invalid_target", "invalid_request", "unsupported_command",
            "proxy_loop", "connect_failed", "connect_timeout",
-           "limit_exceeded"}
+           "limit_exceeded", "log_unavailable"}
 
 
 def check_record(line):

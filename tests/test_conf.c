@@ -83,7 +83,8 @@ static const char default_text[] =
 	"idle_timeout 5m\n"
 	"drain_timeout 10s\n"
 	"max_connections 4096\n"
-	"max_header_bytes 65536\n";
+	"max_header_bytes 65536\n"
+	"log_failure_action refuse\n";
 
 static void
 check_defaults(const struct conf *c, const char *source)
@@ -105,6 +106,7 @@ check_defaults(const struct conf *c, const char *source)
 	assert_int_equal(c->drain_timeout, 10000);
 	assert_int_equal(c->max_connections, 4096);
 	assert_int_equal(c->max_header_bytes, 65536);
+	assert_false(c->log_failure_serve);
 	assert_non_null(text = conf_format(c));
 	assert_string_equal(text, default_text);
 	free(text);
@@ -160,6 +162,9 @@ static const struct accept_case accept_cases[] = {
 	A_LINE("block_private off", "block_private off", NULL),
 	A_LINE("allow_loopback on", "allow_loopback on", NULL),
 	A_LINE("allow_loopback off", "allow_loopback off", NULL),
+	A_LINE("log_failure_action serve", "log_failure_action serve", NULL),
+	A_LINE("log_failure_action refuse", "log_failure_action refuse",
+	    NULL),
 	A_RULES("allow api.example.com:443", 1, "allow api.example.com:443",
 	    NULL),
 	A_RULES("allow *.github.com", 1, "allow *.github.com", NULL),
@@ -357,6 +362,8 @@ static const struct error_case error_cases[] = {
 	E("allow_loopback true", 1, "allow_loopback"),
 	E("allow_loopback", 1, "needs a value"),
 	E("allow_loopback on\n\nallow_loopback off", 3, "twice"),
+	E("log_failure_action ignore", 1, "is not serve or refuse"),
+	E("log_failure_action", 1, "needs a value"),
 	/* Rules. */
 	E("allow", 1, "needs a value"),
 	E("deny", 1, "needs a value"),
@@ -582,7 +589,7 @@ test_format_exact(void **state)
 	    "resolver 1.1.1.1:53\nlisten [::1]:0\n"
 	    "connect_timeout 1500ms\ndns_timeout 5s\nheader_timeout 10s\n"
 	    "idle_timeout 90s\ndrain_timeout 0ms\nmax_connections 4096\n"
-	    "max_header_bytes 65536\n"
+	    "max_header_bytes 65536\nlog_failure_action refuse\n"
 	    "allow b.example:80\nallow *.c.example\ndeny 10.0.0.0/8\n";
 	char err[CONF_ERR_MAX];
 	struct conf *c;
