@@ -272,6 +272,8 @@ static const struct directive directives[] = {
 	{ "max_header_bytes", 1, 1, false, d_number,
 	    FIELD(max_header_bytes), 1024, 1048576 },
 	{ "log_failure_action", 1, 1, false, d_log_failure, 0, 0, 0 },
+	{ "listen_backlog", 1, 1, false, d_number,
+	    FIELD(listen_backlog), 1, 1000000 },
 };
 
 static int

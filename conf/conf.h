@@ -40,6 +40,7 @@ struct conf {
 	uint32_t		 drain_timeout;
 	uint32_t		 max_connections;
 	uint32_t		 max_header_bytes;
+	uint32_t		 listen_backlog;	/* 0: max_connections */
 	/* The decision log failing or behind: refuse new requests, or serve
 	 * them unlogged (log_failure_action refuse|serve). */
 	bool			 log_failure_serve;

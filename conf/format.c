@@ -46,6 +46,11 @@ print_settings(FILE *f, const struct conf *c)
 	print_duration(f, "drain_timeout", c->drain_timeout);
 	fprintf(f, "max_connections %u\n", c->max_connections);
 	fprintf(f, "max_header_bytes %u\n", c->max_header_bytes);
+	if (c->listen_backlog == 0)
+		fprintf(f, "# listen_backlog: max_connections, at most "
+		    "net.core.somaxconn\n");
+	else
+		fprintf(f, "listen_backlog %u\n", c->listen_backlog);
 	fprintf(f, "log_failure_action %s\n", c->log_failure_serve ? "serve" :
 	    "refuse");
 }

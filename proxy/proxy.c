@@ -224,6 +224,29 @@ bound_port(int fd)
 	return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
 }
 
+/*
+ * The accept queue: room for a burst of max_connections clients (or
+ * listen_backlog), as far as net.core.somaxconn lets it; libevent's
+ * default would be 128.
+ */
+static int
+backlog(const struct proxy *px)
+{
+	const struct conf *c = px->gen->conf;
+	long want = c->listen_backlog ? c->listen_backlog : c->max_connections,
+	    max = 4096;
+	FILE *f;
+
+	if ((f = fopen("/proc/sys/net/core/somaxconn", "re")) != NULL) {
+		if (fscanf(f, "%ld", &max) != 1 || max <= 0)
+			max = 4096;
+		(void)fclose(f);
+	}
+	if (want > max)
+		want = max;
+	return want < 16 ? 16 : (int)want;
+}
+
 int
 proxy_listen_fd(struct proxy *px, int fd, const struct conf_sockaddr *as,
     char *err, size_t errlen)
@@ -243,7 +266,7 @@ proxy_listen_fd(struct proxy *px, int fd, const struct conf_sockaddr *as,
 	if (l->retry == NULL || evutil_make_socket_nonblocking(fd) == -1)
 		goto fail;
 	l->evl = evconnlistener_new(px->base, accept_cb, l,
-	    LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, -1, fd);
+	    LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, backlog(px), fd);
 	if (l->evl == NULL)
 		goto fail;
 	evconnlistener_set_error_cb(l->evl, accept_error_cb);

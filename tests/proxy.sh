@@ -983,6 +983,19 @@ for data in (b"\x05", b"\x05\x05\x00", b"\x05\x01\x00\x05\x01\x00\x03\x20ab"):
         pass
     s.close()
 EOF
+	# The accept queue is max_connections deep (at most somaxconn), not
+	# libevent's 128 (issue 12).
+	bl=$(ss -ltnH "sport = :$MP" 2>/dev/null | awk '{print $3; exit}')
+	smc=$(cat /proc/sys/net/core/somaxconn 2>/dev/null || echo 4096)
+	want=4096
+	[ "$smc" -lt "$want" ] && want=$smc
+	if [ -z "$bl" ]; then
+		skip "robust: listen backlog: ss cannot show it here"
+	elif [ "$bl" -eq "$want" ]; then
+		ok "robust: listen backlog $bl (max_connections, at most somaxconn)"
+	else
+		not_ok "robust: listen backlog is max_connections" "ss says $bl, want $want"
+	fi
 	$PY "$H" burst --proxy "$MP" --n 100 "http://good.test:$O/burst" >"$TMP/burst.out" 2>&1
 	if grep -q '^100 of 100 ok' "$TMP/burst.out"; then
 		ok "robust: 100 concurrent clients all served"

@@ -84,6 +84,7 @@ static const char default_text[] =
 	"drain_timeout 10s\n"
 	"max_connections 4096\n"
 	"max_header_bytes 65536\n"
+	"# listen_backlog: max_connections, at most net.core.somaxconn\n"
 	"log_failure_action refuse\n";
 
 static void
@@ -163,6 +164,7 @@ static const struct accept_case accept_cases[] = {
 	A_LINE("allow_loopback on", "allow_loopback on", NULL),
 	A_LINE("allow_loopback off", "allow_loopback off", NULL),
 	A_LINE("log_failure_action serve", "log_failure_action serve", NULL),
+	A_LINE("listen_backlog 512", "listen_backlog 512", NULL),
 	A_LINE("log_failure_action refuse", "log_failure_action refuse",
 	    NULL),
 	A_RULES("allow api.example.com:443", 1, "allow api.example.com:443",
@@ -589,7 +591,9 @@ test_format_exact(void **state)
 	    "resolver 1.1.1.1:53\nlisten [::1]:0\n"
 	    "connect_timeout 1500ms\ndns_timeout 5s\nheader_timeout 10s\n"
 	    "idle_timeout 90s\ndrain_timeout 0ms\nmax_connections 4096\n"
-	    "max_header_bytes 65536\nlog_failure_action refuse\n"
+	    "max_header_bytes 65536\n"
+	    "# listen_backlog: max_connections, at most net.core.somaxconn\n"
+	    "log_failure_action refuse\n"
 	    "allow b.example:80\nallow *.c.example\ndeny 10.0.0.0/8\n";
 	char err[CONF_ERR_MAX];
 	struct conf *c;
