@@ -40,6 +40,7 @@ struct http_fwd {
 };
 
 static void	head_read_cb(struct bufferevent *, void *);
+static void	head_watermark(struct conn *);
 
 static const char *
 status_text(int status)
@@ -145,6 +146,7 @@ next_request(struct conn *c)
 	memset(&c->target, 0, sizeof(c->target));
 	c->state = CONN_HTTP_HEAD;
 	head_timer_start(c);
+	head_watermark(c);
 	conn_set_callbacks(c, head_read_cb, NULL);
 	bufferevent_enable(c->bev, EV_READ);
 	if (evbuffer_get_length(bufferevent_get_input(c->bev)) > 0)
@@ -636,6 +638,7 @@ forward_start(struct conn *c, int fd)
 	write_request_head(c, bufferevent_get_output(f->origin));
 	conn_set_callbacks(c, forward_client_read_cb, client_write_cb);
 	bufferevent_setwatermark(c->bev, EV_WRITE, RELAY_HIGH_WATER / 2, 0);
+	bufferevent_setwatermark(c->bev, EV_READ, 0, RELAY_HIGH_WATER);
 	bufferevent_enable(c->bev, EV_READ);
 	relay_request(c);
 }
@@ -699,7 +702,7 @@ head_read_cb(struct bufferevent *bev, void *arg)
 		return;
 	}
 	if ((end = httpmsg_head_end(in, limit)) == 0) {
-		if (evbuffer_get_length(in) > limit)
+		if (evbuffer_get_length(in) >= limit)
 			http_refuse_status(c, 431, EGRESS_R_INVALID_REQUEST);
 		return;
 	}
@@ -728,10 +731,26 @@ head_read_cb(struct bufferevent *bev, void *arg)
 		http_refuse(c, EGRESS_R_CONNECT_FAILED);
 }
 
+/*
+ * While a head is read, the client's input may grow one byte past
+ * max_header_bytes: enough to tell a head that is too big (431) at once,
+ * rather than stop reading at the relay's high-water mark and wait for
+ * the header timeout.
+ */
+static void
+head_watermark(struct conn *c)
+{
+	size_t hw = (size_t)c->gen->conf->max_header_bytes + 1;
+
+	bufferevent_setwatermark(c->bev, EV_READ, 0, hw > RELAY_HIGH_WATER ?
+	    hw : RELAY_HIGH_WATER);
+}
+
 void
 http_start(struct conn *c)
 {
 	c->state = CONN_HTTP_HEAD;
+	head_watermark(c);
 	conn_set_callbacks(c, head_read_cb, NULL);
 	head_read_cb(c->bev, c);
 }

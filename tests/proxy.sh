@@ -842,6 +842,39 @@ area_refusals() {
 	    "GET http://$G/ HTTP/1.1\r\nHost: $G\r\nX-Big: $big\r\n\r\n"
 	refusal "refuse: many small headers over 2048: 431" "$MP" 431 invalid_request \
 	    "GET http://$G/ HTTP/1.1\r\nHost: $G\r\n$(i=0; while [ $i -lt 100 ]; do printf 'X-H%d: 0123456789abcdef\\r\\n' $i; i=$((i+1)); done)\r\n"
+	# The default max_header_bytes (64 KiB) with a client that streams
+	# header lines and never ends them: 431 at once, not 408 later.
+	printf 'default deny\nallow good.test\nresolver 127.0.0.1:%s\nheader_timeout 5s\n' \
+	    "$DNS" >"$TMP/hb.conf"
+	if start_proxy hb "$TMP/hb.conf"; then
+		$PY -c '
+import socket, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+t0 = time.monotonic()
+s.sendall(b"GET http://good.test/ HTTP/1.1\r\nHost: good.test\r\n")
+line = b"X-Stream: " + b"a" * 1000 + b"\r\n"
+s.settimeout(8)
+status = b""
+try:
+    for i in range(264):
+        s.sendall(line)
+except OSError:
+    pass
+try:
+    status = s.recv(64).split(b"\r\n")[0]
+except OSError as e:
+    status = str(e).encode()
+print(status.decode("latin-1"), "%.2f" % (time.monotonic() - t0))' "$PX_PORT" >"$TMP/hb.out" 2>&1
+		hbs=$(awk '{print $2}' "$TMP/hb.out")
+		hbt=$(awk '{print $NF}' "$TMP/hb.out")
+		if [ "$hbs" = 431 ] && $PY -c "import sys; sys.exit(0 if float('${hbt:-9}') < 2 else 1)"; then
+			ok "refuse: endless headers at the default max_header_bytes: 431 at once (${hbt}s)"
+		else
+			not_ok "refuse: endless headers at the default max_header_bytes: 431 at once" \
+			    "$(cat "$TMP/hb.out")"
+		fi
+		stop_proxy hb "$PX_PID"
+	fi
 	refusal "refuse: partial headers, header_timeout 500ms: 408 invalid_request" \
 	    "$MP" 408 invalid_request "GET http://$G/ HTTP/1.1\r\nHost: goo"
 	el=$(field elapsed)
