@@ -118,6 +118,11 @@ event_cb(struct bufferevent *bev, short what, void *arg)
 	 */
 	if (c->state == CONN_CONNECTING)
 		return;
+	/* A client that took nothing for idle_timeout (forwarding). */
+	if (what & BEV_EVENT_TIMEOUT) {
+		conn_close(c);
+		return;
+	}
 	if (!(what & (BEV_EVENT_EOF | BEV_EVENT_ERROR)))
 		return;
 	/*

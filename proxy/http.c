@@ -145,6 +145,7 @@ next_request(struct conn *c)
 	c->logged = false;
 	memset(&c->target, 0, sizeof(c->target));
 	c->state = CONN_HTTP_HEAD;
+	bufferevent_set_timeouts(c->bev, NULL, NULL);	/* the head timer's */
 	head_timer_start(c);
 	head_watermark(c);
 	conn_set_callbacks(c, head_read_cb, NULL);
@@ -633,7 +634,13 @@ forward_start(struct conn *c, int fd)
 	bufferevent_setcb(f->origin, origin_read_cb, origin_write_cb,
 	    origin_event_cb, c);
 	bufferevent_setwatermark(f->origin, EV_WRITE, RELAY_HIGH_WATER / 2, 0);
-	bufferevent_set_timeouts(f->origin, &idle, NULL);
+	/*
+	 * Every side bounded: an origin that sends or takes nothing, and a
+	 * client that takes nothing (its reads stop the origin's, which would
+	 * take the origin's read timeout with them), for idle_timeout.
+	 */
+	bufferevent_set_timeouts(f->origin, &idle, &idle);
+	bufferevent_set_timeouts(c->bev, NULL, &idle);
 	bufferevent_enable(f->origin, EV_READ | EV_WRITE);
 	write_request_head(c, bufferevent_get_output(f->origin));
 	conn_set_callbacks(c, forward_client_read_cb, client_write_cb);

@@ -1175,6 +1175,33 @@ area_iplit() {
 		not_ok "ip: an idle tunnel is closed at idle_timeout 1s" \
 		    "$((t1 - t0)) ms" "$(show)"
 	fi
+	# A forwarding client that stops reading a large response: closed at
+	# idle_timeout, not held (issue 12).  After 3.5 s (idle_timeout 1s)
+	# the proxy's side of it is no longer established.
+	rm -f "$TMP/stall.port" "$TMP/stall.go"
+	$PY -c '
+import os, socket, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+a = sys.argv[2].encode()
+s.sendall(b"GET http://127.0.0.1:" + a + b"/size/8000000 HTTP/1.1\r\nHost: 127.0.0.1:" + a + b"\r\n\r\n")
+open(sys.argv[3], "w").write(str(s.getsockname()[1]))
+while not os.path.exists(sys.argv[4]):
+    time.sleep(0.1)
+s.close()' "$IPP" "$O" "$TMP/stall.port" "$TMP/stall.go" >"$TMP/stall.out" 2>&1 &
+	sp=$!
+	wait_file "$TMP/stall.port" 50 "$sp" || true
+	sleep 3.5
+	cport=$(cat "$TMP/stall.port" 2>/dev/null)
+	held=$(ss -tnH state established "( sport = :$IPP and dport = :${cport:-1} )" 2>/dev/null | grep -c .)
+	: >"$TMP/stall.go"
+	wait "$sp" 2>/dev/null
+	if [ -n "$cport" ] && [ "$held" -eq 0 ]; then
+		ok "ip: a forwarding client that stops reading is closed at idle_timeout"
+	else
+		not_ok "ip: a forwarding client that stops reading is closed at idle_timeout" \
+		    "client port '${cport:-}', still established: $held"
+	fi
 	stop_proxy ip "$PX_PID"
 	if grep -q '^viaip\.test A$' "$TMP/dns.log"; then
 		ok "ip: with an IP allow rule, an unlisted name is resolved"
@@ -1193,6 +1220,7 @@ area_iplit() {
 	    --expect "http_connect|127.0.0.1|$TARPIT|deny|connect_timeout|" \
 	    --expect "socks5|127.0.0.1|$TARPIT|deny|connect_timeout|" \
 	    --expect "http_connect|127.0.0.1|$O|allow|allow_rule|127.0.0.1" \
+	    --expect "http|127.0.0.1|$O|allow|allow_rule|127.0.0.1" \
 	    >"$TMP/lc.out" 2>&1
 	if [ $? -eq 0 ]; then
 		ok "ip: log records as expected; 2130706433 logged as 127.0.0.1"
