@@ -13,7 +13,10 @@
 
 #include "proxy/internal.h"
 
+#define LIMIT_RECHECKS	5	/* 0, 1, 2, 4, 8 ms: 15 ms at most */
+
 static void	sniff_cb(struct bufferevent *, void *);
+static void	recheck_cb(evutil_socket_t, short, void *);
 static void	event_cb(struct bufferevent *, short, void *);
 
 static void
@@ -71,9 +74,10 @@ conn_accept(struct proxy *px, evutil_socket_t fd, struct sockaddr *sa,
 	c->fd = fd;
 	c->gen = gen_hold(px->gen);
 	c->state = CONN_SNIFF;
-	c->over_limit = conn_over_limit(px);
 	TAILQ_INSERT_TAIL(&px->conns, c, entry);
 	px->nconns++;
+	c->active = true;
+	px->nactive++;
 	c->bev = bufferevent_socket_new(px->base, fd, 0);
 	c->head_timer = evtimer_new(px->base, head_timeout_cb, c);
 	if (c->bev == NULL || c->head_timer == NULL) {
@@ -90,13 +94,44 @@ conn_accept(struct proxy *px, evutil_socket_t fd, struct sockaddr *sa,
 		conn_close(c);
 }
 
-static void
-sniff_cb(struct bufferevent *bev, void *arg)
+/*
+ * Over the limit?  Decided at the first byte, not at accept, from a count
+ * without those refused or closing.  A client that closed one connection
+ * and opened the next may still be counted twice: its EOF can wait in the
+ * same loop pass, or arrive while the loop works.  So an over-limit verdict
+ * is looked at again a few times over a few milliseconds (a timer runs
+ * after the I/O that woke the loop with it) before the client is refused.
+ * Returns true when the client is to wait for recheck_cb.
+ */
+static bool
+limit_wait(struct conn *c)
 {
-	struct conn *c = arg;
+	struct timeval tv = { 0, 0 };
+
+	if (c->rechecks > 0)
+		tv.tv_usec = 1000 << (c->rechecks - 1);
+
+	c->over_limit = conn_over_limit(c->px);
+	if (!c->over_limit || c->rechecks == LIMIT_RECHECKS)
+		return false;
+	if (c->recheck == NULL &&
+	    (c->recheck = evtimer_new(c->px->base, recheck_cb, c)) == NULL)
+		return false;	/* refused at once, then */
+	if (bufferevent_disable(c->bev, EV_READ) == -1 ||
+	    evtimer_add(c->recheck, &tv) == -1)
+		return false;
+	c->rechecks++;
+	return true;
+}
+
+static void
+sniff_start(struct conn *c)
+{
 	unsigned char first;
 
-	if (evbuffer_copyout(bufferevent_get_input(bev), &first, 1) != 1)
+	if (evbuffer_copyout(bufferevent_get_input(c->bev), &first, 1) != 1)
+		return;
+	if (limit_wait(c))
 		return;
 	if (first == 0x05) {
 		c->proto = PROXY_SOCKS5;
@@ -105,6 +140,27 @@ sniff_cb(struct bufferevent *bev, void *arg)
 		c->proto = PROXY_HTTP;
 		http_start(c);
 	}
+}
+
+static void
+recheck_cb(evutil_socket_t fd, short ev, void *arg)
+{
+	struct conn *c = arg;
+
+	(void)fd;
+	(void)ev;
+	if (bufferevent_enable(c->bev, EV_READ) == -1) {
+		conn_close(c);
+		return;
+	}
+	sniff_start(c);
+}
+
+static void
+sniff_cb(struct bufferevent *bev, void *arg)
+{
+	(void)bev;
+	sniff_start(arg);
 }
 
 static void
@@ -160,6 +216,16 @@ conn_set_callbacks(struct conn *c, bufferevent_data_cb rd,
 	bufferevent_setcb(c->bev, rd, wr, event_cb, c);
 }
 
+/* No longer one of max_connections: it is only flushing, or gone. */
+static void
+inactive(struct conn *c)
+{
+	if (c->active) {
+		c->active = false;
+		c->px->nactive--;
+	}
+}
+
 void
 conn_close(struct conn *c)
 {
@@ -175,11 +241,14 @@ conn_close(struct conn *c)
 		bufferevent_free(c->bev);
 	if (c->head_timer != NULL)
 		event_free(c->head_timer);
+	if (c->recheck != NULL)
+		event_free(c->recheck);
 	if (c->early != NULL)
 		evbuffer_free(c->early);
 	gen_release(c->gen);
 	TAILQ_REMOVE(&px->conns, c, entry);
 	px->nconns--;
+	inactive(c);
 	free(c);
 	proxy_conn_gone(px);
 }
@@ -200,6 +269,7 @@ conn_close_after_flush(struct conn *c)
 	uint32_t ms = c->gen->conf->header_timeout;
 
 	c->state = CONN_CLOSING;
+	inactive(c);
 	outbound_cancel(c->ob);
 	c->ob = NULL;
 	http_free(c);
@@ -210,6 +280,59 @@ conn_close_after_flush(struct conn *c)
 	tv.tv_usec = (ms % 1000) * 1000;
 	evtimer_add(c->head_timer, &tv);
 	flushed_cb(c->bev, c);
+}
+
+/* Between requests on a kept-alive connection, not one byte of the next. */
+static bool
+conn_idle(struct conn *c)
+{
+	return c->state == CONN_HTTP_HEAD && c->req == NULL &&
+	    evbuffer_get_length(bufferevent_get_input(c->bev)) == 0;
+}
+
+void
+conn_drain_start(struct conn *c)
+{
+	/* As after the header timeout: nothing was asked, nothing is said. */
+	if (conn_idle(c))
+		conn_close(c);
+}
+
+void
+conn_drain_refuse(struct conn *c)
+{
+	if (c->state != CONN_CONNECTING && (c->state != CONN_HTTP_HEAD ||
+	    conn_idle(c)))
+		return;
+	if (c->proto == PROXY_SOCKS5)
+		socks_refuse(c, EGRESS_R_SHUTTING_DOWN);
+	else
+		http_refuse(c, EGRESS_R_SHUTTING_DOWN);
+}
+
+void
+conn_drain_close(struct conn *c)
+{
+	struct evbuffer_iovec v[8];
+	ssize_t sent;
+	int i, n;
+
+	/*
+	 * The loop stops after this: what the socket takes now is all.  Sent
+	 * from the buffer in place (a bufferevent's output cannot be drained
+	 * from outside it), stopping at the first short send.
+	 */
+	if (c->bev != NULL && c->fd != -1) {
+		n = evbuffer_peek(bufferevent_get_output(c->bev), -1, NULL, v,
+		    8);
+		for (i = 0; i < n && i < 8; i++) {
+			sent = send(c->fd, v[i].iov_base, v[i].iov_len,
+			    MSG_NOSIGNAL | MSG_DONTWAIT);
+			if (sent != (ssize_t)v[i].iov_len)
+				break;
+		}
+	}
+	conn_close(c);
 }
 
 void

@@ -71,6 +71,7 @@ status_for(enum egress_reason r)
 		return 504;
 	case EGRESS_R_LIMIT_EXCEEDED:
 	case EGRESS_R_LOG_UNAVAILABLE:
+	case EGRESS_R_SHUTTING_DOWN:
 		return 503;
 	default:
 		return 403;
@@ -409,7 +410,7 @@ forward_done(struct conn *c)
 	struct http_fwd *f = c->fwd;
 
 	if (c->req->client_close || !f->req_done ||
-	    f->resp.kind == BODY_UNTIL_CLOSE) {
+	    f->resp.kind == BODY_UNTIL_CLOSE || c->px->draining) {
 		conn_close_after_flush(c);
 		return;
 	}
@@ -526,7 +527,8 @@ relay_response_head(struct conn *c, struct evbuffer *in, struct evbuffer *out)
 		free(head);
 		return 1;	/* interim: the final head is still to come */
 	}
-	if (c->req->client_close || f->resp.kind == BODY_UNTIL_CLOSE)
+	if (c->req->client_close || f->resp.kind == BODY_UNTIL_CLOSE ||
+	    c->px->draining)
 		evbuffer_add(out, "Connection: close\r\n", 19);
 	else if (c->req->http10)
 		evbuffer_add(out, "Connection: keep-alive\r\n", 24);
@@ -720,7 +722,10 @@ head_read_cb(struct bufferevent *bev, void *arg)
 	evtimer_del(c->head_timer);
 	if ((why = parse_request(c, end)) == EGRESS_R_NONE)
 		why = check_request(c);
-	/* An audit log that fails or is behind admits nothing new. */
+	/* A draining proxy, or an audit log that fails or is behind,
+	 * admits nothing new. */
+	if (why == EGRESS_R_NONE && c->px->draining)
+		why = EGRESS_R_SHUTTING_DOWN;
 	if (why == EGRESS_R_NONE &&
 	    !dlog_admits(c->px->log, c->gen->conf->log_failure_serve))
 		why = EGRESS_R_LOG_UNAVAILABLE;

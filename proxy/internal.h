@@ -54,6 +54,9 @@ struct proxy {
 	TAILQ_HEAD(, listener)	 listeners;
 	TAILQ_HEAD(, conn)	 conns;
 	unsigned		 nconns;
+	unsigned		 nactive;	/* not closing: max_connections's */
+	int			 spare_fd;	/* given up to refuse at EMFILE */
+	struct timeval		 fds_said;	/* "out of descriptors", last */
 	struct egress_listener	 loop[CONF_MAX_LISTEN * 4 + 64];
 	size_t			 nloop;
 	bool			 draining;
@@ -102,6 +105,9 @@ struct conn {
 	struct bufferevent	*bev;		/* client, until a tunnel takes it */
 	struct evbuffer		*early;		/* client bytes kept for a tunnel */
 	bool			 over_limit;	/* accepted past max_connections */
+	bool			 active;	/* counted in nactive */
+	struct event		*recheck;	/* over the limit: look again */
+	int			 rechecks;	/* times looked again */
 	struct event		*head_timer;	/* header_timeout */
 	enum conn_state		 state;
 	enum proxy_protocol	 proto;
@@ -133,6 +139,18 @@ void	 conn_set_callbacks(struct conn *, bufferevent_data_cb,
 /* While a tunnel's target connects: keep reading, call nothing. */
 void	 conn_hold(struct conn *);
 bool	 conn_over_limit(const struct proxy *);
+/* Descriptors ran out: said on stderr, rate-limited. */
+void	 proxy_say_out_of_fds(struct proxy *);
+/* The drain began: a kept-alive client between requests is let go. */
+void	 conn_drain_start(struct conn *);
+/*
+ * The drain ended: a request still connecting, or a head still arriving,
+ * gets its refusal (shutting_down) and its log line (the conn may be freed
+ * then); conn_drain_close writes what is queued once, as far as the socket
+ * takes it, and frees the conn.
+ */
+void	 conn_drain_refuse(struct conn *);
+void	 conn_drain_close(struct conn *);
 /* conn.c tells proxy.c when a connection is gone (for drain). */
 void	 proxy_conn_gone(struct proxy *);
 
@@ -148,5 +166,6 @@ bool	 http_client_eof(struct conn *);
 void	 http_refuse(struct conn *, enum egress_reason);
 void	 http_refuse_status(struct conn *, int status, enum egress_reason);
 void	 socks_start(struct conn *);
+void	 socks_refuse(struct conn *, enum egress_reason);
 
 #endif

@@ -149,6 +149,13 @@ connect_next(struct outbound *ob)
 		    ob->target.port, &ss);
 		ob->fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK |
 		    SOCK_CLOEXEC, IPPROTO_TCP);
+		if (ob->fd == -1 && (errno == EMFILE || errno == ENFILE ||
+		    errno == ENOBUFS || errno == ENOMEM)) {
+			/* Ours, not the origin's: no other address helps. */
+			proxy_say_out_of_fds(ob->px);
+			ob->last_failure = EGRESS_R_LIMIT_EXCEEDED;
+			break;
+		}
 		if (ob->fd == -1) {
 			ob->last_failure = EGRESS_R_CONNECT_FAILED;
 			continue;

@@ -3,18 +3,23 @@
  * connection count and limit, reload and drain.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <ifaddrs.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include "proxy/internal.h"
 
 #define ACCEPT_RETRY_MS	100	/* pause after EMFILE, rather than spin */
+#define FDS_SAY_S	10	/* "out of descriptors", at most this often */
+#define REFUSE_BATCH	16	/* queued clients refused per EMFILE */
 
 struct gen *
 gen_hold(struct gen *g)
@@ -77,6 +82,29 @@ proxy_event_base_new(void)
 	return base;
 }
 
+/*
+ * About two descriptors a tunnel: raise the soft limit toward what
+ * max_connections needs, and say so at start when the hard one is short.
+ */
+static void
+fd_budget(const struct conf *c)
+{
+	struct rlimit rl;
+	rlim_t need = (rlim_t)c->max_connections * 2 + 64;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == -1 || rl.rlim_cur >= need)
+		return;
+	rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= need ?
+	    need : rl.rlim_max;
+	(void)setrlimit(RLIMIT_NOFILE, &rl);
+	if (rl.rlim_cur < need)
+		fprintf(stderr, "harn-egressd: warning: %ju file descriptors "
+		    "cannot serve max_connections %u (about 2 a tunnel, %ju in "
+		    "all): raise ulimit -n or lower max_connections\n",
+		    (uintmax_t)rl.rlim_cur, c->max_connections,
+		    (uintmax_t)need);
+}
+
 struct proxy *
 proxy_new(struct event_base *base, struct conf *c, struct dlog *log,
     char *err, size_t errlen)
@@ -95,6 +123,9 @@ proxy_new(struct event_base *base, struct conf *c, struct dlog *log,
 		free(px);
 		return NULL;
 	}
+	fd_budget(c);
+	/* Kept to be given up when descriptors run out: one to refuse with. */
+	px->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	return px;
 }
 
@@ -130,6 +161,8 @@ proxy_free(struct proxy *px)
 		conn_close(c);
 	if (px->drain_timer != NULL)
 		event_free(px->drain_timer);
+	if (px->spare_fd != -1)
+		(void)close(px->spare_fd);
 	gen_release(px->gen);
 	free(px);
 }
@@ -137,7 +170,8 @@ proxy_free(struct proxy *px)
 bool
 conn_over_limit(const struct proxy *px)
 {
-	return px->nconns >= px->gen->conf->max_connections;
+	/* The one deciding is counted itself. */
+	return px->nactive > px->gen->conf->max_connections;
 }
 
 static void
@@ -158,9 +192,63 @@ retry_cb(evutil_socket_t fd, short ev, void *arg)
 		evconnlistener_enable(l->evl);
 }
 
+/* Said at most every few seconds: descriptors ran out. */
+void
+proxy_say_out_of_fds(struct proxy *px)
+{
+	struct timeval now;
+	struct rlimit rl;
+
+	(void)gettimeofday(&now, NULL);
+	if (px->fds_said.tv_sec != 0 && now.tv_sec - px->fds_said.tv_sec <
+	    FDS_SAY_S)
+		return;
+	px->fds_said = now;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == -1)
+		rl.rlim_cur = 0;
+	fprintf(stderr, "harn-egressd: out of file descriptors (limit %ju, "
+	    "%u clients): new clients are refused with 503 limit_exceeded "
+	    "until some close\n", (uintmax_t)rl.rlim_cur, px->nconns);
+}
+
 /*
- * Out of descriptors: pause this listener briefly instead of spinning on
- * a connection we cannot accept.
+ * Clients waiting in the accept queue while no descriptor is left: each
+ * gets the spare descriptor's place for long enough to be told 503 and
+ * closed, rather than wait there unanswered.  A few each time.
+ */
+static void
+refuse_waiting(struct proxy *px, int lfd)
+{
+	static const char body[] = "harn-egressd: refused: out of file "
+	    "descriptors (limit_exceeded)\n";
+	char refusal[512];
+	int i, fd, n;
+
+	n = snprintf(refusal, sizeof(refusal), "HTTP/1.1 503 Service "
+	    "Unavailable by harn-egressd: limit_exceeded\r\n"
+	    "X-Harn-Egress-Reason: limit_exceeded\r\nContent-Type: "
+	    "text/plain\r\nContent-Length: %zu\r\nConnection: close\r\n"
+	    "\r\n%s", sizeof(body) - 1, body);
+
+	for (i = 0; i < REFUSE_BATCH && px->spare_fd != -1; i++) {
+		(void)close(px->spare_fd);
+		px->spare_fd = -1;
+		fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd != -1) {
+			(void)write(fd, refusal, (size_t)n);
+			(void)close(fd);
+			dlog_decision(px->log, PROXY_HTTP, "", 0, false,
+			    EGRESS_R_LIMIT_EXCEEDED, NULL);
+		}
+		px->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		if (fd == -1)
+			break;
+	}
+}
+
+/*
+ * Out of descriptors: the waiting clients are refused, and this listener
+ * pauses briefly instead of spinning on a connection it cannot accept.
  */
 static void
 accept_error_cb(struct evconnlistener *evl, void *arg)
@@ -171,6 +259,9 @@ accept_error_cb(struct evconnlistener *evl, void *arg)
 
 	if (e != EMFILE && e != ENFILE && e != ENOBUFS && e != ENOMEM)
 		return;
+	proxy_say_out_of_fds(l->px);
+	if (e == EMFILE || e == ENFILE)
+		refuse_waiting(l->px, evconnlistener_get_fd(evl));
 	evconnlistener_disable(evl);
 	evtimer_add(l->retry, &tv);
 }
@@ -351,10 +442,14 @@ static void
 drain_timeout_cb(evutil_socket_t fd, short ev, void *arg)
 {
 	struct proxy *px = arg;
-	struct conn *c;
+	struct conn *c, *next;
 
+	for (c = TAILQ_FIRST(&px->conns); c != NULL; c = next) {
+		next = TAILQ_NEXT(c, entry);
+		conn_drain_refuse(c);	/* may free c */
+	}
 	while ((c = TAILQ_FIRST(&px->conns)) != NULL)
-		conn_close(c);
+		conn_drain_close(c);
 	drain_finish(px);
 }
 
@@ -369,13 +464,18 @@ proxy_conn_gone(struct proxy *px)
 void
 proxy_drain(struct proxy *px, void (*done)(void *), void *arg)
 {
+	struct conn *c, *next;
 	struct timeval tv;
 	uint32_t ms = px->gen->conf->drain_timeout;
 
 	px->draining = true;
+	close_listeners(px);
+	for (c = TAILQ_FIRST(&px->conns); c != NULL; c = next) {
+		next = TAILQ_NEXT(c, entry);
+		conn_drain_start(c);
+	}
 	px->drain_done = done;
 	px->drain_arg = arg;
-	close_listeners(px);
 	if (px->nconns == 0) {
 		drain_finish(px);
 		return;

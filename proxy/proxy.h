@@ -88,8 +88,12 @@ int		 proxy_reload(struct proxy *, struct conf *, char *err,
 		    size_t errlen);
 
 /*
- * Stop accepting; let open connections finish for up to the conf's
- * drain_timeout, then close the rest and call done.
+ * Stop accepting and admit no new request: a kept-alive client between
+ * requests is let go at once, a request that arrives is refused (503
+ * shutting_down, SOCKS5 01), a response under way ends its connection.
+ * Open connections finish for up to the conf's drain_timeout; then those
+ * still connecting are refused the same way, the rest closed, and done
+ * is called.
  */
 void		 proxy_drain(struct proxy *, void (*done)(void *), void *arg);
 

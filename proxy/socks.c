@@ -74,9 +74,20 @@ rep_for(enum egress_reason r)
 		return REP_REFUSED;
 	case EGRESS_R_CONNECT_TIMEOUT:
 		return REP_TTL_EXPIRED;
+	case EGRESS_R_LIMIT_EXCEEDED:
+	case EGRESS_R_LOG_UNAVAILABLE:
+	case EGRESS_R_SHUTTING_DOWN:
+		return REP_FAILURE;	/* ours, not the target's */
 	default:
 		return REP_NOT_ALLOWED;
 	}
+}
+
+/* Refused from outside the exchange (the drain ended): reply, log, close. */
+void
+socks_refuse(struct conn *c, enum egress_reason reason)
+{
+	refuse(c, rep_for(reason), reason);
 }
 
 static void
@@ -219,7 +230,12 @@ request_cb(struct bufferevent *bev, void *arg)
 		refuse(c, rep, EGRESS_R_INVALID_TARGET);
 		return;
 	}
-	/* An audit log that fails or is behind admits nothing new. */
+	/* A draining proxy, or an audit log that fails or is behind,
+	 * admits nothing new. */
+	if (c->px->draining) {
+		refuse(c, REP_FAILURE, EGRESS_R_SHUTTING_DOWN);
+		return;
+	}
 	if (!dlog_admits(c->px->log, c->gen->conf->log_failure_serve)) {
 		refuse(c, REP_FAILURE, EGRESS_R_LOG_UNAVAILABLE);
 		return;

@@ -39,7 +39,11 @@ cleanup() {
 	for c in $T_CLEANUP; do
 		eval "$c" 2>/dev/null || true
 	done
-	rm -rf "$TMP"
+	if [ -n "${KEEP_TMP:-}" ]; then
+		echo "# KEEP_TMP: files kept in $TMP"
+	else
+		rm -rf "$TMP"
+	fi
 }
 trap cleanup EXIT INT TERM
 

@@ -1389,6 +1389,97 @@ area_limits() {
 	else
 		not_ok "limits: log well-formed" "$(cat "$TMP/lc.out")"
 	fi
+
+	# Churn below the limit (issue 12): max_connections 100, 90 clients
+	# each opening a new connection per request: not one 503.
+	{
+		policy_main | grep -v '^header_timeout'
+		echo "max_connections 100"
+	} >"$TMP/churn.conf"
+	if start_proxy churn "$TMP/churn.conf"; then
+		$PY "$H" churn --proxy "$PX_PORT" --n 90 --seconds 3 \
+		    "http://good.test:$ORIGIN/churn" >"$TMP/churn.out" 2>&1
+		if grep -q 'oserror\|503' "$TMP/churn.out" ||
+		    ! grep -q '200=' "$TMP/churn.out"; then
+			not_ok "limits: churn of 90 under max_connections 100: no 503" \
+			    "$(cat "$TMP/churn.out")"
+		else
+			ok "limits: churn of 90 under max_connections 100: no 503 ($(cat "$TMP/churn.out"))"
+		fi
+		# The race itself, made certain: 100 clients held, then while
+		# the proxy is stopped 50 close and 50 new ones send a request.
+		# Every close is pending when the new ones arrive.
+		$PY "$H" swap --proxy "$PX_PORT" --pid "$PX_PID" --n 100 \
+		    --swap 50 "http://good.test:$ORIGIN/swap" >"$TMP/swap.out" 2>&1
+		if [ "$(cat "$TMP/swap.out")" = "200=50" ]; then
+			ok "limits: 50 closed and 50 opened at once at max_connections 100: all served"
+		else
+			not_ok "limits: 50 closed and 50 opened at once at max_connections 100: all served" \
+			    "$(cat "$TMP/swap.out")"
+		fi
+		stop_proxy churn "$PX_PID"
+	fi
+
+	# Out of descriptors (issue 12): said at start and when it happens,
+	# and the clients waiting are refused 503, not left in the queue.
+	{
+		policy_main | grep -v '^header_timeout'
+		echo "header_timeout 10s"
+		echo "max_connections 1000"
+	} >"$TMP/fds.conf"
+	rm -f "$TMP/fds.port"
+	(ulimit -n 48 && exec "$EGRESSD" --policy "$TMP/fds.conf" \
+	    --listen 127.0.0.1:0 --port-file "$TMP/fds.port" \
+	    --log "$TMP/fds.log") >"$TMP/fds.stdout" 2>"$TMP/fds.stderr" &
+	fpid=$!
+	BG_PIDS="$BG_PIDS $fpid"
+	if wait_file "$TMP/fds.port" 50 "$fpid"; then
+		FDP=$(head -n1 "$TMP/fds.port")
+		expect_grep "fds: a limit short of max_connections is said at start" \
+		    "$TMP/fds.stderr" 'warning: [0-9]+ file descriptors cannot serve max_connections 1000'
+		# Idle clients take every descriptor.
+		$PY -c '
+import socket, sys, time
+held = []
+for i in range(80):
+    try:
+        held.append(socket.create_connection(("127.0.0.1", int(sys.argv[1]))))
+    except OSError:
+        break
+open(sys.argv[2], "w").write("%d\n" % len(held))
+time.sleep(8)' "$FDP" "$TMP/fds.ready" &
+		hp=$!
+		wait_file "$TMP/fds.ready" 50 "$hp" || true
+		sleep 0.5
+		t0=$(now_ms)
+		raw "$FDP" "GET http://good.test:$ORIGIN/fds HTTP/1.1\r\nHost: good.test:$ORIGIN\r\n\r\n"
+		t1=$(now_ms)
+		if grep -q '^status 503$' "$TMP/raw.out" &&
+		    grep -q '^header x-harn-egress-reason: limit_exceeded$' "$TMP/raw.out" &&
+		    [ $((t1 - t0)) -lt 3000 ]; then
+			ok "fds: out of descriptors, a new client gets 503 limit_exceeded ($((t1 - t0)) ms)"
+		else
+			not_ok "fds: out of descriptors, a new client gets 503 limit_exceeded" \
+			    "$((t1 - t0)) ms" "$(show)"
+		fi
+		expect_grep "fds: said on stderr" "$TMP/fds.stderr" \
+		    'out of file descriptors \(limit [0-9]+'
+		kill "$hp" 2>/dev/null
+		wait "$hp" 2>/dev/null
+		sleep 0.5
+		raw "$FDP" "GET http://good.test:$ORIGIN/fds2 HTTP/1.1\r\nHost: good.test:$ORIGIN\r\n\r\n"
+		expect_status "fds: descriptors back, served again" 200
+		if grep -q '"reason":"connect_failed"' "$TMP/fds.log"; then
+			not_ok "fds: no local shortage logged as the origin's connect_failed" \
+			    "$(grep connect_failed "$TMP/fds.log" | head -2)"
+		else
+			ok "fds: no local shortage logged as the origin's connect_failed"
+		fi
+		kill "$fpid" 2>/dev/null
+		wait "$fpid" 2>/dev/null
+	else
+		not_ok "fds: the proxy starts under ulimit -n 48" "$(cat "$TMP/fds.stderr")"
+	fi
 }
 
 # Exactly one record per request, the expected reasons, in order.
@@ -1886,6 +1977,80 @@ EOF
 	kill "$hpid" 2>/dev/null || true
 }
 
+# SIGTERM with clients in every state (issue 12): nothing new admitted,
+# a kept-alive client let go, requests still connecting at the end of the
+# drain refused 503 / SOCKS5 01 with their log line.
+area_drain() {
+	cat >"$TMP/drain.conf" <<EOF
+allow_loopback on
+block_private off
+resolver 127.0.0.1:$DNS
+drain_timeout 2s
+connect_timeout 10s
+allow good.test 127.0.0.1
+EOF
+	start_proxy drain "$TMP/drain.conf" || return 0
+	$PY "$H" drain --proxy "$PX_PORT" --pid "$PX_PID" --timeout 8 \
+	    --pending "127.0.0.1:$TARPIT" "http://good.test:$ORIGIN/drain" \
+	    >"$TMP/drain.out" 2>&1
+	dpid=$PX_PID
+	wait_gone "$dpid" 80
+	wait "$dpid"
+	drc=$?
+	field_of() { sed -n "s/^$1: //p" "$TMP/drain.out"; }
+	if field_of idle | grep -Eq '^eof in [0-9]{1,3} ms$'; then
+		ok "drain: a kept-alive client between requests is let go at once ($(field_of idle))"
+	else
+		not_ok "drain: a kept-alive client between requests is let go at once" \
+		    "$(cat "$TMP/drain.out")"
+	fi
+	if [ "$(field_of fresh)" = "503 shutting_down" ]; then
+		ok "drain: a request arriving after SIGTERM: 503 shutting_down"
+	else
+		not_ok "drain: a request arriving after SIGTERM: 503 shutting_down" \
+		    "$(cat "$TMP/drain.out")"
+	fi
+	# A response relayed before SIGTERM may arrive after it: at most one,
+	# and then the connection ends.
+	if field_of loop | grep -Eq '^[01] after, last connection (close|-), then eof$'; then
+		ok "drain: a looping kept-alive client gets at most one more response, then the connection ends ($(field_of loop))"
+	else
+		not_ok "drain: a looping kept-alive client gets at most one more response, then the connection ends" \
+		    "$(cat "$TMP/drain.out")"
+	fi
+	if field_of http | grep -Eq '^503 shutting_down at (1[89][0-9][0-9]|2[0-9][0-9][0-9]) ms$'; then
+		ok "drain: a CONNECT still connecting at drain_timeout 2s: 503 shutting_down ($(field_of http))"
+	else
+		not_ok "drain: a CONNECT still connecting at drain_timeout 2s: 503 shutting_down" \
+		    "$(cat "$TMP/drain.out")"
+	fi
+	if field_of socks | grep -Eq '^05 01 at [0-9]+ ms$'; then
+		ok "drain: a SOCKS5 request still connecting: reply 01 ($(field_of socks))"
+	else
+		not_ok "drain: a SOCKS5 request still connecting: reply 01" \
+		    "$(cat "$TMP/drain.out")"
+	fi
+	if [ "$drc" -eq 0 ]; then ok "drain: exit 0"; else
+		not_ok "drain: exit 0" "exit $drc" "$(tail -5 "$TMP/drain.stderr")"; fi
+	# The looping client may add an allow or a shutting_down of its own.
+	if $PY "$H" logcheck "$TMP/drain.log" >"$TMP/drainlc.out" 2>&1 &&
+	    $PY -c '
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+got = [(r["protocol"], r["host"], r["port"]) for r in recs
+       if r["reason"] == "shutting_down" and r["decision"] == "deny"]
+want = [("http_connect", "127.0.0.1", int(sys.argv[2])),
+        ("socks5", "127.0.0.1", int(sys.argv[2])),
+        ("http", "good.test", int(sys.argv[3]))]
+sys.exit(0 if all(w in got for w in want) and len(got) <= 4 else 1)
+' "$TMP/drain.log" "$TARPIT" "$ORIGIN" >>"$TMP/drainlc.out" 2>&1; then
+		ok "drain: each refused request has its log line"
+	else
+		not_ok "drain: each refused request has its log line" \
+		    "$(cat "$TMP/drainlc.out")" "$(cat "$TMP/drain.log")"
+	fi
+}
+
 area_badpolicy() {
 	printf 'allow good.test\nallow a..b\n' >"$TMP/bad.conf"
 	fp=$($PY "$H" freeport)
@@ -2008,29 +2173,38 @@ area_main_end() {
 
 setup_fixture
 area_start
-if [ -n "$MAIN_PID" ]; then
-	area_http
-	area_connect
-	area_socks
-	area_dns
-	area_nodns
-	area_canary
-	area_refusals
-	area_robust
-	area_tunnels
-	area_backpressure
+# PROXY_AREAS="limits dlog" runs only those (while working on them).
+if [ -n "${PROXY_AREAS:-}" ]; then
+	echo "# only the areas: $PROXY_AREAS"
+	for a in $PROXY_AREAS; do
+		"area_$a"
+	done
+else
+	if [ -n "$MAIN_PID" ]; then
+		area_http
+		area_connect
+		area_socks
+		area_dns
+		area_nodns
+		area_canary
+		area_refusals
+		area_robust
+		area_tunnels
+		area_backpressure
+	fi
+	area_iplit
+	area_default
+	area_ports
+	area_listen
+	area_limits
+	area_dlog
+	area_logfault
+	area_secrets
+	area_signals
+	area_drain
+	area_badpolicy
+	area_envpolicy
 fi
-area_iplit
-area_default
-area_ports
-area_listen
-area_limits
-area_dlog
-area_logfault
-area_secrets
-area_signals
-area_badpolicy
-area_envpolicy
 area_main_end
 
 # Under sanitizers: nothing reported by any proxy instance.

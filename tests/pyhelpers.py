@@ -35,6 +35,7 @@ Clients (bounded by --timeout; exit 0 when the exchange went as asked):
 
 import argparse
 import codecs
+import errno
 import hashlib
 import json
 import os
@@ -767,6 +768,166 @@ def cmd_burst(a):
     return 0 if ok == a.n else 1
 
 
+def cmd_churn(a):
+    """--n threads, each a new connection a request for --seconds; counts.
+
+    The request is kept alive and the client closes after the response, so
+    the proxy learns of each close only by reading its EOF (the race).
+    """
+    counts = {}
+    lock = threading.Lock()
+    stop = time.monotonic() + a.seconds
+
+    def one():
+        while time.monotonic() < stop:
+            code = "err"
+            try:
+                s = connect_proxy(a)
+                s.sendall(("GET %s HTTP/1.1\r\nHost: %s\r\n\r\n" %
+                           (a.url, a.url.split("/")[2])).encode())
+                status, hdrs, body, err = read_response(Reader(s), False)
+                code = status.split(" ")[1] if status else "none"
+                s.close()
+            except OSError:
+                code = "oserror"
+            with lock:
+                counts[code] = counts.get(code, 0) + 1
+
+    ts = [threading.Thread(target=one) for _ in range(a.n)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join(a.seconds + a.timeout + 5)
+    print(" ".join("%s=%d" % kv for kv in sorted(counts.items())))
+    return 0
+
+
+def cmd_swap(a):
+    """Hold --n kept-alive clients; while the proxy is stopped (SIGSTOP
+    --pid), close --swap of them and open as many new ones, each sending
+    a request; then let it go on.  Prints the new clients' statuses."""
+    host = a.url.split("/")[2]
+    req = ("GET %s HTTP/1.1\r\nHost: %s\r\n\r\n" % (a.url, host)).encode()
+    held = []
+    for _ in range(a.n):
+        s = connect_proxy(a)
+        s.sendall(req)
+        status, _, _, err = read_response(Reader(s), False)
+        if status is None or " 200 " not in status + " ":
+            print("setup: %s %s" % (status, err))
+            return 1
+        held.append(s)
+    os.kill(a.pid, signal.SIGSTOP)
+    try:
+        fresh = []
+        for s in held[:a.swap]:
+            s.close()
+            n = socket.create_connection(("127.0.0.1", a.proxy))
+            n.settimeout(a.timeout)
+            n.sendall(req)
+            fresh.append(n)
+    finally:
+        os.kill(a.pid, signal.SIGCONT)
+    counts = {}
+    for n in fresh:
+        status, _, _, err = read_response(Reader(n), False)
+        code = status.split(" ")[1] if status else "none"
+        counts[code] = counts.get(code, 0) + 1
+    print(" ".join("%s=%d" % kv for kv in sorted(counts.items())))
+    return 0
+
+
+def cmd_drain(a):
+    """SIGTERM --pid with clients in every state; prints one line each:
+    idle: what a kept-alive client between requests saw (eof in N ms)
+    fresh: the status and reason a request sent after SIGTERM on a
+      connection accepted before got
+    loop: how many responses a client looping requests got after SIGTERM,
+      and whether the last said Connection: close
+    http, socks: what a request still connecting saw (status or reply)
+      and when, in ms after SIGTERM."""
+    host = a.url.split("/")[2]
+    req = ("GET %s HTTP/1.1\r\nHost: %s\r\n\r\n" % (a.url, host)).encode()
+    idle = connect_proxy(a)
+    idle.sendall(req)
+    r = Reader(idle)
+    status, _, _, err = read_response(r, False)
+    if status is None or " 200 " not in status + " ":
+        print("setup idle: %s %s" % (status, err))
+        return 1
+    fresh = connect_proxy(a)
+    pend = connect_proxy(a)
+    pend.sendall(("CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n" %
+                  (a.pending, a.pending)).encode())
+    ph, pp = a.pending.rsplit(":", 1)
+    sp = connect_proxy(a)
+    sp.sendall(b"\x05\x01\x00")
+    if recv_exact(sp, 2) != b"\x05\x00":
+        print("setup socks: no method")
+        return 1
+    sp.sendall(socks5_request(1, 1, ph, int(pp)))
+    term = [None]
+    after = [0, "", "?"]
+
+    def looper():
+        try:
+            s = connect_proxy(a)
+            rd = Reader(s)
+            while True:
+                s.sendall(req)
+                st, hdrs, _, err = read_response(rd, False)
+                if st is None:
+                    after[2] = "eof" if rd.eof and not rd.buf else err
+                    return
+                if term[0] is not None:
+                    after[0] += 1
+                    after[1] = dict((k.lower(), v) for k, v in
+                                    hdrs).get("connection", "")
+        except socket.timeout:
+            after[2] = "timeout"
+        except OSError as e:
+            after[2] = "eof" if e.errno in (errno.EPIPE, errno.ECONNRESET) \
+                else str(e)
+
+    lt = threading.Thread(target=looper)
+    lt.start()
+    time.sleep(0.5)
+    t0 = time.monotonic()
+    term[0] = t0
+    os.kill(a.pid, signal.SIGTERM)
+
+    def ms():
+        return int((time.monotonic() - t0) * 1000)
+
+    idle.settimeout(a.timeout)
+    try:
+        d = idle.recv(100)
+        print("idle: %s in %d ms" % ("eof" if not d else "bytes", ms()))
+    except OSError as e:
+        print("idle: %s in %d ms" % (e.__class__.__name__, ms()))
+    time.sleep(0.2)
+    try:
+        fresh.sendall(req)
+        st, hdrs, _, err = read_response(Reader(fresh), False)
+        why = dict((k.lower(), v) for k, v in hdrs).get("x-harn-egress-reason")
+        print("fresh: %s %s" % (st.split(" ")[1] if st else err, why))
+    except OSError as e:
+        print("fresh: %s" % e.__class__.__name__)
+    lt.join(a.timeout)
+    print("loop: %d after, last connection %s, then %s" %
+          (after[0], after[1] or "-", after[2]))
+    st, hdrs, _, err = read_response(Reader(pend), True)
+    why = dict((k.lower(), v) for k, v in hdrs).get("x-harn-egress-reason")
+    print("http: %s %s at %d ms" % (st.split(" ")[1] if st else err, why,
+                                     ms()))
+    try:
+        rep = read_socks_reply(sp)
+        print("socks: %s at %d ms" % (hexs(rep[:2]), ms()))
+    except (OSError, EOFError) as e:
+        print("socks: %s at %d ms" % (e, ms()))
+    return 0
+
+
 def cmd_abort(a):
     """Send REQ and close the connection after --after seconds."""
     s = connect_proxy(a)
@@ -823,7 +984,7 @@ REASONS = {"allow_rule", "default_allow", "deny_rule", "no_allow_rule",
            "private_address", "metadata_address", "dns_failure",
            "invalid_target", "invalid_request", "unsupported_command",
            "proxy_loop", "connect_failed", "connect_timeout",
-           "limit_exceeded", "log_unavailable"}
+           "limit_exceeded", "log_unavailable", "shutting_down"}
 
 
 def check_record(line):
@@ -1026,6 +1187,19 @@ def main():
     p.add_argument("--max-growth-kb", type=int, default=16384)
     p = client("burst", cmd_burst)
     p.add_argument("--n", type=int, default=50)
+    p.add_argument("url")
+    p = client("churn", cmd_churn)
+    p.add_argument("--n", type=int, default=50)
+    p.add_argument("--seconds", type=float, default=3.0)
+    p.add_argument("url")
+    p = client("swap", cmd_swap)
+    p.add_argument("--n", type=int, default=100)
+    p.add_argument("--swap", type=int, default=50)
+    p.add_argument("--pid", type=int, required=True)
+    p.add_argument("url")
+    p = client("drain", cmd_drain)
+    p.add_argument("--pid", type=int, required=True)
+    p.add_argument("--pending", required=True, help="HOST:PORT that hangs")
     p.add_argument("url")
     p = client("abort", cmd_abort)
     p.add_argument("--after", type=float, default=0.1)

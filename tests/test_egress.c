@@ -642,6 +642,7 @@ static const struct reason_case reason_cases[] = {
 	{ EGRESS_R_CONNECT_TIMEOUT, "connect_timeout" },
 	{ EGRESS_R_LIMIT_EXCEEDED, "limit_exceeded" },
 	{ EGRESS_R_LOG_UNAVAILABLE, "log_unavailable" },
+	{ EGRESS_R_SHUTTING_DOWN, "shutting_down" },
 	{ EGRESS_R_NONE, "none" },
 	{ EGRESS_R_COUNT, "none" },
 };
