@@ -212,8 +212,31 @@ proxy_say_out_of_fds(struct proxy *px)
 }
 
 /*
+ * One client refused with no descriptor to serve it: a SOCKS5 greeting
+ * already there is answered 05 FF (as over max_connections), anything
+ * else the HTTP 503.
+ */
+static void
+refuse_one(struct proxy *px, int fd, const char *http, size_t len)
+{
+	static const unsigned char no_method[2] = { 0x05, 0xff };
+	unsigned char first;
+	bool socks;
+
+	socks = recv(fd, &first, 1, MSG_PEEK | MSG_DONTWAIT) == 1 &&
+	    first == 0x05;
+	if (socks)
+		(void)send(fd, no_method, sizeof(no_method), MSG_NOSIGNAL);
+	else
+		(void)send(fd, http, len, MSG_NOSIGNAL);
+	(void)close(fd);
+	dlog_decision(px->log, socks ? PROXY_SOCKS5 : PROXY_HTTP, "", 0,
+	    false, EGRESS_R_LIMIT_EXCEEDED, NULL);
+}
+
+/*
  * Clients waiting in the accept queue while no descriptor is left: each
- * gets the spare descriptor's place for long enough to be told 503 and
+ * gets the spare descriptor's place for long enough to be refused and
  * closed, rather than wait there unanswered.  A few each time.
  */
 static void
@@ -234,12 +257,8 @@ refuse_waiting(struct proxy *px, int lfd)
 		(void)close(px->spare_fd);
 		px->spare_fd = -1;
 		fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-		if (fd != -1) {
-			(void)write(fd, refusal, (size_t)n);
-			(void)close(fd);
-			dlog_decision(px->log, PROXY_HTTP, "", 0, false,
-			    EGRESS_R_LIMIT_EXCEEDED, NULL);
-		}
+		if (fd != -1)
+			refuse_one(px, fd, refusal, (size_t)n);
 		px->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 		if (fd == -1)
 			break;

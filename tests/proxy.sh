@@ -1464,6 +1464,23 @@ time.sleep(8)' "$FDP" "$TMP/fds.ready" &
 		fi
 		expect_grep "fds: said on stderr" "$TMP/fds.stderr" \
 		    'out of file descriptors \(limit [0-9]+'
+		# A SOCKS5 greeting waiting there (sent while the proxy was
+		# stopped, so it is there before the proxy looks) gets 05 FF.
+		got=$($PY -c '
+import os, signal, socket, sys
+pid, port = int(sys.argv[1]), int(sys.argv[2])
+os.kill(pid, signal.SIGSTOP)
+try:
+    s = socket.create_connection(("127.0.0.1", port), timeout=5)
+    s.sendall(b"\x05\x01\x00")
+finally:
+    os.kill(pid, signal.SIGCONT)
+print(s.recv(16).hex())' "$fpid" "$FDP" 2>&1)
+		if [ "$got" = "05ff" ]; then
+			ok "fds: out of descriptors, a SOCKS5 greeting gets 05 FF"
+		else
+			not_ok "fds: out of descriptors, a SOCKS5 greeting gets 05 FF" "$got"
+		fi
 		kill "$hp" 2>/dev/null
 		wait "$hp" 2>/dev/null
 		sleep 0.5
