@@ -40,6 +40,7 @@ head_timeout_cb(evutil_socket_t fd, short ev, void *arg)
 		conn_close(c);
 		return;
 	}
+	c->detail = "the request head took over header_timeout";
 	http_refuse_status(c, 408, EGRESS_R_INVALID_REQUEST);
 }
 

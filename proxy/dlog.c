@@ -426,7 +426,7 @@ dlog_decision(struct dlog *l, enum proxy_protocol proto, const char *host,
 	int n;
 
 	format_ts(ts, sizeof(ts));
-	if (allow && addr != NULL)
+	if (addr != NULL)
 		egress_addr_format(addr, a, sizeof(a));
 	if (l->run_id[0] != '\0')
 		snprintf(run, sizeof(run), ",\"run\":\"%s\"", l->run_id);

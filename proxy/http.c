@@ -78,24 +78,108 @@ status_for(enum egress_reason r)
 	}
 }
 
+/* What a person can do about a refusal, when the reason alone is terse. */
+static const char *
+reason_hint(enum egress_reason r)
+{
+	switch (r) {
+	case EGRESS_R_NO_ALLOW_RULE:
+		return "no allow rule in the policy covers it";
+	case EGRESS_R_DENY_RULE:
+		return "a deny rule in the policy matches";
+	case EGRESS_R_METADATA_ADDRESS:
+		return "a cloud metadata address: never allowed";
+	case EGRESS_R_DNS_FAILURE:
+		return "the name did not resolve";
+	case EGRESS_R_INVALID_TARGET:
+		return "not a valid host and port";
+	case EGRESS_R_INVALID_REQUEST:
+		return "not a request the proxy can read";
+	case EGRESS_R_PROXY_LOOP:
+		return "that is the proxy itself";
+	case EGRESS_R_CONNECT_FAILED:
+		return "the connection was refused or failed";
+	case EGRESS_R_CONNECT_TIMEOUT:
+		return "no answer within connect_timeout";
+	case EGRESS_R_LIMIT_EXCEEDED:
+		return "max_connections reached; try again later";
+	case EGRESS_R_LOG_UNAVAILABLE:
+		return "the decision log cannot take records";
+	case EGRESS_R_SHUTTING_DOWN:
+		return "the proxy is shutting down";
+	default:
+		return NULL;
+	}
+}
+
+/*
+ * One line a person can act on: what was refused, why, and the address
+ * when one was judged, e.g. "harn-egressd: refused a.example:443:
+ * private_address 203.0.113.80 (special-purpose 203.0.113.0/24; see exempt
+ * in egress.conf(5))".
+ */
+static void
+refusal_body(struct conn *c, enum egress_reason reason,
+    const struct egress_addr *addr, char *buf, size_t len)
+{
+	char target[EGRESS_HOST_MAX + 16] = "", a[EGRESS_ADDRSTR_MAX + 1] = "";
+	char hint[160];
+	const char *detail = c->detail, *block;
+
+	if (c->target.host[0] != '\0')
+		snprintf(target, sizeof(target), c->target.is_addr &&
+		    strchr(c->target.host, ':') != NULL ? " [%s]:%u" :
+		    " %s:%u", c->target.host, c->target.port);
+	if (addr != NULL) {
+		a[0] = ' ';
+		egress_addr_format(addr, a + 1, sizeof(a) - 1);
+	}
+	if (detail == NULL && reason == EGRESS_R_PRIVATE_ADDRESS &&
+	    addr != NULL && (block = egress_registry_lookup(addr)) != NULL) {
+		snprintf(hint, sizeof(hint), "special-purpose %s; see %s in "
+		    "egress.conf(5)", block, egress_addr_is_loopback(addr) ?
+		    "allow_loopback" : "exempt");
+		detail = hint;
+	}
+	if (detail == NULL)
+		detail = reason_hint(reason);
+	snprintf(buf, len, "harn-egressd: refused%s: %s%s%s%s%s\n", target,
+	    egress_reason_name(reason), a, detail ? " (" : "",
+	    detail ? detail : "", detail ? ")" : "");
+}
+
+/*
+ * The status line names harn-egressd and the reason: clients that show
+ * only the phrase (wget, Python) then say why.
+ */
+static void
+refuse(struct conn *c, int status, enum egress_reason reason,
+    const struct egress_addr *addr)
+{
+	const char *why = egress_reason_name(reason);
+	char body[EGRESS_HOST_MAX + 512];
+
+	conn_log(c, false, reason, addr);
+	refusal_body(c, reason, addr, body, sizeof(body));
+	evbuffer_add_printf(bufferevent_get_output(c->bev),
+	    "HTTP/1.1 %d %s by harn-egressd: %s\r\n"
+	    "X-Harn-Egress-Reason: %s\r\n"
+	    "Content-Type: text/plain\r\nContent-Length: %zu\r\n"
+	    "Connection: close\r\n\r\n%s", status, status_text(status), why,
+	    why, strlen(body), body);
+	conn_close_after_flush(c);
+}
+
 void
 http_refuse_status(struct conn *c, int status, enum egress_reason reason)
 {
-	const char *why = egress_reason_name(reason);
-
-	conn_log(c, false, reason, NULL);
-	evbuffer_add_printf(bufferevent_get_output(c->bev),
-	    "HTTP/1.1 %d %s\r\nX-Harn-Egress-Reason: %s\r\n"
-	    "Content-Type: text/plain\r\nContent-Length: %zu\r\n"
-	    "Connection: close\r\n\r\nharn-egressd: %s\n", status,
-	    status_text(status), why, strlen(why) + 15, why);
-	conn_close_after_flush(c);
+	refuse(c, status, reason, NULL);
 }
 
 void
 http_refuse(struct conn *c, enum egress_reason reason)
 {
-	http_refuse_status(c, status_for(reason), reason);
+	refuse(c, status_for(reason), reason, NULL);
 }
 
 static void
@@ -144,6 +228,7 @@ next_request(struct conn *c)
 	gen_release(c->gen);
 	c->gen = gen_hold(c->px->gen);
 	c->logged = false;
+	c->detail = NULL;
 	memset(&c->target, 0, sizeof(c->target));
 	c->state = CONN_HTTP_HEAD;
 	bufferevent_set_timeouts(c->bev, NULL, NULL);	/* the head timer's */
@@ -208,13 +293,22 @@ absolute_target(struct conn *c, char *t, size_t len)
 	const char *err;
 	size_t alen;
 
-	if (len < 7 || strncasecmp(t, "http://", 7) != 0)
-		return EGRESS_R_INVALID_REQUEST;	/* https://, origin-form */
+	if (len >= 8 && strncasecmp(t, "https://", 8) == 0) {
+		c->detail = "use CONNECT for https";
+		return EGRESS_R_INVALID_REQUEST;
+	}
+	if (len < 7 || strncasecmp(t, "http://", 7) != 0) {
+		c->detail = "not a proxy request: use harn-egressd as a proxy "
+		    "(GET http://host/path, or CONNECT host:port)";
+		return EGRESS_R_INVALID_REQUEST;
+	}
 	for (alen = 7; alen < len && t[alen] != '/' && t[alen] != '?' &&
 	    t[alen] != '#'; alen++)
 		;
-	if (memchr(t + 7, '@', alen - 7) != NULL)
-		return EGRESS_R_INVALID_REQUEST;	/* userinfo */
+	if (memchr(t + 7, '@', alen - 7) != NULL) {
+		c->detail = "userinfo in the URL";
+		return EGRESS_R_INVALID_REQUEST;
+	}
 	if (egress_target_parse(t, alen, &c->target, &err) == -1) {
 		memset(&c->target, 0, sizeof(c->target));
 		return EGRESS_R_INVALID_TARGET;
@@ -324,10 +418,15 @@ check_request(struct conn *c)
 
 	if (r->connect)
 		return EGRESS_R_NONE;
-	if (check_host(c) == -1 || names_framing(r) ||
-	    httpmsg_framing(&r->msg, &r->body) == -1)
-		return EGRESS_R_INVALID_REQUEST;
-	return EGRESS_R_NONE;
+	if (check_host(c) == -1)
+		c->detail = "the Host header does not name the URL's host";
+	else if (names_framing(r))
+		c->detail = "Connection names a framing header";
+	else if (httpmsg_framing(&r->msg, &r->body) == -1)
+		c->detail = "the body's length is ambiguous";
+	else
+		return EGRESS_R_NONE;
+	return EGRESS_R_INVALID_REQUEST;
 }
 
 static bool
@@ -661,7 +760,8 @@ connected_cb(const struct outbound_result *res, void *arg)
 
 	c->ob = NULL;
 	if (res->fd == -1) {
-		http_refuse(c, res->reason);
+		refuse(c, status_for(res->reason), res->reason,
+		    res->has_addr ? &res->addr : NULL);
 		return;
 	}
 	conn_log(c, true, res->reason, &res->addr);
@@ -707,15 +807,19 @@ head_read_cb(struct bufferevent *bev, void *arg)
 		return;
 	}
 	if (c->req == NULL && cannot_be_http(in)) {
+		c->detail = "not HTTP (a SOCKS5 client sends 0x05 first)";
 		http_refuse(c, EGRESS_R_INVALID_REQUEST);
 		return;
 	}
 	if ((end = httpmsg_head_end(in, limit)) == 0) {
-		if (evbuffer_get_length(in) >= limit)
+		if (evbuffer_get_length(in) >= limit) {
+			c->detail = "request head over max_header_bytes";
 			http_refuse_status(c, 431, EGRESS_R_INVALID_REQUEST);
+		}
 		return;
 	}
 	if (end > limit) {
+		c->detail = "request head over max_header_bytes";
 		http_refuse_status(c, 431, EGRESS_R_INVALID_REQUEST);
 		return;
 	}

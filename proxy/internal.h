@@ -69,7 +69,8 @@ struct proxy {
 struct outbound_result {
 	int			 fd;		/* connected, or -1 */
 	enum egress_reason	 reason;	/* allow_rule, default_allow, or why not */
-	struct egress_addr	 addr;		/* the address connected to */
+	struct egress_addr	 addr;		/* connected to, or judged */
+	bool			 has_addr;	/* a deny decided on addr */
 };
 
 typedef void (*outbound_cb)(const struct outbound_result *, void *arg);
@@ -115,6 +116,7 @@ struct conn {
 	struct tunnel		*tunnel;
 	struct egress_target	 target;
 	bool			 logged;	/* this request's line is written */
+	const char		*detail;	/* a refusal's why, for people */
 	struct http_req		*req;		/* HTTP: the request under way */
 	struct http_fwd		*fwd;		/* HTTP: the origin connection */
 };

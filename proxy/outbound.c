@@ -46,16 +46,33 @@ ob_free(struct outbound *ob)
 	free(ob);
 }
 
-/* Hand the result over and free: the callback may start anything. */
+/*
+ * Hand the result over and free: the callback may start anything.  The
+ * address is the one connected, or for a deny the one it was decided on
+ * (judged, or the last one tried), when there is one.
+ */
 static void
-ob_finish(struct outbound *ob, enum egress_reason reason)
+ob_finish(struct outbound *ob, enum egress_reason reason,
+    const struct egress_addr *judged)
 {
 	struct outbound_result res = { .fd = ob->fd, .reason = reason };
 	outbound_cb cb = ob->cb;
 	void *arg = ob->arg;
 
 	if (ob->fd != -1)
-		res.addr = ob->addrs[ob->next - 1];
+		judged = &ob->addrs[ob->next - 1];
+	else if (judged == NULL && ob->next > 0 &&
+	    (reason == EGRESS_R_CONNECT_FAILED ||
+	    reason == EGRESS_R_CONNECT_TIMEOUT))
+		judged = &ob->addrs[ob->next - 1];
+	else if (judged == NULL && ob->target.is_addr &&
+	    reason != EGRESS_R_INVALID_TARGET &&
+	    reason != EGRESS_R_LIMIT_EXCEEDED)
+		judged = &ob->target.addr;	/* an address literal's verdict */
+	if (judged != NULL) {
+		res.addr = *judged;
+		res.has_addr = true;
+	}
 	ob->fd = -1;
 	ob_free(ob);
 	cb(&res, arg);
@@ -69,7 +86,7 @@ deferred_cb(evutil_socket_t fd, short ev, void *arg)
 	if (!ob->connected && ob->verdict.decision == EGRESS_ALLOW)
 		connect_next(ob);
 	else
-		ob_finish(ob, ob->verdict.reason);
+		ob_finish(ob, ob->verdict.reason, NULL);
 }
 
 /*
@@ -106,7 +123,7 @@ connect_cb(evutil_socket_t fd, short ev, void *arg)
 	} else {
 		event_free(ob->ev);
 		ob->ev = NULL;
-		ob_finish(ob, ob->verdict.reason);
+		ob_finish(ob, ob->verdict.reason, NULL);
 		return;
 	}
 	close(ob->fd);
@@ -198,7 +215,7 @@ connect_next(struct outbound *ob)
 			ob->verdict.reason = EGRESS_R_NONE;
 		return;
 	}
-	ob_finish(ob, ob->verdict.reason);
+	ob_finish(ob, ob->verdict.reason, NULL);
 }
 
 static void
@@ -214,7 +231,9 @@ resolved(enum dns_status st, const struct egress_addr *addrs, size_t n,
 	egress_judge_addrs(ob->gen->conf->policy, &ob->target, &ob->verdict,
 	    addrs, n, ob->px->loop, ob->px->nloop, &v);
 	if (v.decision != EGRESS_ALLOW) {
-		ob_finish(ob, v.reason);
+		/* Decided on one of the addresses, or on none (DNS). */
+		ob_finish(ob, v.reason, v.addr_index < n ?
+		    &addrs[v.addr_index] : NULL);
 		return;
 	}
 	ob->verdict = v;

@@ -242,8 +242,8 @@ refuse_one(struct proxy *px, int fd, const char *http, size_t len)
 static void
 refuse_waiting(struct proxy *px, int lfd)
 {
-	static const char body[] = "harn-egressd: refused: out of file "
-	    "descriptors (limit_exceeded)\n";
+	static const char body[] = "harn-egressd: refused: limit_exceeded "
+	    "(out of file descriptors; try again later)\n";
 	char refusal[512];
 	int i, fd, n;
 

@@ -1212,12 +1212,12 @@ s.close()' "$IPP" "$O" "$TMP/stall.port" "$TMP/stall.go" >"$TMP/stall.out" 2>&1 
 	    --expect "socks5|127.0.0.1|$O|allow|allow_rule|127.0.0.1" \
 	    --expect "http|127.0.0.1|$O|allow|allow_rule|127.0.0.1" \
 	    --expect "socks5|127.0.0.1|$XFER|allow|allow_rule|127.0.0.1" \
-	    --expect "http_connect|127.0.0.2|$O|deny|deny_rule|" \
+	    --expect "http_connect|127.0.0.2|$O|deny|deny_rule|127.0.0.2" \
 	    --expect "http|viaip.test|$O|allow|allow_rule|127.0.0.1" \
-	    --expect "http|meta.test|80|deny|metadata_address|" \
-	    --expect "http|169.254.169.254|80|deny|metadata_address|" \
-	    --expect "http|private.test|80|deny|no_allow_rule|" \
-	    --expect "http_connect|127.0.0.1|$TARPIT|deny|connect_timeout|" \
+	    --expect "http|meta.test|80|deny|metadata_address|169.254.169.254" \
+	    --expect "http|169.254.169.254|80|deny|metadata_address|169.254.169.254" \
+	    --expect "http|private.test|80|deny|no_allow_rule|10.0.0.1" \
+	    --expect "http_connect|127.0.0.1|$TARPIT|deny|connect_timeout|127.0.0.1" \
 	    --expect "socks5|127.0.0.1|$TARPIT|deny|connect_timeout|" \
 	    --expect "http_connect|127.0.0.1|$O|allow|allow_rule|127.0.0.1" \
 	    --expect "http|127.0.0.1|$O|allow|allow_rule|127.0.0.1" \
@@ -1299,7 +1299,7 @@ EOF
 	stop_proxy dflt "$PX_PID"
 	if $PY "$H" logcheck "$TMP/dflt.log" \
 	    --expect "http|good.test|$ORIGIN|allow|default_allow|127.0.0.1" \
-	    --expect "http|private.test|80|deny|private_address|" \
+	    --expect "http|private.test|80|deny|private_address|10.0.0.1" \
 	    --expect "http|blocked.test|80|deny|deny_rule|" >"$TMP/lc.out" 2>&1; then
 		ok "default allow: logged as default_allow"
 	else
@@ -1542,26 +1542,26 @@ area_dlog() {
 	    --expect "http|nope.test|80|deny|no_allow_rule|" \
 	    --expect "http_connect|blocked.test|443|deny|deny_rule|" \
 	    --expect "socks5|gone.test|80|deny|dns_failure|" \
-	    --expect "http|127.0.0.1|$O|deny|no_allow_rule|" \
+	    --expect "http|127.0.0.1|$O|deny|no_allow_rule|127.0.0.1" \
 	    --expect "http||0|deny|invalid_request|" \
 	    --expect "socks5|*|*|deny|unsupported_command|" \
 	    --expect "http_connect,http|*|*|deny|invalid_target|" \
 	    --expect "socks5|refused.test|$CLOSED|deny|connect_failed|" \
-	    --expect "http|good.test|$DP|deny|proxy_loop|" \
-	    --expect "http|private.test|80|deny|private_address|" \
-	    --expect "http|meta.test|80|deny|metadata_address|" \
+	    --expect "http|good.test|$DP|deny|proxy_loop|127.0.0.1" \
+	    --expect "http|private.test|80|deny|private_address|10.0.0.1" \
+	    --expect "http|meta.test|80|deny|metadata_address|169.254.169.254" \
 	    --expect "http|*|*|deny|invalid_request|" \
 	    --expect "http_connect|tls.test|$TLS|allow|allow_rule|127.0.0.1" \
 	    --expect "socks5|127.0.0.2|$O|deny|deny_rule|" \
 	    --expect "http|good.test|$O|allow|allow_rule|127.0.0.1" \
 	    --expect "http|*|*|deny|invalid_request|" \
 	    --expect "socks5|127.0.0.1|$O|deny|no_allow_rule|" \
-	    --expect "http|127.0.0.1|$O|deny|no_allow_rule,invalid_target|" \
+	    --expect "http|127.0.0.1|$O|deny|no_allow_rule,invalid_target|127.0.0.1," \
 	    --expect "socks5|*|*|deny|unsupported_command|" \
 	    --expect "http|slow.test|80|deny|*|" \
 	    --expect "http|good.test|$O|allow|allow_rule|127.0.0.1" \
 	    --expect "http|nope.test|$O|deny|no_allow_rule|" \
-	    --expect "http_connect|::1|$O|deny|no_allow_rule|" \
+	    --expect "http_connect|::1|$O|deny|no_allow_rule|::1" \
 	    --expect "http_connect,http|*|*|deny|invalid_target,invalid_request|" \
 	    --expect "http_connect,http|*|*|deny|invalid_target,invalid_request|" \
 	    --expect "http_connect,http|*|*|deny|invalid_target,invalid_request|" \
@@ -2134,7 +2134,7 @@ area_envpolicy() {
 	grep '^{' "$TMP/env.stderr" >"$TMP/env.dlog"
 	if $PY "$H" logcheck "$TMP/env.dlog" \
 	    --expect "socks5|127.0.0.1|$ORIGIN|allow|allow_rule|127.0.0.1" \
-	    --expect "http_connect|127.0.0.1|$XFER|deny|no_allow_rule|" \
+	    --expect "http_connect|127.0.0.1|$XFER|deny|no_allow_rule|127.0.0.1" \
 	    >"$TMP/lc.out" 2>&1; then
 		ok "env: without --log, decisions go to stderr as JSON lines"
 	else

@@ -987,6 +987,11 @@ REASONS = {"allow_rule", "default_allow", "deny_rule", "no_allow_rule",
            "limit_exceeded", "log_unavailable", "shutting_down"}
 
 
+ADDR_REASONS = {"private_address", "metadata_address", "proxy_loop",
+                "connect_failed", "connect_timeout"}
+MAYBE_ADDR_REASONS = {"deny_rule", "no_allow_rule"}
+
+
 def check_record(line):
     """Problems with one decision-log line (SPEC 5); [] when fine."""
     dups = []
@@ -1008,7 +1013,11 @@ def check_record(line):
         return None, ["not an object"]
     keys = set(o)
     want = {"ts", "protocol", "host", "port", "decision", "reason"}
-    if o.get("decision") == "allow":
+    # addr: the address connected (allow), or judged (a deny decided on
+    # an address); never for a deny decided before any address.
+    if o.get("decision") == "allow" or o.get("reason") in ADDR_REASONS:
+        want.add("addr")
+    elif "addr" in keys and o.get("reason") in MAYBE_ADDR_REASONS:
         want.add("addr")
     if keys != want:
         p.append("keys %s, want %s" % (sorted(keys), sorted(want)))
@@ -1026,8 +1035,12 @@ def check_record(line):
         p.append("bad decision %r" % o.get("decision"))
     if o.get("reason") not in REASONS:
         p.append("bad reason %r" % o.get("reason"))
-    if o.get("decision") == "allow" and not isinstance(o.get("addr"), str):
-        p.append("bad addr %r" % o.get("addr"))
+    if "addr" in want:
+        try:
+            socket.inet_pton(socket.AF_INET6 if ":" in str(o.get("addr"))
+                             else socket.AF_INET, o.get("addr"))
+        except (OSError, TypeError):
+            p.append("bad addr %r" % o.get("addr"))
     return o, p
 
 
