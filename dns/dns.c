@@ -46,14 +46,13 @@
 #include <ares.h>
 #include <event2/event.h>
 
+#include "dns/answer.h"
 #include "dns/dns.h"
 #include "egress/egress.h"
 
 #define DNS_DEFAULT_TIMEOUT_MS	5000
 #define DNS_DEFAULT_PORT	53
 #define DNS_TRIES		2	/* c-ares attempts per server */
-#define DNS_T_A			1	/* RFC 1035 */
-#define DNS_T_AAAA		28	/* RFC 3596 */
 #define DNS_C_IN		1
 
 enum { HALF_A = 0, HALF_AAAA, NHALVES };
@@ -71,14 +70,8 @@ struct dns_sock {
 struct dns_half {
 	struct dns_query	*q;
 	bool			 pending;	/* c-ares still owes a callback */
-	enum dns_status		 status;	/* DNS_TIMEOUT until answered */
-	size_t			 naddrs;
-	bool			 overflow;	/* more than we can hold */
-	struct egress_addr	 addrs[DNS_MAX_ADDRS];
+	struct dns_answer	 ans;		/* DNS_TIMEOUT until answered */
 };
-
-/* Records parsed per answer: more than DNS_MAX_ADDRS, to notice excess. */
-#define DNS_PARSE_MAX	(DNS_MAX_ADDRS * 4)
 
 struct dns_query {
 	TAILQ_ENTRY(dns_query)	 entry;
@@ -122,10 +115,7 @@ static void	 tick_cb(evutil_socket_t, short, void *);
 static void	 enter(struct dns_resolver *);
 static void	 leave(struct dns_resolver *);
 static void	 resolver_destroy(struct dns_resolver *);
-static bool	 half_add(struct dns_half *, const struct egress_addr *);
 static enum dns_status map_ares(int);
-static void	 parse_a(struct dns_half *, const unsigned char *, int);
-static void	 parse_aaaa(struct dns_half *, const unsigned char *, int);
 static void	 half_cb(void *, int, int, unsigned char *, int);
 static bool	 hosts_lookup(struct dns_query *, const char *);
 static void	 hosts_half(struct dns_query *, const char *, int, int);
@@ -465,23 +455,6 @@ resolver_destroy(struct dns_resolver *r)
 	free(r);
 }
 
-/* Add unless already there or full; false when full. */
-static bool
-half_add(struct dns_half *h, const struct egress_addr *a)
-{
-	size_t	i;
-
-	for (i = 0; i < h->naddrs; i++)
-		if (memcmp(&h->addrs[i], a, sizeof(*a)) == 0)
-			return true;
-	if (h->naddrs == DNS_MAX_ADDRS) {
-		h->overflow = true;
-		return false;
-	}
-	h->addrs[h->naddrs++] = *a;
-	return true;
-}
-
 static enum dns_status
 map_ares(int status)
 {
@@ -509,53 +482,6 @@ map_ares(int status)
 	}
 }
 
-/* A NOERROR answer: addresses, or NODATA if only CNAMEs or nothing. */
-static void
-parse_a(struct dns_half *h, const unsigned char *abuf, int alen)
-{
-	struct ares_addrttl	ttls[DNS_PARSE_MAX];
-	struct egress_addr	a;
-	int			i, n = DNS_PARSE_MAX, rc;
-
-	rc = ares_parse_a_reply(abuf, alen, NULL, ttls, &n);
-	if (rc != ARES_SUCCESS) {
-		h->status = rc == ARES_ENODATA ? DNS_NODATA : DNS_ERROR;
-		return;
-	}
-	for (i = 0; i < n; i++) {
-		egress_addr_from_v4(&a, ntohl(ttls[i].ipaddr.s_addr));
-		if (!half_add(h, &a))
-			break;
-	}
-	if (n == DNS_PARSE_MAX)
-		h->overflow = true;	/* there may have been more */
-	h->status = h->naddrs > 0 ? DNS_OK : DNS_NODATA;
-}
-
-static void
-parse_aaaa(struct dns_half *h, const unsigned char *abuf, int alen)
-{
-	struct ares_addr6ttl	ttls[DNS_PARSE_MAX];
-	struct egress_addr	a;
-	uint8_t			b[16];
-	int			i, n = DNS_PARSE_MAX, rc;
-
-	rc = ares_parse_aaaa_reply(abuf, alen, NULL, ttls, &n);
-	if (rc != ARES_SUCCESS) {
-		h->status = rc == ARES_ENODATA ? DNS_NODATA : DNS_ERROR;
-		return;
-	}
-	for (i = 0; i < n; i++) {
-		memcpy(b, &ttls[i].ip6addr, sizeof(b));
-		egress_addr_from_v6(&a, b);
-		if (!half_add(h, &a))
-			break;
-	}
-	if (n == DNS_PARSE_MAX)
-		h->overflow = true;	/* there may have been more */
-	h->status = h->naddrs > 0 ? DNS_OK : DNS_NODATA;
-}
-
 /* c-ares is done with one half: from the loop, or from ares_destroy. */
 static void
 half_cb(void *arg, int status, int timeouts, unsigned char *abuf, int alen)
@@ -572,11 +498,10 @@ half_cb(void *arg, int status, int timeouts, unsigned char *abuf, int alen)
 		return;
 	}
 	if (status != ARES_SUCCESS)
-		h->status = map_ares(status);
-	else if (h == &q->half[HALF_A])
-		parse_a(h, abuf, alen);
+		h->ans.status = map_ares(status);
 	else
-		parse_aaaa(h, abuf, alen);
+		dns_answer_parse(&h->ans, h == &q->half[HALF_A] ? DNS_T_A :
+		    DNS_T_AAAA, abuf, alen);
 	/*
 	 * c-ares may fail a query synchronously inside ares_query(); the
 	 * callback must still come from the loop, so dns_resolve() leaves
@@ -601,7 +526,7 @@ hosts_half(struct dns_query *q, const char *name, int family, int which)
 	uint8_t			 b[16];
 	char			**p;
 
-	h->status = DNS_NODATA;
+	h->ans.status = DNS_NODATA;
 	if (ares_gethostbyname_file(q->r->channel, name, family, &he) !=
 	    ARES_SUCCESS || he == NULL)
 		return;
@@ -614,12 +539,12 @@ hosts_half(struct dns_query *q, const char *name, int family, int which)
 			egress_addr_from_v6(&a, b);
 		} else
 			continue;
-		if (!half_add(h, &a))
+		if (!dns_answer_add(&h->ans, &a))
 			break;
 	}
 	ares_free_hostent(he);
-	if (h->naddrs > 0)
-		h->status = DNS_OK;
+	if (h->ans.naddrs > 0)
+		h->ans.status = DNS_OK;
 }
 
 static bool
@@ -627,10 +552,11 @@ hosts_lookup(struct dns_query *q, const char *name)
 {
 	hosts_half(q, name, AF_INET, HALF_A);
 	hosts_half(q, name, AF_INET6, HALF_AAAA);
-	if (q->half[HALF_A].naddrs > 0 || q->half[HALF_AAAA].naddrs > 0)
+	if (q->half[HALF_A].ans.naddrs > 0 ||
+	    q->half[HALF_AAAA].ans.naddrs > 0)
 		return true;
-	q->half[HALF_A].status = DNS_TIMEOUT;
-	q->half[HALF_AAAA].status = DNS_TIMEOUT;
+	q->half[HALF_A].ans.status = DNS_TIMEOUT;
+	q->half[HALF_AAAA].ans.status = DNS_TIMEOUT;
 	return false;
 }
 
@@ -654,7 +580,7 @@ dns_resolve(struct dns_resolver *r, const char *name, dns_cb cb, void *arg)
 	q->arg = arg;
 	for (i = 0; i < NHALVES; i++) {
 		q->half[i].q = q;
-		q->half[i].status = DNS_TIMEOUT;
+		q->half[i].ans.status = DNS_TIMEOUT;
 	}
 	/* Armed before anything is sent, so a failure here costs nothing. */
 	q->deadline = evtimer_new(r->base, deadline_cb, q);
@@ -698,47 +624,17 @@ fail:
 	return NULL;
 }
 
-/*
- * Combine the halves.  Any address wins: one family answering is enough.
- * Otherwise the most telling outcome wins: NODATA (the name exists) over
- * NXDOMAIN, a definite answer over a failure, a failure over silence.
- * A half still pending counts as DNS_TIMEOUT.
- */
+/* Combine the halves (a half still pending counts as DNS_TIMEOUT). */
 static void
 finish(struct dns_query *q)
 {
-	static const int	 rank[] = {
-		[DNS_OK] = 0, [DNS_NODATA] = 1, [DNS_NXDOMAIN] = 2,
-		[DNS_SERVFAIL] = 3, [DNS_TIMEOUT] = 4, [DNS_ERROR] = 5
-	};
-	struct dns_half		 all;
+	struct dns_answer	 all;
 	enum dns_status		 st;
 	dns_cb			 cb = q->cb;
-	size_t			 i;
-	int			 k;
 
-	memset(&all, 0, sizeof(all));
-	st = DNS_ERROR;
 	/* IPv4 first: the order the caller tries to connect in. */
-	for (k = 0; k < NHALVES; k++) {
-		const struct dns_half	*h = &q->half[k];
-
-		for (i = 0; i < h->naddrs; i++)
-			(void)half_add(&all, &h->addrs[i]);
-		if (rank[h->status] < rank[st])
-			st = h->status;
-		all.overflow |= h->overflow;
-	}
-	/*
-	 * Every address must be judged (SPEC 3.3 step 6): an answer larger
-	 * than we hold is refused whole, never judged in part.
-	 */
-	if (all.overflow)
-		st = DNS_ERROR;
-	else if (all.naddrs > 0)
-		st = DNS_OK;
-	else if (st == DNS_OK)
-		st = DNS_NODATA;	/* cannot happen; never OK with none */
+	st = dns_answer_combine(&q->half[HALF_A].ans, &q->half[HALF_AAAA].ans,
+	    &all);
 
 	q->done = true;
 	q->cb = NULL;
