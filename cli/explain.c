@@ -23,16 +23,51 @@ print_target(const char *s)
 		fputs("\"\"", stdout);
 }
 
+/*
+ * What a person reading the line needs next, in parentheses: why a target
+ * is invalid, the special-purpose block that refused an address (and the
+ * directive that would lift it), an exempt that let one through, or that
+ * the addresses still decide.
+ */
 static void
-print_verdict(const char *arg, const struct egress_verdict *v,
-    const char *extra)
+print_hint(const struct conf *c, const char *arg,
+    const struct egress_verdict *v, const struct egress_addr *a)
+{
+	struct egress_target t;
+	const struct egress_rule *ex;
+	const char *err = NULL, *block;
+	char net[EGRESS_HOST_MAX + 16], hint[200];
+
+	if (v->reason == EGRESS_R_INVALID_TARGET &&
+	    egress_target_parse(arg, strlen(arg), &t, &err) == -1 &&
+	    err != NULL)
+		printf(" (%s%s)", err, strcmp(err, "missing port") == 0 ?
+		    ": give HOST:PORT or a URL" : "");
+	else if (v->decision == EGRESS_RESOLVE)
+		printf(" (the addresses decide: explain --resolve)");
+	else if (a != NULL && v->reason == EGRESS_R_PRIVATE_ADDRESS &&
+	    egress_special_hint(c->policy, a, hint, sizeof(hint)) > 0)
+		printf(" (%s)", hint);
+	else if (a != NULL && v->decision == EGRESS_ALLOW &&
+	    (block = egress_registry_lookup(a)) != NULL &&
+	    (v->rule == NULL || v->rule->kind != EGRESS_RULE_CIDR) &&
+	    (ex = egress_policy_exempts(c->policy, a)) != NULL) {
+		egress_rule_format(ex, net, sizeof(net));
+		printf(" (special-purpose %s, exempt %s)", block, net);
+	}
+}
+
+static void
+print_verdict(const struct conf *c, const char *arg,
+    const struct egress_target *t, const struct egress_verdict *v,
+    const struct egress_addr *resolved)
 {
 	static const char *const decisions[] = {
 		[EGRESS_DENY] = "deny",
 		[EGRESS_ALLOW] = "allow",
 		[EGRESS_RESOLVE] = "resolve",
 	};
-	char rule[EGRESS_HOST_MAX + 16];
+	char rule[EGRESS_HOST_MAX + 16], a[EGRESS_ADDRSTR_MAX];
 
 	print_target(arg);
 	printf(" %s %s", decisions[v->decision],
@@ -42,8 +77,12 @@ print_verdict(const char *arg, const struct egress_verdict *v,
 		egress_rule_format(v->rule, rule, sizeof(rule));
 		printf(" %s %s", v->rule->allow ? "allow" : "deny", rule);
 	}
-	if (extra != NULL)
-		printf(" %s", extra);
+	if (resolved != NULL) {
+		egress_addr_format(resolved, a, sizeof(a));
+		printf(" addr=%s", a);
+	}
+	print_hint(c, arg, v, resolved != NULL ? resolved :
+	    t->is_addr ? &t->addr : NULL);
 	putchar('\n');
 }
 
@@ -98,7 +137,8 @@ cmd_explain(int argc, char **argv)
 		for (i = 0; i < n; i++) {
 			egress_judge_target(c->policy, &targets[i], NULL, 0,
 			    &v);
-			print_verdict(argv[optind + i], &v, NULL);
+			print_verdict(c, argv[optind + i], &targets[i], &v,
+			    NULL);
 		}
 		rv = 0;
 	}

@@ -38,6 +38,32 @@ static const struct {
 	{ "audit", cmd_audit },
 };
 
+/*
+ * The listeners the mode will open (run mode: loopback; service mode:
+ * --listen, else the policy's listen lines, else loopback) are not
+ * exempted: refused before anything starts.
+ */
+static int
+exempts_own(const struct options *opt, const struct conf *c)
+{
+	const struct conf_sockaddr *l = &cli_loopback;
+	size_t n = 1;
+	char err[512];
+
+	if (opt->cmd == NULL && opt->nlisten > 0) {
+		l = opt->listen;
+		n = opt->nlisten;
+	} else if (opt->cmd == NULL && c->nlisten > 0) {
+		l = c->listen;
+		n = c->nlisten;
+	}
+	if (proxy_exempt_check(c, l, n, err, sizeof(err)) == -1) {
+		cli_error("%s", err);
+		return -1;
+	}
+	return 0;
+}
+
 /* Service mode, or run mode with a command after --. */
 static int
 service_or_run(int argc, char **argv)
@@ -51,6 +77,10 @@ service_or_run(int argc, char **argv)
 		return EXIT_USAGE;
 	if ((c = cli_load_policy(opt.policy)) == NULL)
 		return EXIT_USAGE;
+	if (exempts_own(&opt, c) == -1) {
+		conf_free(c);
+		return EXIT_USAGE;
+	}
 	if (report_open(&rep, &opt) == -1 ||
 	    report_policy(&rep, c, false) == -1) {
 		report_close(&rep, false);

@@ -39,16 +39,11 @@ lookup_done(enum dns_status st, const struct egress_addr *addrs, size_t n,
 static void
 print_all(struct lookup *lk, char **args, int n, cli_print_fn print)
 {
-	char a[EGRESS_ADDRSTR_MAX], extra[EGRESS_ADDRSTR_MAX + 8];
 	int i;
 
-	for (i = 0; i < n; i++) {
-		if (lk[i].has_addr) {
-			egress_addr_format(&lk[i].addr, a, sizeof(a));
-			snprintf(extra, sizeof(extra), "addr=%s", a);
-		}
-		print(args[i], &lk[i].verdict, lk[i].has_addr ? extra : NULL);
-	}
+	for (i = 0; i < n; i++)
+		print(lk[i].conf, args[i], lk[i].target, &lk[i].verdict,
+		    lk[i].has_addr ? &lk[i].addr : NULL);
 }
 
 int

@@ -4,8 +4,10 @@
 
 #include "conf/conf.h"
 
-typedef void (*cli_print_fn)(const char *arg, const struct egress_verdict *,
-    const char *extra);
+/* One target's line; addr is the address resolved and judged, or NULL. */
+typedef void (*cli_print_fn)(const struct conf *, const char *arg,
+    const struct egress_target *, const struct egress_verdict *,
+    const struct egress_addr *addr);
 
 /* Judge every target, resolving where needed; print in argument order. */
 int	cli_resolve_and_judge(const struct conf *, const struct egress_target *,

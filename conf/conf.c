@@ -160,6 +160,45 @@ d_rules(struct parser *ps, const struct directive *d, const struct word *w,
 	return 0;
 }
 
+/*
+ * exempt ADDR|CIDR...: out of the special-purpose registry, any port.  A
+ * metadata address cannot be exempted, nor can a rule with a port or a
+ * name (exempt allows nothing; it only lifts block_private).
+ */
+static int
+d_exempt(struct parser *ps, const struct directive *d, const struct word *w,
+    int n)
+{
+	struct egress_rule r;
+	struct egress_addr meta;
+	const char *err;
+	char show[300], a[EGRESS_ADDRSTR_MAX];
+	int i;
+
+	for (i = 0; i < n; i++) {
+		word_show(&w[i], show, sizeof(show));
+		if (egress_rule_parse(w[i].s, w[i].len, true, &r, &err) == -1)
+			return perr(ps, "exempt '%s': %s", show, err);
+		if (r.kind != EGRESS_RULE_CIDR)
+			return perr(ps, "exempt '%s': want an address or a "
+			    "CIDR, not a name", show);
+		if (r.port != 0)
+			return perr(ps, "exempt '%s': an exempt address "
+			    "takes no port (it allows nothing; allow rules do)",
+			    show);
+		if (egress_cidr_metadata(&r, &meta)) {
+			egress_addr_format(&meta, a, sizeof(a));
+			return perr(ps, "exempt '%s': holds the metadata "
+			    "address %s, which cannot be exempted", show, a);
+		}
+		r.line = ps->line;
+		if (egress_policy_add_exempt(ps->conf->policy, &r) == -1)
+			return perr(ps, "out of memory");
+	}
+	(void)d;
+	return 0;
+}
+
 static int
 d_sockaddr(struct parser *ps, const struct directive *d,
     const struct word *w, int n)
@@ -255,6 +294,7 @@ static const struct directive directives[] = {
 	{ "allow_loopback", 1, 1, false, d_allow_loopback, 0, 0, 0 },
 	{ "allow", 1, -1, true, d_rules, 0, 0, 0 },
 	{ "deny", 1, -1, true, d_rules, 0, 0, 0 },
+	{ "exempt", 1, -1, true, d_exempt, 0, 0, 0 },
 	{ "resolver", 1, 1, true, d_sockaddr, 0, 0, 0 },
 	{ "listen", 1, 1, true, d_sockaddr, 0, 0, 0 },
 	{ "connect_timeout", 1, 1, false, d_duration,

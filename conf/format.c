@@ -71,6 +71,11 @@ conf_format(const struct conf *c)
 		egress_rule_format(r, rule, sizeof(rule));
 		fprintf(f, "%s %s\n", r->allow ? "allow" : "deny", rule);
 	}
+	for (i = 0; i < egress_policy_nexempts(c->policy); i++) {
+		egress_rule_format(egress_policy_exempt(c->policy, i), rule,
+		    sizeof(rule));
+		fprintf(f, "exempt %s\n", rule);
+	}
 	if (fclose(f) != 0) {
 		free(buf);
 		return NULL;

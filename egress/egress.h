@@ -141,6 +141,20 @@ bool	 egress_policy_allow_loopback(const struct egress_policy *);
 size_t	 egress_policy_nrules(const struct egress_policy *);
 const struct egress_rule *egress_policy_rule(const struct egress_policy *,
 	    size_t);
+/*
+ * exempt (SPEC 3.1): a CIDR rule of any port taken out of the
+ * special-purpose registry; it allows nothing by itself.  -1 for another
+ * kind of rule or on allocation failure.  The caller refuses a CIDR that
+ * holds a metadata address (egress_cidr_metadata).
+ */
+int	 egress_policy_add_exempt(struct egress_policy *,
+	    const struct egress_rule *);
+/* The exempt CIDR holding a, or NULL. */
+const struct egress_rule *egress_policy_exempts(const struct egress_policy *,
+	    const struct egress_addr *);
+size_t	 egress_policy_nexempts(const struct egress_policy *);
+const struct egress_rule *egress_policy_exempt(const struct egress_policy *,
+	    size_t);
 
 /*
  * Decisions (SPEC 3.3).
@@ -170,6 +184,23 @@ void	 egress_judge_addrs(const struct egress_policy *,
  */
 const char	*egress_registry_lookup(const struct egress_addr *);
 bool		 egress_addr_is_metadata(const struct egress_addr *);
+/*
+ * The special-purpose block that refuses a under block_private, NULL when
+ * none does (a public address, or one exempt, and so is any IPv4 address
+ * it carries).  *which: a itself, or the address it carries.
+ */
+const char	*egress_special_block(const struct egress_policy *,
+		    const struct egress_addr *, struct egress_addr *which);
+/*
+ * For a person: "special-purpose 10.0.0.0/8; see exempt in egress.conf(5)"
+ * (or what a carried address is), when block_private refuses a; else an
+ * empty string and 0.
+ */
+int		 egress_special_hint(const struct egress_policy *,
+		    const struct egress_addr *, char *, size_t);
+/* A metadata address inside a CIDR rule: true, and which in *which. */
+bool		 egress_cidr_metadata(const struct egress_rule *,
+		    struct egress_addr *which);
 bool		 egress_addr_is_loopback(const struct egress_addr *);
 /*
  * The IPv4 addresses an IPv6 address embeds (compatible, NAT64, 6to4,

@@ -2,6 +2,7 @@
  * The decision order of SPEC 3.3.  Steps 2-4 judge the name; step 6 judges
  * every address, the first failure denying the whole request.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "egress/egress.h"
@@ -114,6 +115,58 @@ is_metadata(const struct egress_addr *a)
 }
 
 /*
+ * Special-purpose, and not lifted by an exempt.  An exempt address that
+ * carries an IPv4 one (NAT64 above all: a DNS64 network answers in
+ * 64:ff9b::/96 for every name) still has that address judged: the gateway
+ * would reach it.
+ */
+const char *
+egress_special_block(const struct egress_policy *p,
+    const struct egress_addr *a, struct egress_addr *which)
+{
+	struct egress_addr emb[EGRESS_EMBED_MAX];
+	const char *block;
+	size_t i, n;
+
+	if ((block = egress_registry_lookup(a)) == NULL)
+		return NULL;
+	if (egress_policy_exempts(p, a) == NULL) {
+		*which = *a;
+		return block;
+	}
+	n = egress_addr_embedded_v4(a, emb);
+	for (i = 0; i < n; i++)
+		if ((block = egress_registry_lookup(&emb[i])) != NULL &&
+		    egress_policy_exempts(p, &emb[i]) == NULL) {
+			*which = emb[i];
+			return block;
+		}
+	return NULL;
+}
+
+int
+egress_special_hint(const struct egress_policy *p,
+    const struct egress_addr *a, char *buf, size_t len)
+{
+	struct egress_addr which;
+	char w[EGRESS_ADDRSTR_MAX];
+	const char *block;
+
+	if (len > 0)
+		buf[0] = '\0';
+	if ((block = egress_special_block(p, a, &which)) == NULL)
+		return 0;
+	if (memcmp(&which, a, sizeof(which)) != 0) {
+		egress_addr_format(&which, w, sizeof(w));
+		return snprintf(buf, len, "carries %s, special-purpose %s; "
+		    "see exempt in egress.conf(5)", w, block);
+	}
+	return snprintf(buf, len, "special-purpose %s; see %s in "
+	    "egress.conf(5)", block, egress_addr_is_loopback(a) ?
+	    "allow_loopback" : "exempt");
+}
+
+/*
  * Step 6 for one address.  host_rule is the host allow rule that admitted
  * the request, if any.  On success, returns true and the rule to credit.
  */
@@ -123,6 +176,7 @@ judge_one(const struct egress_policy *p, const struct egress_target *t,
     const struct egress_listener *l, size_t nl, struct egress_verdict *v)
 {
 	const struct egress_rule *deny, *allow;
+	struct egress_addr carried;
 
 	if (is_proxy_loop(a, t->port, l, nl)) {
 		verdict(v, EGRESS_DENY, EGRESS_R_PROXY_LOOP, NULL);
@@ -137,8 +191,9 @@ judge_one(const struct egress_policy *p, const struct egress_target *t,
 		verdict(v, EGRESS_DENY, EGRESS_R_METADATA_ADDRESS, NULL);
 		return false;
 	}
-	if (p->block_private && egress_registry_lookup(a) != NULL &&
-	    allow == NULL &&
+	/* An exempt address is judged as a public one from here on. */
+	if (p->block_private && allow == NULL &&
+	    egress_special_block(p, a, &carried) != NULL &&
 	    !(p->allow_loopback && egress_addr_is_loopback(a))) {
 		verdict(v, EGRESS_DENY, EGRESS_R_PRIVATE_ADDRESS, NULL);
 		return false;

@@ -1,6 +1,6 @@
 /*
- * A policy: three switches and the rules, in the order they were given,
- * indexed for lookup.
+ * A policy: three switches, the rules and the exempt addresses, in the
+ * order they were given, indexed for lookup.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +19,8 @@ egress_policy_new(void)
 	p->block_private = true;
 	p->allow = rule_index_new();
 	p->deny = rule_index_new();
-	if (p->allow == NULL || p->deny == NULL) {
+	p->exempt = rule_index_new();
+	if (p->allow == NULL || p->deny == NULL || p->exempt == NULL) {
 		egress_policy_free(p);
 		return NULL;
 	}
@@ -35,35 +36,75 @@ egress_policy_free(struct egress_policy *p)
 		return;
 	rule_index_free(p->allow);
 	rule_index_free(p->deny);
+	rule_index_free(p->exempt);
 	for (i = 0; i < p->nrules; i++)
 		free(p->rules[i]);
 	free(p->rules);
+	for (i = 0; i < p->nexempts; i++)
+		free(p->exempts[i]);
+	free(p->exempts);
 	free(p);
+}
+
+/* Copy r into an owned list and an index: NULL on allocation failure. */
+static int
+rules_add(struct egress_rule ***list, size_t *n, size_t *cap,
+    struct rule_index *ix, const struct egress_rule *r)
+{
+	struct egress_rule **v, *copy;
+	size_t ncap;
+
+	if (*n == *cap) {
+		ncap = *cap ? *cap * 2 : 16;
+		if ((v = reallocarray(*list, ncap, sizeof(*v))) == NULL)
+			return -1;
+		*list = v;
+		*cap = ncap;
+	}
+	if ((copy = malloc(sizeof(*copy))) == NULL)
+		return -1;
+	*copy = *r;
+	if (rule_index_add(ix, copy) == -1) {
+		free(copy);
+		return -1;
+	}
+	(*list)[(*n)++] = copy;
+	return 0;
 }
 
 int
 egress_policy_add(struct egress_policy *p, const struct egress_rule *r)
 {
-	struct egress_rule **v, *copy;
-	size_t cap;
+	return rules_add(&p->rules, &p->nrules, &p->caprules,
+	    r->allow ? p->allow : p->deny, r);
+}
 
-	if (p->nrules == p->caprules) {
-		cap = p->caprules ? p->caprules * 2 : 16;
-		v = reallocarray(p->rules, cap, sizeof(*v));
-		if (v == NULL)
-			return -1;
-		p->rules = v;
-		p->caprules = cap;
-	}
-	if ((copy = malloc(sizeof(*copy))) == NULL)
+int
+egress_policy_add_exempt(struct egress_policy *p, const struct egress_rule *r)
+{
+	if (r->kind != EGRESS_RULE_CIDR || r->port != 0)
 		return -1;
-	*copy = *r;
-	if (rule_index_add(r->allow ? p->allow : p->deny, copy) == -1) {
-		free(copy);
-		return -1;
-	}
-	p->rules[p->nrules++] = copy;
-	return 0;
+	return rules_add(&p->exempts, &p->nexempts, &p->capexempts,
+	    p->exempt, r);
+}
+
+const struct egress_rule *
+egress_policy_exempts(const struct egress_policy *p,
+    const struct egress_addr *a)
+{
+	return p->nexempts ? rule_index_addr(p->exempt, a, 0) : NULL;
+}
+
+size_t
+egress_policy_nexempts(const struct egress_policy *p)
+{
+	return p->nexempts;
+}
+
+const struct egress_rule *
+egress_policy_exempt(const struct egress_policy *p, size_t i)
+{
+	return i < p->nexempts ? p->exempts[i] : NULL;
 }
 
 void

@@ -12,6 +12,10 @@ struct egress_policy {
 	size_t			 nrules, caprules;
 	struct rule_index	*allow;
 	struct rule_index	*deny;
+	/* exempt: out of the special-purpose registry; CIDRs, any port. */
+	struct egress_rule	**exempts;	/* owned, in policy order */
+	size_t			 nexempts, capexempts;
+	struct rule_index	*exempt;
 };
 
 #endif

@@ -150,6 +150,33 @@ egress_addr_is_metadata(const struct egress_addr *a)
 	return table_lookup(metadata, NELEM(metadata), a) != NULL;
 }
 
+/* Is the (one-address) block b inside the CIDR rule r?  Its address in *which. */
+static bool
+cidr_holds(const struct egress_rule *r, const struct block *b,
+    struct egress_addr *which)
+{
+	struct halves h = halves(&r->addr);
+	struct block net = { h.hi, h.lo, r->plen, "" };
+	uint64_t hi = htobe64(b->hi), lo = htobe64(b->lo);
+
+	if (!block_covers(&net, (struct halves){ b->hi, b->lo }))
+		return false;
+	memcpy(which->b, &hi, 8);
+	memcpy(which->b + 8, &lo, 8);
+	return true;
+}
+
+bool
+egress_cidr_metadata(const struct egress_rule *r, struct egress_addr *which)
+{
+	size_t i;
+
+	for (i = 0; i < NELEM(metadata); i++)
+		if (cidr_holds(r, &metadata[i], which))
+			return true;
+	return false;
+}
+
 bool
 egress_addr_is_loopback(const struct egress_addr *a)
 {

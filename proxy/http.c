@@ -123,8 +123,8 @@ refusal_body(struct conn *c, enum egress_reason reason,
     const struct egress_addr *addr, char *buf, size_t len)
 {
 	char target[EGRESS_HOST_MAX + 16] = "", a[EGRESS_ADDRSTR_MAX + 1] = "";
-	char hint[160];
-	const char *detail = c->detail, *block;
+	char hint[200];
+	const char *detail = c->detail;
 
 	if (c->target.host[0] != '\0')
 		snprintf(target, sizeof(target), c->target.is_addr &&
@@ -135,12 +135,9 @@ refusal_body(struct conn *c, enum egress_reason reason,
 		egress_addr_format(addr, a + 1, sizeof(a) - 1);
 	}
 	if (detail == NULL && reason == EGRESS_R_PRIVATE_ADDRESS &&
-	    addr != NULL && (block = egress_registry_lookup(addr)) != NULL) {
-		snprintf(hint, sizeof(hint), "special-purpose %s; see %s in "
-		    "egress.conf(5)", block, egress_addr_is_loopback(addr) ?
-		    "allow_loopback" : "exempt");
+	    addr != NULL && egress_special_hint(c->gen->conf->policy, addr,
+	    hint, sizeof(hint)) > 0)
 		detail = hint;
-	}
 	if (detail == NULL)
 		detail = reason_hint(reason);
 	snprintf(buf, len, "harn-egressd: refused%s: %s%s%s%s%s\n", target,
@@ -298,8 +295,8 @@ absolute_target(struct conn *c, char *t, size_t len)
 		return EGRESS_R_INVALID_REQUEST;
 	}
 	if (len < 7 || strncasecmp(t, "http://", 7) != 0) {
-		c->detail = "not a proxy request: use harn-egressd as a proxy "
-		    "(GET http://host/path, or CONNECT host:port)";
+		c->detail = "not a proxy request: send GET http://host/path "
+		    "or CONNECT host:port to harn-egressd";
 		return EGRESS_R_INVALID_REQUEST;
 	}
 	for (alen = 7; alen < len && t[alen] != '/' && t[alen] != '?' &&

@@ -296,9 +296,9 @@ add_loop(struct proxy *px, const struct egress_addr *a, uint16_t port)
 	px->nloop++;
 }
 
-/* A wildcard listener is reachable on every local address. */
+/* Call fn on every local address (what a wildcard listener serves). */
 static void
-add_loop_wildcard(struct proxy *px, uint16_t port)
+local_addrs(void (*fn)(const struct egress_addr *, void *), void *arg)
 {
 	struct ifaddrs *ifa, *i;
 	struct egress_addr a;
@@ -316,9 +316,83 @@ add_loop_wildcard(struct proxy *px, uint16_t port)
 			    i->ifa_addr)->sin6_addr.s6_addr);
 		else
 			continue;
-		add_loop(px, &a, port);
+		fn(&a, arg);
 	}
 	freeifaddrs(ifa);
+}
+
+static bool
+is_wildcard(const struct egress_addr *a)
+{
+	struct egress_addr any4;
+
+	egress_addr_from_v4(&any4, 0);
+	return memcmp(a, &any4, sizeof(any4)) == 0 ||
+	    memcmp(a, &(struct egress_addr){ { 0 } }, sizeof(*a)) == 0;
+}
+
+struct loop_add {
+	struct proxy	*px;
+	uint16_t	 port;
+};
+
+static void
+loop_add_cb(const struct egress_addr *a, void *arg)
+{
+	struct loop_add *la = arg;
+
+	add_loop(la->px, a, la->port);
+}
+
+/* A wildcard listener is reachable on every local address. */
+static void
+add_loop_wildcard(struct proxy *px, uint16_t port)
+{
+	struct loop_add la = { px, port };
+
+	local_addrs(loop_add_cb, &la);
+}
+
+struct exempt_find {
+	const struct egress_policy	*policy;
+	const struct egress_rule	*rule;	/* the first exempting one */
+	struct egress_addr		 addr;
+};
+
+static void
+exempt_find_cb(const struct egress_addr *a, void *arg)
+{
+	struct exempt_find *ef = arg;
+
+	if (ef->rule == NULL &&
+	    (ef->rule = egress_policy_exempts(ef->policy, a)) != NULL)
+		ef->addr = *a;
+}
+
+int
+proxy_exempt_check(const struct conf *c, const struct conf_sockaddr *l,
+    size_t n, char *err, size_t errlen)
+{
+	struct exempt_find ef = { c->policy, NULL, { { 0 } } };
+	char rule[EGRESS_HOST_MAX + 16], a[EGRESS_ADDRSTR_MAX];
+	size_t i;
+
+	if (egress_policy_nexempts(c->policy) == 0)
+		return 0;
+	for (i = 0; i < n && ef.rule == NULL; i++) {
+		if (is_wildcard(&l[i].addr))
+			local_addrs(exempt_find_cb, &ef);
+		else
+			exempt_find_cb(&l[i].addr, &ef);
+	}
+	if (ef.rule == NULL)
+		return 0;
+	egress_rule_format(ef.rule, rule, sizeof(rule));
+	egress_addr_format(&ef.addr, a, sizeof(a));
+	snprintf(err, errlen, "%s:%u: exempt %s holds %s, where the proxy "
+	    "listens: its own addresses cannot be exempted", c->source,
+	    ef.rule->line, rule, a);
+	return -1;
 }
 
 static uint16_t
@@ -357,12 +431,12 @@ backlog(const struct proxy *px)
 	return want < 16 ? 16 : (int)want;
 }
 
+
 int
 proxy_listen_fd(struct proxy *px, int fd, const struct conf_sockaddr *as,
     char *err, size_t errlen)
 {
 	struct listener *l;
-	struct egress_addr any;
 	int one = 1;
 
 	if ((l = calloc(1, sizeof(*l))) == NULL) {
@@ -382,10 +456,7 @@ proxy_listen_fd(struct proxy *px, int fd, const struct conf_sockaddr *as,
 	evconnlistener_set_error_cb(l->evl, accept_error_cb);
 	TAILQ_INSERT_TAIL(&px->listeners, l, entry);
 	add_loop(px, &as->addr, as->port);
-	egress_addr_from_v4(&any, 0);
-	if (memcmp(&as->addr, &any, sizeof(any)) == 0 ||
-	    (!egress_addr_is_v4(&as->addr) &&
-	    memcmp(&as->addr, &(struct egress_addr){ { 0 } }, 16) == 0))
+	if (is_wildcard(&as->addr))
 		add_loop_wildcard(px, as->port);
 	return 0;
 fail:
@@ -436,8 +507,16 @@ fail:
 int
 proxy_reload(struct proxy *px, struct conf *c, char *err, size_t errlen)
 {
+	struct conf_sockaddr own;
 	struct gen *g;
+	size_t i;
 
+	for (i = 0; i < px->nloop; i++) {
+		own.addr = px->loop[i].addr;
+		own.port = px->loop[i].port;
+		if (proxy_exempt_check(c, &own, 1, err, errlen) == -1)
+			return -1;
+	}
 	if ((g = gen_new(px->base, c, err, errlen)) == NULL)
 		return -1;
 	gen_release(px->gen);

@@ -83,7 +83,19 @@ int		 proxy_listen_fd(struct proxy *, int fd,
 		    const struct conf_sockaddr *as_seen, char *err,
 		    size_t errlen);
 
-/* Use a new policy for new requests; requests under way keep theirs. */
+/*
+ * An exempt (SPEC 3.1) may not hold an address the proxy listens on: the
+ * n listeners given, a wildcard one standing for every local address.
+ * -1 with err naming the exempt line and the address.
+ */
+int		 proxy_exempt_check(const struct conf *,
+		    const struct conf_sockaddr *, size_t n, char *err,
+		    size_t errlen);
+
+/*
+ * Use a new policy for new requests; requests under way keep theirs.  A
+ * policy exempting one of the proxy's own addresses is refused.
+ */
 int		 proxy_reload(struct proxy *, struct conf *, char *err,
 		    size_t errlen);
 

@@ -85,20 +85,20 @@ expect_rc "explain exits 0" 0 "$EGRESSD" explain --policy "$TMP/p.conf" \
 n=$(wc -l < "$TMP/out")
 if [ "$n" -eq 14 ]; then ok "explain prints one line per target"; else
 	not_ok "explain prints one line per target" "got $n lines"; fi
-expect_grep "explain host rule" "$TMP/out" '^api\.example\.com:443 resolve allow_rule allow api\.example\.com:443$'
+expect_grep "explain host rule" "$TMP/out" '^api\.example\.com:443 resolve allow_rule allow api\.example\.com:443 \(the addresses decide: explain --resolve\)$'
 expect_grep "explain URL target" "$TMP/out" '^https://api\.example\.com/x resolve allow_rule'
-expect_grep "explain port-scoped rule" "$TMP/out" '^api\.example\.com:80 resolve address_rules$'
-expect_grep "explain wildcard" "$TMP/out" '^a\.github\.com:22 resolve allow_rule allow \*\.github\.com$'
-expect_grep "explain apex is not the wildcard" "$TMP/out" '^github\.com:443 resolve address_rules$'
+expect_grep "explain port-scoped rule" "$TMP/out" '^api\.example\.com:80 resolve address_rules \(the addresses decide: explain --resolve\)$'
+expect_grep "explain wildcard" "$TMP/out" '^a\.github\.com:22 resolve allow_rule allow \*\.github\.com \(the addresses decide: explain --resolve\)$'
+expect_grep "explain apex is not the wildcard" "$TMP/out" '^github\.com:443 resolve address_rules \(the addresses decide: explain --resolve\)$'
 expect_grep "explain deny beats allow" "$TMP/out" '^gist\.github\.com:443 deny deny_rule deny gist\.github\.com$'
-expect_grep "explain numeric spelling" "$TMP/out" '^2130706433:80 deny private_address$'
-expect_grep "explain hex spelling" "$TMP/out" '^0x7f\.1:80 deny private_address$'
-expect_grep "explain bad host" "$TMP/out" '^bad\.\.host:80 deny invalid_target$'
-expect_grep "explain bad scheme" "$TMP/out" '^ftp://x/ deny invalid_target$'
+expect_grep "explain numeric spelling" "$TMP/out" '^2130706433:80 deny private_address \(special-purpose 127\.0\.0\.0/8; see allow_loopback in egress\.conf\(5\)\)$'
+expect_grep "explain hex spelling" "$TMP/out" '^0x7f\.1:80 deny private_address \(special-purpose 127\.0\.0\.0/8; see allow_loopback in egress\.conf\(5\)\)$'
+expect_grep "explain bad host" "$TMP/out" '^bad\.\.host:80 deny invalid_target \(host has an empty label\)$'
+expect_grep "explain bad scheme" "$TMP/out" '^ftp://x/ deny invalid_target \(only http:// and https:// URLs are targets\)$'
 expect_grep "explain CIDR allow" "$TMP/out" '^203\.0\.113\.9:80 allow allow_rule allow 203\.0\.113\.0/24$'
 expect_grep "explain metadata" "$TMP/out" '^169\.254\.169\.254:80 deny metadata_address$'
-expect_grep "explain target without port" "$TMP/out" '^evil\.com deny invalid_target$'
-expect_grep "explain masks a newline in a target" "$TMP/out" '^a\?b:80 deny invalid_target$'
+expect_grep "explain target without port" "$TMP/out" '^evil\.com deny invalid_target \(missing port: give HOST:PORT or a URL\)$'
+expect_grep "explain masks a newline in a target" "$TMP/out" '^a\?b:80 deny invalid_target \('
 
 printf 'allow a.example\n' > "$TMP/n.conf"
 expect_rc "explain without CIDR rules" 0 "$EGRESSD" explain --policy "$TMP/n.conf" b.example:443
@@ -113,6 +113,8 @@ priv.test A 10.0.0.7
 mixed.test A 93.184.216.34
 mixed.test A 192.168.1.9
 gone.test NXDOMAIN
+doc.test A 203.0.113.80
+undoc.test A 203.0.113.81
 Z
 i=1
 while [ $i -le 70 ]; do echo "huge.test A 93.184.216.$i"; i=$((i + 1)); done >> "$TMP/zone"
@@ -135,14 +137,58 @@ expect_rc "explain --resolve exits 0" 0 "$EGRESSD" explain --policy "$TMP/r.conf
 expect_grep "resolve: public answer allowed" "$TMP/out" \
     '^pub\.test:443 allow allow_rule allow pub\.test:443 addr=93\.184\.216\.34$'
 expect_grep "resolve: private answer denied" "$TMP/out" \
-    '^priv\.test:443 deny private_address addr=10\.0\.0\.7$'
+    '^priv\.test:443 deny private_address addr=10\.0\.0\.7 \(special-purpose 10\.0\.0\.0/8; see exempt in egress\.conf\(5\)\)$'
 expect_grep "resolve: one private answer denies all" "$TMP/out" \
-    '^mixed\.test:443 deny private_address addr=192\.168\.1\.9$'
+    '^mixed\.test:443 deny private_address addr=192\.168\.1\.9 \(special-purpose 192\.168\.0\.0/16; see exempt in egress\.conf\(5\)\)$'
 expect_grep "resolve: NXDOMAIN is dns_failure" "$TMP/out" '^gone\.test:443 deny dns_failure$'
 expect_grep "resolve: an answer too large to judge whole is refused" "$TMP/out" \
     '^huge\.test:443 deny dns_failure$'
 expect_grep "resolve: deny rule" "$TMP/out" '^never\.test:443 deny deny_rule'
 expect_grep "resolve: no allow rule" "$TMP/out" '^other\.test:443 deny no_allow_rule$'
+# exempt (a network whose DNS answers in documentation space): the address
+# is judged as a public one; it admits nothing by itself, and a name no
+# host rule admits is still not looked up.
+cat > "$TMP/x.conf" <<P
+resolver 127.0.0.1:$(cat "$TMP/dnsport")
+dns_timeout 2s
+allow doc.test:443
+exempt 203.0.113.0/24
+P
+: >"$TMP/dnsq.before"
+cp "$TMP/dnsq" "$TMP/dnsq.before"
+expect_rc "explain --resolve with exempt exits 0" 0 "$EGRESSD" explain \
+    --policy "$TMP/x.conf" --resolve doc.test:443 doc.test:80 \
+    203.0.113.80:443 undoc.test:443 10.0.0.7:443
+expect_grep "exempt: the exempt answer is served, and says why" "$TMP/out" \
+    '^doc\.test:443 allow allow_rule allow doc\.test:443 addr=203\.0\.113\.80 \(special-purpose 203\.0\.113\.0/24, exempt 203\.0\.113\.0/24\)$'
+expect_grep "exempt: another port is still no_allow_rule" "$TMP/out" \
+    '^doc\.test:80 deny no_allow_rule$'
+expect_grep "exempt: an exempt literal with no allow rule is no_allow_rule" "$TMP/out" \
+    '^203\.0\.113\.80:443 deny no_allow_rule$'
+expect_grep "exempt: an unlisted name is still a clean no_allow_rule" "$TMP/out" \
+    '^undoc\.test:443 deny no_allow_rule$'
+expect_grep "exempt: other special-purpose space is still refused" "$TMP/out" \
+    '^10\.0\.0\.7:443 deny private_address'
+if grep -q '^undoc\.test' "$TMP/dnsq"; then
+	not_ok "exempt: an unlisted name is not looked up"
+else
+	ok "exempt: an unlisted name is not looked up"
+fi
+sed 's/^exempt .*/# no exempt/' "$TMP/x.conf" >"$TMP/x0.conf"
+expect_rc "explain --resolve without exempt exits 0" 0 "$EGRESSD" explain \
+    --policy "$TMP/x0.conf" --resolve doc.test:443
+expect_grep "without exempt: refused, and the line names exempt" "$TMP/out" \
+    '^doc\.test:443 deny private_address addr=203\.0\.113\.80 \(special-purpose 203\.0\.113\.0/24; see exempt in egress\.conf\(5\)\)$'
+for bad in 169.254.0.0/16 '[fd00:ec2::]/64' '0.0.0.0/0' 'name.test' '10.0.0.0/8:443'; do
+	printf 'exempt %s\n' "$bad" >"$TMP/xb.conf"
+	expect_rc "exempt $bad: policy error" 2 "$EGRESSD" check --policy "$TMP/xb.conf"
+done
+expect_grep "exempt with a port: says it takes none" "$TMP/err" \
+    "xb.conf:1: exempt '10.0.0.0/8:443': an exempt address takes no port"
+printf 'exempt 169.254.169.254\n' >"$TMP/xb.conf"
+expect_rc "exempt of the metadata address: policy error" 2 "$EGRESSD" check --policy "$TMP/xb.conf"
+expect_grep "exempt of the metadata address: says so" "$TMP/err" \
+    'holds the metadata address 169\.254\.169\.254, which cannot be exempted'
 expect_no_grep "no DNS query for a denied name" "$TMP/dnsq" "never.test"
 expect_no_grep "no DNS query for an unadmitted name" "$TMP/dnsq" "other.test"
 expect_grep "the admitted name was asked" "$TMP/dnsq" '^pub\.test A'

@@ -221,6 +221,8 @@ bare.test      NODATA
 mapped.test    AAAA ::ffff:127.0.0.2
 mapped10.test  AAAA ::ffff:10.0.0.1
 zero.test      A 0.0.0.0
+exempt.test    A 127.0.0.4
+unlisted.test  A 127.0.0.4
 fallback.test  A 127.1.0.9
 fallback.test  A 127.0.0.1
 EOF
@@ -1994,6 +1996,123 @@ EOF
 	kill "$hpid" 2>/dev/null || true
 }
 
+# Refusals people can act on (SPEC 4): the reason phrase names
+# harn-egressd and the reason, which wget and Python print; the body is one
+# line with the target, the reason, the address judged and what to do.
+# And exempt (SPEC 3.1): an address out of the special-purpose registry.
+area_actionable() {
+	start_server origin4 origin --bind 127.0.0.4 --log "$TMP/origin4.log" ||
+	    return 0
+	O4=$SRV_PORT
+	cat >"$TMP/act.conf" <<EOF
+resolver 127.0.0.1:$DNS
+allow exempt.test good.test:443
+EOF
+	start_proxy act "$TMP/act.conf" || return 0
+	AP=$PX_PORT
+	out=$(CURL -x "http://127.0.0.1:$AP" -w ' %{http_code}' \
+	    "http://exempt.test:$O4/x" 2>&1)
+	want="harn-egressd: refused exempt.test:$O4: private_address 127.0.0.4 (special-purpose 127.0.0.0/8; see allow_loopback in egress.conf(5))"
+	if [ "$out" = "$want
+ 403" ]; then
+		ok "actionable: curl shows the body: target, reason, address, what to do"
+	else
+		not_ok "actionable: curl shows the body: target, reason, address, what to do" \
+		    "got: $out" "want: $want"
+	fi
+	CURL -v -x "http://127.0.0.1:$AP" "https://nope.test:$O4/" \
+	    >"$TMP/act.curl" 2>&1
+	expect_grep "actionable: curl CONNECT: the reason phrase names harn-egressd" \
+	    "$TMP/act.curl" '^< HTTP/1.1 403 Forbidden by harn-egressd: no_allow_rule'
+	if command -v wget >/dev/null 2>&1; then
+		wget -nv -O /dev/null -e use_proxy=yes \
+		    -e "http_proxy=http://127.0.0.1:$AP" \
+		    "http://nope.test:$O4/" >"$TMP/act.wget" 2>&1
+		expect_grep "actionable: wget prints the reason" "$TMP/act.wget" \
+		    'ERROR 403: Forbidden by harn-egressd: no_allow_rule'
+		wget -nv -O /dev/null -e use_proxy=yes \
+		    -e "https_proxy=http://127.0.0.1:$AP" \
+		    "https://nope.test:$O4/" >"$TMP/act.wget2" 2>&1
+		expect_grep "actionable: wget over CONNECT prints the reason" \
+		    "$TMP/act.wget2" \
+		    'Proxy tunneling failed: Forbidden by harn-egressd: no_allow_rule'
+	else
+		skip "actionable: wget" "wget is not installed"
+	fi
+	$PY -c '
+import sys, urllib.request as u
+p = "http://127.0.0.1:" + sys.argv[1]
+o = u.build_opener(u.ProxyHandler({"http": p, "https": p}))
+for url in sys.argv[2:]:
+    try:
+        o.open(url, timeout=5)
+        print("served")
+    except Exception as e:
+        print(getattr(e, "reason", e))
+' "$AP" "http://nope.test:$O4/" "https://nope.test:$O4/" >"$TMP/act.py" 2>&1
+	expect_grep "actionable: Python urllib prints the reason" "$TMP/act.py" \
+	    '^Forbidden by harn-egressd: no_allow_rule$'
+	expect_grep "actionable: Python urllib over CONNECT prints the reason" \
+	    "$TMP/act.py" '^Tunnel connection failed: 403 Forbidden by harn-egressd: no_allow_rule$'
+	CURL "http://127.0.0.1:$AP/" >"$TMP/act.origin" 2>&1
+	expect_grep "actionable: origin-form: told to use the proxy as a proxy" \
+	    "$TMP/act.origin" 'refused: invalid_request \(not a proxy request: send GET http://host/path or CONNECT host:port to harn-egressd\)'
+	raw "$AP" "GET https://good.test:443/ HTTP/1.1\r\nHost: good.test\r\n\r\n"
+	expect_grep "actionable: GET https://: told to use CONNECT" \
+	    "$TMP/raw.out" 'use CONNECT for https'
+	stop_proxy act "$PX_PID"
+	expect_grep "actionable: the deny line carries the address judged" \
+	    "$TMP/act.log" '"host":"exempt.test","port":'"$O4"',"decision":"deny","reason":"private_address","addr":"127.0.0.4"'
+
+	# exempt: the address is judged as a public one; it admits nothing
+	# by itself, and a name no rule admits is not even looked up.
+	printf 'exempt 127.0.0.4\n' >>"$TMP/act.conf"
+	: >"$TMP/dns.log"
+	start_proxy act2 "$TMP/act.conf" || return 0
+	code=$(CURL -x "http://127.0.0.1:$PX_PORT" -o /dev/null \
+	    -w '%{http_code}' "http://exempt.test:$O4/x" 2>/dev/null)
+	if [ "$code" = 200 ] && grep -q '"/x"\|/x' "$TMP/origin4.log"; then
+		ok "exempt: the exempt address is served (200 from 127.0.0.4)"
+	else
+		not_ok "exempt: the exempt address is served" "status $code" \
+		    "$(tail -3 "$TMP/origin4.log")"
+	fi
+	code=$(CURL -x "http://127.0.0.1:$PX_PORT" -o /dev/null \
+	    -w '%{http_code}' "http://unlisted.test:$O4/x" 2>/dev/null)
+	if [ "$code" = 403 ] && ! grep -q '^unlisted\.test' "$TMP/dns.log"; then
+		ok "exempt: a name no rule allows is still 403 and never looked up"
+	else
+		not_ok "exempt: a name no rule allows is still 403 and never looked up" \
+		    "status $code" "$(cat "$TMP/dns.log")"
+	fi
+	code=$(CURL -x "http://127.0.0.1:$PX_PORT" -o /dev/null \
+	    -w '%{http_code}' "http://127.0.0.4:$O4/x" 2>/dev/null)
+	if [ "$code" = 403 ]; then
+		ok "exempt: the address itself, with no allow rule: 403"
+	else
+		not_ok "exempt: the address itself, with no allow rule: 403" "status $code"
+	fi
+	stop_proxy act2 "$PX_PID"
+	printf 'exempt 127.0.0.0/8\n' >>"$TMP/act.conf"
+	"$EGRESSD" --policy "$TMP/act.conf" --listen 127.0.0.1:0 \
+	    >"$TMP/act3.out" 2>"$TMP/act3.err" &
+	a3=$!
+	if wait_gone "$a3" 30; then
+		wait "$a3"
+		a3rc=$?
+	else
+		kill "$a3"
+		a3rc=running
+	fi
+	if [ "$a3rc" = 2 ] && ! grep -q listening "$TMP/act3.out" &&
+	    grep -q "exempt 127.0.0.0/8 holds 127.0.0.1, where the proxy listens" "$TMP/act3.err"; then
+		ok "exempt: an exempt holding the listener: exit 2, nothing opened"
+	else
+		not_ok "exempt: an exempt holding the listener: exit 2, nothing opened" \
+		    "exit $a3rc" "$(cat "$TMP/act3.out" "$TMP/act3.err")"
+	fi
+}
+
 # SIGTERM with clients in every state (issue 12): nothing new admitted,
 # a kept-alive client let go, requests still connecting at the end of the
 # drain refused 503 / SOCKS5 01 with their log line.
@@ -2218,6 +2337,7 @@ else
 	area_logfault
 	area_secrets
 	area_signals
+	area_actionable
 	area_drain
 	area_badpolicy
 	area_envpolicy

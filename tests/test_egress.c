@@ -1103,6 +1103,59 @@ static const struct judge_case decision_cases[] = {
 	J("default allow", "", DENY, "invalid_target"),
 };
 
+/* exempt (SPEC 3.1): out of the registry, judged as public; admits nothing. */
+static const struct judge_case exempt_cases[] = {
+	JA("allow npm.test\nexempt 203.0.113.0/24", "npm.test:443",
+	    "203.0.113.80", ALLOW, "allow_rule", 0),
+	JA("allow npm.test", "npm.test:443", "203.0.113.80", DENY,
+	    "private_address", 0),
+	/* Nothing by itself: a name no rule admits is never resolved. */
+	J("exempt 203.0.113.0/24", "npm.test:443", DENY, "no_allow_rule"),
+	J("exempt 203.0.113.0/24", "203.0.113.80:443", DENY,
+	    "no_allow_rule"),
+	J("default allow\nexempt 203.0.113.0/24", "203.0.113.80:443", ALLOW,
+	    "default_allow"),
+	J("default allow", "203.0.113.80:443", DENY, "private_address"),
+	/* Other rules still apply to it, ports included. */
+	J("allow 203.0.113.0/24:443\nexempt 203.0.113.0/24",
+	    "203.0.113.80:80", DENY, "no_allow_rule"),
+	J("default allow\nexempt 203.0.113.0/24\ndeny 203.0.113.80",
+	    "203.0.113.80:443", DENY, "deny_rule"),
+	JA("allow npm.test\nexempt 203.0.113.0/24\ndeny 203.0.113.80",
+	    "npm.test:443", "203.0.113.80", DENY, "deny_rule", 0),
+	/* Only what it names: one exempt answer does not carry another. */
+	JA("allow npm.test\nexempt 203.0.113.0/24", "npm.test:443",
+	    "203.0.113.80,10.0.0.1", DENY, "private_address", 1),
+	JA("allow npm.test\nexempt 203.0.113.80", "npm.test:443",
+	    "203.0.113.81", DENY, "private_address", 0),
+	/* IPv6, and the IPv4 an address carries. */
+	JA("allow npm.test\nexempt [2001:db8::]/32", "npm.test:443",
+	    "2001:db8::80", ALLOW, "allow_rule", 0),
+	J("default allow\nexempt 203.0.113.0/24", "[::ffff:203.0.113.80]:443",
+	    ALLOW, "default_allow"),
+	/* Metadata stays refused, whatever embeds it. */
+	J("default allow\nexempt [64:ff9b::]/96", "[64:ff9b::a9fe:a9fe]:80",
+	    DENY, "metadata_address"),
+	J("default allow\nexempt [64:ff9b::]/96", "[64:ff9b::a00:1]:80",
+	    DENY, "private_address"),
+	J("default allow\nexempt [64:ff9b::]/96", "[64:ff9b::5db8:d822]:80",
+	    ALLOW, "default_allow"),
+	JA("allow npm.test\nexempt [64:ff9b::]/96", "npm.test:443",
+	    "64:ff9b::cb00:7150", DENY, "private_address", 0),
+	JA("allow npm.test\nexempt [64:ff9b::]/96 203.0.113.0/24",
+	    "npm.test:443", "64:ff9b::cb00:7150", ALLOW, "allow_rule", 0),
+	/* The proxy's own listener comes first. */
+	JL("default allow\nexempt 127.0.0.2", "127.0.0.2:8080",
+	    "127.0.0.2:8080", DENY, "proxy_loop"),
+};
+
+static void
+test_exempt(void **state)
+{
+	(void)state;
+	judge_table("exempt_cases", exempt_cases, NELEM(exempt_cases));
+}
+
 static void
 test_decisions(void **state)
 {
@@ -1675,6 +1728,7 @@ main(void)
 		cmocka_unit_test(test_reason_names),
 		cmocka_unit_test(test_match),
 		cmocka_unit_test(test_decisions),
+		cmocka_unit_test(test_exempt),
 		cmocka_unit_test(test_embedded_decisions),
 		cmocka_unit_test(test_embedded_addrs),
 		cmocka_unit_test(test_registry_blocks),
