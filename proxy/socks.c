@@ -81,6 +81,9 @@ connected_cb(const struct outbound_result *res, void *arg)
 
 	c->ob = NULL;
 	if (res->fd == -1) {
+		/* Logged with the address it was decided on, when one was. */
+		conn_log(c, false, res->reason, res->has_addr ? &res->addr :
+		    NULL);
 		refuse(c, rep_for(res->reason), res->reason);
 		return;
 	}

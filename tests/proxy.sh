@@ -1220,7 +1220,7 @@ s.close()' "$IPP" "$O" "$TMP/stall.port" "$TMP/stall.go" >"$TMP/stall.out" 2>&1 
 	    --expect "http|169.254.169.254|80|deny|metadata_address|169.254.169.254" \
 	    --expect "http|private.test|80|deny|no_allow_rule|10.0.0.1" \
 	    --expect "http_connect|127.0.0.1|$TARPIT|deny|connect_timeout|127.0.0.1" \
-	    --expect "socks5|127.0.0.1|$TARPIT|deny|connect_timeout|" \
+	    --expect "socks5|127.0.0.1|$TARPIT|deny|connect_timeout|127.0.0.1" \
 	    --expect "http_connect|127.0.0.1|$O|allow|allow_rule|127.0.0.1" \
 	    --expect "http|127.0.0.1|$O|allow|allow_rule|127.0.0.1" \
 	    >"$TMP/lc.out" 2>&1
@@ -1548,16 +1548,16 @@ area_dlog() {
 	    --expect "http||0|deny|invalid_request|" \
 	    --expect "socks5|*|*|deny|unsupported_command|" \
 	    --expect "http_connect,http|*|*|deny|invalid_target|" \
-	    --expect "socks5|refused.test|$CLOSED|deny|connect_failed|" \
+	    --expect "socks5|refused.test|$CLOSED|deny|connect_failed|127.0.0.1" \
 	    --expect "http|good.test|$DP|deny|proxy_loop|127.0.0.1" \
 	    --expect "http|private.test|80|deny|private_address|10.0.0.1" \
 	    --expect "http|meta.test|80|deny|metadata_address|169.254.169.254" \
 	    --expect "http|*|*|deny|invalid_request|" \
 	    --expect "http_connect|tls.test|$TLS|allow|allow_rule|127.0.0.1" \
-	    --expect "socks5|127.0.0.2|$O|deny|deny_rule|" \
+	    --expect "socks5|127.0.0.2|$O|deny|deny_rule|127.0.0.2" \
 	    --expect "http|good.test|$O|allow|allow_rule|127.0.0.1" \
 	    --expect "http|*|*|deny|invalid_request|" \
-	    --expect "socks5|127.0.0.1|$O|deny|no_allow_rule|" \
+	    --expect "socks5|127.0.0.1|$O|deny|no_allow_rule|127.0.0.1" \
 	    --expect "http|127.0.0.1|$O|deny|no_allow_rule,invalid_target|127.0.0.1," \
 	    --expect "socks5|*|*|deny|unsupported_command|" \
 	    --expect "http|slow.test|80|deny|*|" \
