@@ -7,7 +7,7 @@ set -eu
 PACKAGES="gcc make autoconf automake pkg-config libc6-dev
 libevent-dev libc-ares-dev libssl-dev libseccomp-dev libjansson-dev
 zlib1g-dev libcmocka-dev python3 curl openssl iproute2 procps util-linux
-clang libclang-rt-14-dev"
+clang libclang-rt-14-dev wget"
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 
