@@ -45,6 +45,7 @@ static struct attest_key *
 key_read(const char *path, bool private, char *err, size_t errlen)
 {
 	struct attest_key *k;
+	struct stat st = { 0 };
 	EVP_PKEY *pkey;
 	int encrypted = 0;
 	FILE *f;
@@ -55,6 +56,15 @@ key_read(const char *path, bool private, char *err, size_t errlen)
 	}
 	if ((f = fopen(path, "re")) == NULL) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	/* As ssh does: a private key others may read is no longer private. */
+	if (private && (fstat(fileno(f), &st) == -1 ||
+	    (st.st_mode & (S_IRWXG | S_IRWXO)) != 0)) {
+		snprintf(err, errlen, "%s: permissions %04o are too open: the "
+		    "private key must be readable by its owner only (chmod "
+		    "600 %s)", path, (unsigned)(st.st_mode & 07777), path);
+		fclose(f);
 		return NULL;
 	}
 	pkey = private ? PEM_read_PrivateKey(f, NULL, no_passphrase,

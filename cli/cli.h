@@ -24,6 +24,10 @@ struct conf *cli_load_policy(const char *path);
  */
 char	*cli_read_file(const char *path, size_t max, size_t *len);
 
+/* The name at most two edits from word (the nearest), or NULL. */
+const char *cli_nearest(const char *word, const char *const *names,
+	    size_t n);
+
 /* 127.0.0.1, port 0: the default listener. */
 extern const struct conf_sockaddr cli_loopback;
 

@@ -1,6 +1,7 @@
 /* harn-egressd: an egress proxy and sandbox for untrusted commands. */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "cli/cli.h"
@@ -94,6 +95,29 @@ service_or_run(int argc, char **argv)
 	return rv;
 }
 
+/*
+ * A first word that is neither an option nor a command: a misspelt
+ * command, or a command to run written without --.
+ */
+static int
+unknown_command(const char *word)
+{
+	const char *names[sizeof(commands) / sizeof(commands[0])], *near;
+	size_t i, n = sizeof(commands) / sizeof(commands[0]);
+
+	for (i = 0; i < n; i++)
+		names[i] = commands[i].name;
+	if ((near = cli_nearest(word, names, n)) != NULL)
+		cli_error("unknown command '%s' (did you mean '%s'? commands: "
+		    "check explain verify audit doctor keygen; a command to "
+		    "run goes after --)", word, near);
+	else
+		cli_error("unknown command '%s' (commands: check explain verify "
+		    "audit doctor keygen; to run it confined: harn-egressd "
+		    "--policy FILE -- %s)", word, word);
+	return EXIT_USAGE;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -108,9 +132,13 @@ main(int argc, char **argv)
 		fputs(usage_text, stdout);
 		return 0;
 	}
+	/* getopt says nothing itself: every error is one harn-egressd line. */
+	opterr = 0;
 	for (i = 0; argc >= 2 && i < sizeof(commands) / sizeof(commands[0]);
 	    i++)
 		if (strcmp(argv[1], commands[i].name) == 0)
 			return commands[i].fn(argc - 1, argv + 1);
+	if (argc >= 2 && argv[1][0] != '-')
+		return unknown_command(argv[1]);
 	return service_or_run(argc, argv);
 }

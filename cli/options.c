@@ -1,6 +1,7 @@
 /* The command line of service and run mode. */
 #include <errno.h>
 #include <getopt.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -208,6 +209,29 @@ one_option(struct options *o, int ch, const char *arg)
 	return -1;
 }
 
+/* An unknown option, or one without its argument: one line, and a guess. */
+static int
+bad_option(int ch, const char *arg)
+{
+	const char *names[sizeof(longopts) / sizeof(longopts[0])], *near;
+	char word[64];
+	size_t i, n = 0;
+
+	if (ch == ':') {
+		cli_error("%s needs a value (see harn-egressd --help)", arg);
+		return -1;
+	}
+	for (i = 0; longopts[i].name != NULL; i++)
+		names[n++] = longopts[i].name;
+	snprintf(word, sizeof(word), "%s", arg + strspn(arg, "-"));
+	word[strcspn(word, "=")] = '\0';
+	if ((near = cli_nearest(word, names, n)) != NULL)
+		cli_error("unknown option %s (did you mean --%s?)", arg, near);
+	else
+		cli_error("unknown option %s (see harn-egressd --help)", arg);
+	return -1;
+}
+
 int
 options_parse(int argc, char **argv, struct options *o)
 {
@@ -220,9 +244,14 @@ options_parse(int argc, char **argv, struct options *o)
 	o->max_procs = SANDBOX_MAX_PROCS;
 	o->tmpfs_size = SANDBOX_TMPFS_SIZE;
 	optind = 1;
-	opterr = 1;
-	/* "+": stop at the first non-option, so CMD's own flags stay its own. */
-	while ((ch = getopt_long(argc, argv, "+", longopts, &li)) != -1) {
+	opterr = 0;		/* our own one-line messages */
+	/*
+	 * "+": stop at the first non-option, so CMD's own flags stay its own;
+	 * ":": a missing argument is told apart from an unknown option.
+	 */
+	while ((ch = getopt_long(argc, argv, "+:", longopts, &li)) != -1) {
+		if (ch == '?' || ch == ':')
+			return bad_option(ch, argv[optind - 1]);
 		if (one_option(o, ch, optarg) == -1)
 			return -1;
 		if (run_only == NULL && ch >= OPT_PROFILE)

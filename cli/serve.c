@@ -147,14 +147,18 @@ open_listeners(struct service *s, const struct conf *c)
 			cli_error("%s", err);
 			return -1;
 		}
-		printf("harn-egressd: listening on %s\n", bound);
-		report_listen(s->rep, bound);
+		/* Written before it is announced: a failure announces none. */
 		if (i == 0 && s->opt->port_file != NULL &&
 		    serve_write_port_file(s->opt->port_file, bound) == -1) {
 			cli_error("--port-file %s: %s", s->opt->port_file,
 			    strerror(errno));
 			return -1;
 		}
+		if (!egress_addr_is_loopback(&l[i].addr))
+			cli_error("warning: listening on %s: reachable from "
+			    "other hosts", bound);
+		printf("harn-egressd: listening on %s\n", bound);
+		report_listen(s->rep, bound);
 	}
 	return fflush(stdout) == 0 ? 0 : -1;
 }

@@ -151,6 +151,11 @@ d_rules(struct parser *ps, const struct directive *d, const struct word *w,
 	for (i = 0; i < n; i++) {
 		if (egress_rule_parse(w[i].s, w[i].len, allow, &r, &err) == -1) {
 			word_show(&w[i], show, sizeof(show));
+			/* "*github.com": a wildcard is "*." and a suffix. */
+			if (w[i].len > 1 && w[i].s[0] == '*' && w[i].s[1] != '.')
+				return perr(ps, "%s rule '%s': a wildcard is "
+				    "*.suffix: did you mean '*.%s'?", d->name,
+				    show, show + 1);
 			return perr(ps, "%s rule '%s': %s", d->name, show, err);
 		}
 		r.line = ps->line;

@@ -193,6 +193,65 @@ expect_no_grep "no DNS query for a denied name" "$TMP/dnsq" "never.test"
 expect_no_grep "no DNS query for an unadmitted name" "$TMP/dnsq" "other.test"
 expect_grep "the admitted name was asked" "$TMP/dnsq" '^pub\.test A'
 
+# Command-line edges: one line each, prefixed, with the likely intent.
+one_line() {
+	if [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -q '^harn-egressd: ' "$TMP/err"; then
+		ok "$1: one line, prefixed harn-egressd:"
+	else
+		not_ok "$1: one line, prefixed harn-egressd:" "$(cat "$TMP/err")"
+	fi
+}
+expect_rc "--polcy: usage error" 2 "$EGRESSD" --polcy "$EX"
+one_line "--polcy"
+expect_grep "--polcy: names the nearest option" "$TMP/err" \
+    '^harn-egressd: unknown option --polcy \(did you mean --policy\?\)$'
+expect_rc "--policy without a value: usage error" 2 "$EGRESSD" --policy
+one_line "--policy without a value"
+expect_grep "--policy without a value: says so" "$TMP/err" '--policy needs a value'
+expect_rc "check --zz: usage error" 2 "$EGRESSD" check --zz
+one_line "check --zz"
+expect_rc "chek: usage error" 2 "$EGRESSD" chek --policy "$EX"
+one_line "chek"
+expect_grep "chek: names the nearest command and the rest" "$TMP/err" \
+    "unknown command 'chek' \(did you mean 'check'\? commands: check explain verify audit doctor keygen"
+expect_rc "a command without --: usage error" 2 "$EGRESSD" curl http://x/
+expect_grep "a command without --: says how to run it" "$TMP/err" \
+    'to run it confined: harn-egressd --policy FILE -- curl'
+printf 'allow *github.com\n' >"$TMP/w.conf"
+expect_rc "allow *github.com: policy error" 2 "$EGRESSD" check --policy "$TMP/w.conf"
+expect_grep "allow *github.com: suggests *.github.com" "$TMP/err" \
+    "w.conf:1: allow rule '\*github\.com': a wildcard is \*\.suffix: did you mean '\*\.github\.com'\?"
+# A port file that cannot be written: exit 1, and no listener announced.
+expect_rc "--port-file in a missing directory: exit 1" 1 "$EGRESSD" \
+    --policy "$EX" --port-file "$TMP/nonexistent/port"
+if grep -q listening "$TMP/out"; then
+	not_ok "--port-file in a missing directory: nothing announced" "$(cat "$TMP/out")"
+else
+	ok "--port-file in a missing directory: nothing announced"
+fi
+# A listener other hosts can reach: allowed, with one warning line.
+"$EGRESSD" --policy "$EX" --listen 0.0.0.0:0 --port-file "$TMP/any.port" \
+    >"$TMP/any.out" 2>"$TMP/any.err" &
+anyp=$!
+i=0
+while [ ! -s "$TMP/any.port" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+kill "$anyp" 2>/dev/null
+wait "$anyp" 2>/dev/null || true
+expect_grep "--listen 0.0.0.0: warns" "$TMP/any.err" \
+    '^harn-egressd: warning: listening on 0\.0\.0\.0:[0-9]+: reachable from other hosts$'
+# A signing key others can read is refused, as ssh refuses one.
+expect_rc "keygen" 0 "$EGRESSD" keygen --out "$TMP/sk"
+chmod 640 "$TMP/sk"
+expect_rc "--sign-key readable by its group: usage error" 2 "$EGRESSD" \
+    --policy "$EX" --attest "$TMP/sk.report" --sign-key "$TMP/sk"
+expect_grep "--sign-key readable by its group: says why and what to do" \
+    "$TMP/err" 'permissions 0640 are too open: the private key must be readable by its owner only \(chmod 600 '
+if [ -e "$TMP/sk.report" ]; then
+	not_ok "--sign-key refused: no report written"
+else
+	ok "--sign-key refused: no report written"
+fi
+
 # Run-mode options: a bad value, or no command to apply them to, is a
 # usage error before anything starts.
 expect_rc "--confinement bogus: usage error" 2 "$EGRESSD" --policy "$EX" \
