@@ -174,9 +174,13 @@ report_log(struct report *rep, struct dlog *log, const char *path)
 	rep->r.log.bytes = t.bytes;
 	rep->r.log.lost = t.lost;
 	rep->r.log.complete = t.complete;
-	/* The path must still lead to the file the records went to. */
+	/*
+	 * The path must still lead to the file the records went to, unless
+	 * SIGHUP reopened it (rotation): then they span the files.
+	 */
+	rep->log_reopened = dlog_reopened(log);
 	if (rep->r.log.offset >= 0 && path != NULL &&
-	    !same_file(path, &rep->log_st))
+	    rep->log_reopened == 0 && !same_file(path, &rep->log_st))
 		rep->log_moved = true;
 }
 
@@ -198,6 +202,12 @@ report_close(struct report *rep, bool write)
 			    "replaced during the run; the report's records are "
 			    "not at the log's path");
 			rv = -1;
+		} else if (rep->log_reopened > 0) {
+			cli_error("report %s (run %s); the decision log was "
+			    "reopened %u times (SIGHUP): its records start at "
+			    "offset %jd of the first file; join the files in "
+			    "order to verify them", rep->path, rep->r.run_id,
+			    rep->log_reopened, (intmax_t)rep->r.log.offset);
 		} else
 			cli_error("report %s (run %s)", rep->path,
 			    rep->r.run_id);

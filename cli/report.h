@@ -22,6 +22,7 @@ struct report {
 	bool			 started;	/* past the usage checks */
 	struct stat		 log_st;	/* the log file, when a file */
 	bool			 log_moved;
+	unsigned		 log_reopened;	/* SIGHUP rotations */
 };
 
 /*

@@ -24,6 +24,8 @@ struct service {
 	struct proxy		*px;
 	const struct options	*opt;
 	struct report		*rep;
+	struct dlog		*log;
+	int			 logfd;		/* a file's, or stderr */
 	bool			 stopping;
 };
 
@@ -103,6 +105,32 @@ stop_cb(evutil_socket_t sig, short ev, void *arg)
 	proxy_drain(s->px, drained_cb, s);
 }
 
+/*
+ * SIGHUP also reopens --log FILE, for rotation by rename: the new file at
+ * the path takes the lines from now on.  One that cannot be opened keeps
+ * the old.
+ */
+static void
+reopen_log(struct service *s)
+{
+	int fd, old;
+
+	if (s->logfd <= STDERR_FILENO)
+		return;
+	if ((fd = serve_open_log(s->opt->log)) == -1) {
+		cli_error("SIGHUP: the decision log stays the file it was");
+		return;
+	}
+	if ((old = dlog_reopen(s->log, fd)) == -1) {
+		cli_error("SIGHUP: --log %s: cannot be watched; the decision "
+		    "log stays the file it was", s->opt->log);
+		close(fd);
+		return;
+	}
+	close(old);
+	s->logfd = fd;
+}
+
 static void
 reload_cb(evutil_socket_t sig, short ev, void *arg)
 {
@@ -110,6 +138,7 @@ reload_cb(evutil_socket_t sig, short ev, void *arg)
 	struct conf *c;
 	char err[256];
 
+	reopen_log(s);
 	if (s->opt->policy == NULL) {
 		cli_error("SIGHUP: no policy file to re-read; policy unchanged");
 		return;
@@ -172,7 +201,7 @@ serve(const struct options *opt, struct conf *c, struct report *rep)
 	char err[256];
 	int logfd, rv = EXIT_RUNTIME;
 
-	if ((logfd = serve_open_log(opt->log)) == -1) {
+	if ((s.logfd = logfd = serve_open_log(opt->log)) == -1) {
 		conf_free(c);
 		return EXIT_USAGE;
 	}
@@ -186,7 +215,7 @@ serve(const struct options *opt, struct conf *c, struct report *rep)
 	signal(SIGPIPE, SIG_IGN);
 	raise_fd_limit();
 	if ((s.base = proxy_event_base_new()) == NULL ||
-	    (log = dlog_new(s.base, logfd, NULL)) == NULL) {
+	    (s.log = log = dlog_new(s.base, logfd, NULL)) == NULL) {
 		cli_error("out of memory");
 		conf_free(c);
 		goto out;
@@ -219,11 +248,11 @@ out:
 			event_free(sigs[i]);
 	proxy_free(s.px);
 	if (log != NULL)
-		report_log(rep, log, logfd > STDERR_FILENO ? opt->log : NULL);
+		report_log(rep, log, s.logfd > STDERR_FILENO ? opt->log : NULL);
 	dlog_free(log);
 	if (s.base != NULL)
 		event_base_free(s.base);
-	if (logfd > STDERR_FILENO)
-		close(logfd);
+	if (s.logfd > STDERR_FILENO)
+		close(s.logfd);
 	return rv;
 }

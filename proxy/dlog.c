@@ -46,7 +46,9 @@ enum dlog_state {
 };
 
 struct dlog {
+	struct event_base	*base;
 	int			 fd;
+	unsigned		 reopened;	/* SIGHUP: a new file, times */
 	bool			 regular;	/* a file: a torn line is cut */
 	bool			 dead;		/* deleted: nothing more to try */
 	char			 run_id[40];
@@ -86,34 +88,74 @@ flush_cb(evutil_socket_t fd, short ev, void *arg)
 		arm(l, l->state == LOG_FAILED ? RETRY_MS : FLUSH_MS);
 }
 
+/*
+ * Take fd as the log.  The loop never waits on it: a pipe that is full
+ * says EAGAIN, and is watched for room.  -1 when the watch cannot be made.
+ */
+static int
+use_fd(struct dlog *l, struct event_base *base, int fd)
+{
+	struct stat st;
+	int fl;
+
+	if (l->writable != NULL) {
+		event_free(l->writable);
+		l->writable = NULL;
+	}
+	l->fd = fd;
+	l->regular = false;
+	if (fd == -1)
+		return 0;
+	l->regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+	if ((fl = fcntl(fd, F_GETFL)) != -1 && !(fl & O_NONBLOCK))
+		(void)fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+	if (!l->regular &&
+	    (l->writable = event_new(base, fd, EV_WRITE, flush_cb, l)) == NULL)
+		return -1;
+	return 0;
+}
+
 struct dlog *
 dlog_new(struct event_base *base, int fd, const char *run_id)
 {
 	struct dlog *l;
-	struct stat st;
-	int fl;
 
 	if ((l = calloc(1, sizeof(*l))) == NULL)
 		return NULL;
-	l->fd = fd;
+	l->base = base;
 	if (run_id != NULL)
 		snprintf(l->run_id, sizeof(l->run_id), "%s", run_id);
-	/* The loop never waits on the log: a pipe that is full says EAGAIN. */
-	if (fd != -1) {
-		l->regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
-		if ((fl = fcntl(fd, F_GETFL)) != -1 && !(fl & O_NONBLOCK))
-			(void)fcntl(fd, F_SETFL, fl | O_NONBLOCK);
-	}
 	l->buf = evbuffer_new();
 	l->timer = evtimer_new(base, flush_cb, l);
-	if (fd != -1 && !l->regular)
-		l->writable = event_new(base, fd, EV_WRITE, flush_cb, l);
-	if (l->buf == NULL || l->timer == NULL ||
-	    (fd != -1 && !l->regular && l->writable == NULL)) {
+	if (l->buf == NULL || l->timer == NULL || use_fd(l, base, fd) == -1) {
 		dlog_free(l);
 		return NULL;
 	}
 	return l;
+}
+
+int
+dlog_reopen(struct dlog *l, int fd)
+{
+	int old = l->fd;
+
+	/* What the old file takes now is its; the rest goes to the new. */
+	(void)dlog_flush(l);
+	if (use_fd(l, l->base, fd) == -1) {
+		(void)use_fd(l, l->base, old);
+		return -1;
+	}
+	/* A deleted file (rotated away) is no longer a failure. */
+	l->dead = false;
+	l->reopened++;
+	(void)dlog_flush(l);
+	return old;
+}
+
+unsigned
+dlog_reopened(const struct dlog *l)
+{
+	return l->reopened;
 }
 
 /*

@@ -36,6 +36,14 @@ struct dlog_totals {
  */
 struct dlog	*dlog_new(struct event_base *, int fd, const char *run_id);
 void		 dlog_free(struct dlog *);	/* finishes */
+/*
+ * Write to fd from now on (the log was rotated): what the old one takes
+ * at once is written there, the rest to fd, each line whole to exactly
+ * one.  Returns the old fd, for the caller to close, or -1 (fd not
+ * taken: the old one stays).  The digest and counts go on across files.
+ */
+int		 dlog_reopen(struct dlog *, int fd);
+unsigned	 dlog_reopened(const struct dlog *);
 /* The last writes (a slow reader waited for a moment), then the count. */
 void		 dlog_finish(struct dlog *);
 int		 dlog_flush(struct dlog *);

@@ -48,6 +48,28 @@ env_passes(const char *entry, const struct sandbox_request *r)
 	return false;
 }
 
+/*
+ * What harn-egressd sets itself is never taken from the caller, not even
+ * with --env: the proxy variables, NO_PROXY, NODE_USE_ENV_PROXY and the
+ * temporary and cache directories.
+ */
+static bool
+env_is_ours(const char *entry)
+{
+	static const char *const ours[] = {
+		"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy",
+		"ALL_PROXY", "all_proxy", "NO_PROXY", "no_proxy",
+		"NODE_USE_ENV_PROXY", "TMPDIR", "TMP", "TEMP",
+		"XDG_CACHE_HOME",
+	};
+	size_t i, n = strcspn(entry, "=");
+
+	for (i = 0; i < NELEM(ours); i++)
+		if (name_is(entry, n, ours[i]))
+			return true;
+	return false;
+}
+
 static char *
 pair(const char *name, const char *value)
 {
@@ -106,6 +128,12 @@ sandbox_env_build(const struct sandbox_request *r, unsigned short port,
 		"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy",
 	};
 	static const char *const socks_vars[] = { "ALL_PROXY", "all_proxy" };
+	/*
+	 * CMD's own loopback servers (a test suite's) are reached directly:
+	 * its loopback is its namespace's, or ports it bound itself (the
+	 * broker decides), never the host's services.
+	 */
+	static const char *const direct_vars[] = { "NO_PROXY", "no_proxy" };
 	extern char **environ;
 	struct strv env = { NULL, 0, 0 };
 	char *tmp = NULL, *cache = NULL, url[64];
@@ -116,7 +144,7 @@ sandbox_env_build(const struct sandbox_request *r, unsigned short port,
 	    (cache = path_join(r->workspace, ".harn-cache")) == NULL)
 		goto fail;
 	for (i = 0; environ[i] != NULL; i++)
-		if (env_passes(environ[i], r) &&
+		if (!env_is_ours(environ[i]) && env_passes(environ[i], r) &&
 		    strv_add(&env, strdup(environ[i])) == -1)
 			goto fail;
 	if (strv_add(&env, pair("TMPDIR", tmp)) == -1 ||
@@ -132,6 +160,13 @@ sandbox_env_build(const struct sandbox_request *r, unsigned short port,
 	for (i = 0; port != 0 && i < NELEM(socks_vars); i++)
 		if (strv_add(&env, pair(socks_vars[i], url)) == -1)
 			goto fail;
+	for (i = 0; port != 0 && i < NELEM(direct_vars); i++)
+		if (strv_add(&env, pair(direct_vars[i],
+		    "localhost,127.0.0.1,::1")) == -1)
+			goto fail;
+	/* Node's fetch ignores the proxy variables without it. */
+	if (port != 0 && strv_add(&env, pair("NODE_USE_ENV_PROXY", "1")) == -1)
+		goto fail;
 	free(tmp);
 	free(cache);
 	err[0] = '\0';

@@ -10,7 +10,8 @@
 #                               command inside each confinement (loadgen
 #                               of ../shared/bench, an nginx origin)
 #   scripts/bench.sh peers      the peer table only (about 5 minutes)
-# The peer table runs ../shared/bench/run-peers.sh (tinyproxy, squid,
+# The peer table runs run-peers.sh of a peer harness kept outside this
+# repository (HARN_BENCH_DIR, default ../shared/bench: tinyproxy, squid,
 # microsocks, dante, direct loopback) with this build in the same table.
 # Knobs of run-peers.sh (DUR, REPS, SRC_IPS, PEERS, ...) pass through.
 set -eu
@@ -19,12 +20,27 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 bench=${HARN_BENCH_DIR:-$top/../shared/bench}
 what=${1:-all}
 
+# The load generator and peer runner are not part of this repository.
+need_harness() {
+	if [ ! -f "$bench/run-peers.sh" ] || [ ! -f "$bench/loadgen.c" ]; then
+		echo "bench.sh: $what needs the peer harness (run-peers.sh and" \
+		    "loadgen.c), which this repository does not hold: set" \
+		    "HARN_BENCH_DIR to its directory (looked in $bench)" >&2
+		exit 2
+	fi
+}
+case $what in
+all|tunnels|peers) need_harness ;;
+decide|sandbox) ;;
+*) echo "usage: scripts/bench.sh [decide|sandbox|tunnels|peers]" >&2; exit 2 ;;
+esac
+
 sh "$top/scripts/bootstrap.sh" >/dev/null
 
 if [ "$what" = all ] || [ "$what" = decide ]; then
-	"$top/build/tests/bench_decide" 2>/dev/null ||
-	    make -C "$top/build" tests/bench_decide >/dev/null &&
-	    "$top/build/tests/bench_decide"
+	[ -x "$top/build/tests/bench_decide" ] ||
+	    make -C "$top/build" tests/bench_decide >/dev/null
+	"$top/build/tests/bench_decide"
 fi
 if [ "$what" = all ] || [ "$what" = sandbox ] || [ "$what" = tunnels ]; then
 	make -C "$top/build" tests/bench_broker >/dev/null

@@ -80,7 +80,7 @@ POL=$TMP/policy.conf
 printf 'allow_loopback on\nallow 127.0.0.1:%s\n' "$OPORT" >"$POL"
 
 ARG_SECRET="harn-argv-secret-$$-$(date +%s%N)"
-SCRIPT="curl -q -s -o /dev/null --max-time 5 http://127.0.0.1:$OPORT/;
+SCRIPT="curl -q -s --noproxy '' -o /dev/null --max-time 5 http://127.0.0.1:$OPORT/;
 curl -q -s -o /dev/null --max-time 5 http://denied.example/; exit 0"
 box() {
 	env HOME="$TMP/home" "$EGRESSD" --policy "$POL" --workspace "$WS" "$@"

@@ -592,9 +592,11 @@ net_checks() {
 		    "exit $RC: $(head -c 300 "$TMP/box.out")"
 	fi
 
-	# The managed path: the proxy, by each of its variables.
+	# The managed path: the proxy, by each of its variables.  NO_PROXY
+	# names loopback (CMD's own); the allowed origin is the host's, so
+	# these clients are told not to bypass the proxy.
 	run_out "$TMP/box.out" box -- sh -c \
-	    'curl -sS -m 5 -o /dev/null -w "%{http_code}\n" http://127.0.0.1:'"$P_ORIGIN"'/via-http-proxy'
+	    'curl -sS -m 5 --noproxy "" -o /dev/null -w "%{http_code}\n" http://127.0.0.1:'"$P_ORIGIN"'/via-http-proxy'
 	if [ "$RC" -eq 0 ] && [ "$(cat "$TMP/box.out")" = 200 ]; then
 		ok "proxy path from inside (http_proxy): HTTP 200 from the allowed origin"
 	else
@@ -602,7 +604,7 @@ net_checks() {
 		    "exit $RC: $(head -c 300 "$TMP/box.out")"
 	fi
 	run_out "$TMP/box.out" box -- sh -c \
-	    'curl -sS -m 5 -p -x "$HTTPS_PROXY" -o /dev/null -w "%{http_code}\n" http://127.0.0.1:'"$P_ORIGIN"'/via-connect'
+	    'curl -sS -m 5 --noproxy "" -p -x "$HTTPS_PROXY" -o /dev/null -w "%{http_code}\n" http://127.0.0.1:'"$P_ORIGIN"'/via-connect'
 	if [ "$RC" -eq 0 ] && [ "$(cat "$TMP/box.out")" = 200 ]; then
 		ok "proxy path from inside (CONNECT via HTTPS_PROXY): HTTP 200"
 	else
@@ -610,7 +612,7 @@ net_checks() {
 		    "exit $RC: $(head -c 300 "$TMP/box.out")"
 	fi
 	run_out "$TMP/box.out" box -- sh -c \
-	    'curl -sS -m 5 -x "$ALL_PROXY" -o /dev/null -w "%{http_code}\n" http://127.0.0.1:'"$P_ORIGIN"'/via-socks'
+	    'curl -sS -m 5 --noproxy "" -x "$ALL_PROXY" -o /dev/null -w "%{http_code}\n" http://127.0.0.1:'"$P_ORIGIN"'/via-socks'
 	if [ "$RC" -eq 0 ] && [ "$(cat "$TMP/box.out")" = 200 ]; then
 		ok "proxy path from inside (SOCKS5 via ALL_PROXY): HTTP 200"
 	else
@@ -621,7 +623,7 @@ net_checks() {
 	    'origin P_ORIGIN GET /via-socks'
 	# The proxy still judges: the canary port is not allowed.
 	run_out "$TMP/box.out" box -- sh -c \
-	    'curl -sS -m 5 -o /dev/null -w "%{http_code}\n" http://127.0.0.1:'"$P_TCP4"'/S-via-proxy-denied'
+	    'curl -sS -m 5 --noproxy "" -o /dev/null -w "%{http_code}\n" http://127.0.0.1:'"$P_TCP4"'/S-via-proxy-denied'
 	if [ "$(cat "$TMP/box.out")" = 403 ]; then
 		ok "proxy from inside refuses a port the policy does not allow (403)"
 	else
@@ -1044,9 +1046,9 @@ fs_checks() {
 # ------------------------------------------------------------------ environment
 
 env_checks() {
-	planted="LD_PRELOAD=$TMP/empty.so GLIBC_TUNABLES=glibc.malloc.check=0 SSH_AUTH_SOCK=/tmp/agent.sock NO_PROXY=localhost,127.0.0.1 no_proxy=localhost,127.0.0.1 XDG_RUNTIME_DIR=/run/user/0"
-	for v in SECRET_TOKEN LD_PRELOAD GLIBC_TUNABLES SSH_AUTH_SOCK NO_PROXY \
-	    no_proxy XDG_RUNTIME_DIR; do
+	planted="LD_PRELOAD=$TMP/empty.so GLIBC_TUNABLES=glibc.malloc.check=0 SSH_AUTH_SOCK=/tmp/agent.sock NO_PROXY=planted.example no_proxy=planted.example XDG_RUNTIME_DIR=/run/user/0"
+	for v in SECRET_TOKEN LD_PRELOAD GLIBC_TUNABLES SSH_AUTH_SOCK \
+	    XDG_RUNTIME_DIR; do
 		# shellcheck disable=SC2086
 		run_out "$TMP/control.out" env $planted \
 		    SECRET_TOKEN="$ENV_SECRET" "$ESC" env "$v"
@@ -1066,6 +1068,35 @@ env_checks() {
 			    "exit $RC: $(first_line "$TMP/box.out")"
 		fi
 	done
+	# NO_PROXY: CMD's own loopback, never the caller's list (not even
+	# with --env); NODE_USE_ENV_PROXY so that Node's fetch uses the proxy.
+	BOX_ENV=$planted
+	run_out "$TMP/box.out" box --env NO_PROXY -- sh -c \
+	    'printf "%s|%s|%s\n" "$NO_PROXY" "$no_proxy" "$NODE_USE_ENV_PROXY"'
+	BOX_ENV=""
+	if [ "$(cat "$TMP/box.out")" = "localhost,127.0.0.1,::1|localhost,127.0.0.1,::1|1" ]; then
+		ok "NO_PROXY=localhost,127.0.0.1,::1 (the caller's never), NODE_USE_ENV_PROXY=1"
+	else
+		not_ok "NO_PROXY=localhost,127.0.0.1,::1 (the caller's never), NODE_USE_ENV_PROXY=1" \
+		    "exit $RC: $(cat "$TMP/box.out")"
+	fi
+	# A test suite's own server on loopback: reached directly through
+	# NO_PROXY (before, the proxy refused it private_address).
+	run_out "$TMP/box.out" box -- python3 -c '
+import http.server, threading, urllib.request
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        self.send_response(200); self.end_headers(); self.wfile.write(b"own")
+    def log_message(self, *a): pass
+s = http.server.HTTPServer(("127.0.0.1", 0), H)
+threading.Thread(target=s.serve_forever, daemon=True).start()
+print(urllib.request.urlopen("http://127.0.0.1:%d/" % s.server_port, timeout=5).read().decode())'
+	if [ "$RC" -eq 0 ] && [ "$(cat "$TMP/box.out")" = own ]; then
+		ok "CMD's own loopback server is reached with the proxy variables set"
+	else
+		not_ok "CMD's own loopback server is reached with the proxy variables set" \
+		    "exit $RC: $(head -c 600 "$TMP/box.out")"
+	fi
 	BOX_ENV="HARN_PASS_ME=1"
 	run_out "$TMP/box.out" box --env HARN_PASS_ME -- "$ESC" env HARN_PASS_ME
 	BOX_ENV=""
@@ -1112,6 +1143,7 @@ env_checks() {
 		case $n in
 		PATH|HOME|USER|LOGNAME|SHELL|TERM|LANG|LC_*|TZ|PWD|SHLVL|_) ;;
 		HTTP_PROXY|HTTPS_PROXY|http_proxy|https_proxy|ALL_PROXY|all_proxy) ;;
+		NO_PROXY|no_proxy|NODE_USE_ENV_PROXY) ;;
 		TMPDIR|TMP|TEMP|XDG_CACHE_HOME) ;;
 		*) extra="$extra $n" ;;
 		esac
@@ -1920,7 +1952,7 @@ def f():
 for i in range(300):
     threading.Thread(target=f, daemon=True).start()
 time.sleep(2)
-code = subprocess.run(["curl", "-s", "-m", "5", "-o", "/dev/null", "-w",
+code = subprocess.run(["curl", "-s", "-m", "5", "--noproxy", "", "-o", "/dev/null", "-w",
     "%{http_code}", "http://127.0.0.1:%s/during-flood" % sys.argv[1]],
     capture_output=True).stdout.decode()
 print("proxy", code, "failed", sorted(set(r for r in res if r != "connected")))
