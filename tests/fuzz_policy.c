@@ -6,7 +6,8 @@
  * the policy's own rules are judged too.  Beyond not crashing:
  *  - what conf_format prints parses again, and prints the same;
  *  - a host or address a deny rule matches is never allowed;
- *  - a private or metadata address is allowed only as the policy says;
+ *  - a private or metadata address is allowed only as the policy says
+ *    (an allow rule, allow_loopback, exempt);
  *  - an IP address spelt as a host is judged as that address, never as a
  *    name; a normalized target parses back to itself.
  * No I/O.  Built by `make fuzz-policy`, not by make check.
@@ -102,6 +103,18 @@ deny_for_name(const struct egress_policy *p, const char *host, uint16_t port)
 	return false;
 }
 
+/* An exempt CIDR (taken out of the special-purpose registry) holds it. */
+static bool
+exempt(const struct egress_policy *p, const struct egress_addr *a)
+{
+	size_t i;
+
+	for (i = 0; i < egress_policy_nexempts(p); i++)
+		if (covers(egress_policy_exempt(p, i), a))
+			return true;
+	return false;
+}
+
 /* An address the verdict allowed: the policy must allow it. */
 static void
 check_allowed_addr(const struct egress_policy *p, const struct egress_addr *a,
@@ -111,7 +124,8 @@ check_allowed_addr(const struct egress_policy *p, const struct egress_addr *a,
 	if (egress_addr_is_metadata(a))
 		CHECK(rule_for_addr(p, true, true, a, port));
 	if (egress_policy_block_private(p) && egress_registry_lookup(a) &&
-	    !(egress_policy_allow_loopback(p) && egress_addr_is_loopback(a)))
+	    !(egress_policy_allow_loopback(p) && egress_addr_is_loopback(a)) &&
+	    !exempt(p, a))
 		CHECK(rule_for_addr(p, true, false, a, port));
 }
 
@@ -280,11 +294,19 @@ judge_rules(const struct run *run)
 	}
 }
 
+static bool
+same_rule(const struct egress_rule *a, const struct egress_rule *b)
+{
+	return a->kind == b->kind && a->allow == b->allow &&
+	    a->port == b->port && a->plen == b->plen &&
+	    memcmp(&a->addr, &b->addr, sizeof(a->addr)) == 0 &&
+	    strcmp(a->host, b->host) == 0;
+}
+
 /* conf_format prints a policy that parses to the same text. */
 static void
 check_format(const struct conf *c)
 {
-	const struct egress_rule *r1, *r2;
 	struct conf *c2;
 	char err[CONF_ERR_MAX], *text, *again;
 	size_t i;
@@ -299,14 +321,14 @@ check_format(const struct conf *c)
 	CHECK(strcmp(text, again) == 0);
 	CHECK(egress_policy_nrules(c->policy) ==
 	    egress_policy_nrules(c2->policy));
-	for (i = 0; i < egress_policy_nrules(c->policy); i++) {
-		r1 = egress_policy_rule(c->policy, i);
-		r2 = egress_policy_rule(c2->policy, i);
-		CHECK(r1->kind == r2->kind && r1->allow == r2->allow &&
-		    r1->port == r2->port && r1->plen == r2->plen &&
-		    memcmp(&r1->addr, &r2->addr, sizeof(r1->addr)) == 0 &&
-		    strcmp(r1->host, r2->host) == 0);
-	}
+	for (i = 0; i < egress_policy_nrules(c->policy); i++)
+		CHECK(same_rule(egress_policy_rule(c->policy, i),
+		    egress_policy_rule(c2->policy, i)));
+	CHECK(egress_policy_nexempts(c->policy) ==
+	    egress_policy_nexempts(c2->policy));
+	for (i = 0; i < egress_policy_nexempts(c->policy); i++)
+		CHECK(same_rule(egress_policy_exempt(c->policy, i),
+		    egress_policy_exempt(c2->policy, i)));
 	free(again);
 	free(text);
 	conf_free(c2);
