@@ -228,8 +228,13 @@ move_line(struct evbuffer *in, struct evbuffer *out, char *line,
 	size_t eol_len;
 
 	eol = evbuffer_search_eol(in, NULL, &eol_len, EVBUFFER_EOL_CRLF);
+	/*
+	 * Not all there: a line of cap bytes may still wait for the LF after
+	 * its CR, so cap + 1 bytes are not yet too many.  Where a body ends
+	 * must not depend on where TCP cut it.
+	 */
 	if (eol.pos == -1)
-		return evbuffer_get_length(in) > cap ? -1 : 0;
+		return evbuffer_get_length(in) > cap + 1 ? -1 : 0;
 	if ((size_t)eol.pos > cap)
 		return -1;
 	evbuffer_copyout(in, line, eol.pos);

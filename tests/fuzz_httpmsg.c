@@ -224,22 +224,6 @@ relay(const struct httpmsg_body *framing, const uint8_t *body, size_t len,
 	return rv;
 }
 
-/*
- * A known bug of httpmsg.c, tolerated until it is fixed: a chunk-size or
- * trailer line of exactly 1024 bytes is taken when its CR LF comes whole,
- * but refused (-1) when the bytes so far end between the CR and the LF
- * (1025 bytes and no LF look like a line too long).  Fails closed.
- */
-static bool
-cut_in_crlf_after_1024(const uint8_t *body, size_t len, size_t cut)
-{
-	if (cut < 1025 || cut >= len || body[cut - 1] != '\r' ||
-	    body[cut] != '\n')
-		return false;
-	return memchr(body + cut - 1025, '\n', 1024) == NULL &&
-	    (cut == 1025 || body[cut - 1026] == '\n');
-}
-
 static void
 check_body(const struct httpmsg_body *b, const uint8_t *body, size_t len)
 {
@@ -248,8 +232,6 @@ check_body(const struct httpmsg_body *b, const uint8_t *body, size_t len)
 
 	all = relay(b, body, len, len, &used_all);
 	split = relay(b, body, len, cut, &used_cut);
-	if (split == -1 && all != -1 && cut_in_crlf_after_1024(body, len, cut))
-		return;
 	/*
 	 * Where a body ends cannot depend on how its bytes were split
 	 * (by TCP): a finished or broken body is so either way.  Before
