@@ -41,8 +41,8 @@ char	*path_real(const char *);		/* realpath(3), faster */
 /* ------------------------------------------------------------ Landlock */
 
 enum landlock_grant {
-	GRANT_RX,	/* read and execute: system roots */
-	GRANT_RO,	/* read only: $HOME, --read-only-root */
+	GRANT_RX,	/* read and execute: system roots, $HOME, --read-only-root */
+	GRANT_RO,	/* read only */
 	GRANT_RW,	/* read, write, execute: workspace, --write-root */
 };
 

@@ -512,12 +512,17 @@ sandbox_paths_build(const struct sandbox_request *r,
 		    strv_add(&p->sockroots, strdup(sandbox_private_dirs[i])) ==
 		    -1)
 			goto fail;
+	/*
+	 * Read and execute, never write: the tools people keep under $HOME
+	 * (pyenv shims, ~/.local/bin, cargo, nvm) run.  Executing what CMD
+	 * may read gives it nothing it could not copy into the workspace.
+	 */
 	if (r->home != NULL && r->home[0] == '/' &&
 	    r->profile != PROFILE_WORKSPACE_PATHS &&
-	    root_grant(&b, r->home, GRANT_RO) == -1)
+	    root_grant(&b, r->home, GRANT_RX) == -1)
 		goto fail;
 	for (i = 0; i < r->nro_roots; i++)
-		if (root_grant(&b, r->ro_roots[i], GRANT_RO) == -1)
+		if (root_grant(&b, r->ro_roots[i], GRANT_RX) == -1)
 			goto fail;
 	for (i = 0; i < r->nrw_roots; i++)
 		if (root_grant(&b, r->rw_roots[i], GRANT_RW) == -1 ||

@@ -340,6 +340,53 @@ run_trial(struct job *j)
 	_exit(0);
 }
 
+/*
+ * CMD could not be executed: one line on its stderr saying which path and
+ * why, then 127 (not found) or 126, as a shell would.  A name is looked
+ * up in CMD's PATH (never printed: an environment value) to name the file
+ * that was found but could not run.
+ */
+static void __attribute__((noreturn))
+exec_failed(const char *name, char *const *envp, int err)
+{
+	const char *path = NULL, *p, *end;
+	char found[4096];
+	size_t i, n;
+
+	if (strchr(name, '/') != NULL)
+		path = name;
+	for (i = 0; path == NULL && envp[i] != NULL; i++) {
+		if (strncmp(envp[i], "PATH=", 5) != 0)
+			continue;
+		for (p = envp[i] + 5; path == NULL && *p != '\0'; p = end +
+		    (*end == ':')) {
+			end = p + strcspn(p, ":");
+			n = (size_t)(end - p);
+			if (snprintf(found, sizeof(found), "%.*s/%s", (int)n, p,
+			    name) < (int)sizeof(found) && access(found, F_OK) == 0)
+				path = found;
+			if (*end == '\0')
+				break;
+		}
+	}
+	if (path == NULL && err == ENOENT)
+		dprintf(STDERR_FILENO, "harn-egressd: cannot run %s: not found "
+		    "in CMD's PATH (a tool outside the roots CMD is given is "
+		    "not there: see --read-only-root)\n", name);
+	else if (path == NULL)
+		dprintf(STDERR_FILENO, "harn-egressd: cannot run %s: %s "
+		    "searching CMD's PATH (a directory of it is outside what "
+		    "the sandbox grants: see --read-only-root)\n", name,
+		    strerror(err));
+	else
+		dprintf(STDERR_FILENO, "harn-egressd: cannot run %s: %s%s\n",
+		    path, strerror(err), err == EACCES ? " (not executable, or "
+		    "outside what the sandbox lets CMD execute: see "
+		    "--read-only-root)" : err == ENOENT ? " (its #! interpreter "
+		    "is not there)" : "");
+	_exit(err == ENOENT && path == NULL ? 127 : 126);
+}
+
 /* The command: confined, then exec'd.  Never returns. */
 static void __attribute__((noreturn))
 run_command(struct job *j)
@@ -412,7 +459,7 @@ run_command(struct job *j)
 		run_trial(j);
 	close_fds_above_2();
 	execvpe(j->req->argv[0], j->req->argv, envp);
-	_exit(errno == ENOENT ? 127 : 126);
+	exec_failed(j->req->argv[0], envp, errno);
 }
 
 static volatile sig_atomic_t forward_to;

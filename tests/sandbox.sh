@@ -1097,6 +1097,30 @@ print(urllib.request.urlopen("http://127.0.0.1:%d/" % s.server_port, timeout=5).
 		not_ok "CMD's own loopback server is reached with the proxy variables set" \
 		    "exit $RC: $(head -c 600 "$TMP/box.out")"
 	fi
+	# A tool under $HOME (a pyenv shim): worktree grants $HOME
+	# read-execute, so it runs; workspace_paths does not grant $HOME:
+	# 126 (or 127 where $HOME is not even there) and one line saying
+	# which and why, not silence.
+	mkdir -p "$H/.pyenv/shims"
+	printf '#!/bin/sh\necho shim-ran\n' >"$H/.pyenv/shims/harn-shim"
+	chmod 755 "$H/.pyenv/shims/harn-shim"
+	BOX_ENV="PATH=$H/.pyenv/shims:$PATH"
+	run_out "$TMP/box.out" box -- harn-shim
+	shim_ctl=$(cat "$TMP/box.out")
+	run_out "$TMP/box.out" box --profile workspace_paths -- harn-shim
+	BOX_ENV=""
+	if [ "$shim_ctl" = shim-ran ]; then
+		ok "a tool under \$HOME (a pyenv shim) runs"
+	else
+		not_ok "a tool under \$HOME (a pyenv shim) runs" "$shim_ctl"
+	fi
+	if { [ "$RC" -eq 126 ] || [ "$RC" -eq 127 ]; } &&
+	    grep -q '^harn-egressd: cannot run [^ ]*harn-shim: .*see --read-only-root)$' "$TMP/box.out"; then
+		ok "a tool under \$HOME the profile hides: exit $RC and a line saying why ($(first_line "$TMP/box.out"))"
+	else
+		not_ok "a tool under \$HOME the profile hides: 126/127 and a line saying why" \
+		    "exit $RC: $(head -c 400 "$TMP/box.out")"
+	fi
 	BOX_ENV="HARN_PASS_ME=1"
 	run_out "$TMP/box.out" box --env HARN_PASS_ME -- "$ESC" env HARN_PASS_ME
 	BOX_ENV=""
