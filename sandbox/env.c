@@ -8,10 +8,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "sandbox/internal.h"
+
+#define NPMRC_STANDIN	"npmrc"	/* in .harn-cache: ~/.npmrc, no secrets */
 
 /* The baseline allowlist; LC_* is matched as a prefix. */
 static const char *const env_allow[] = {
@@ -60,7 +63,8 @@ env_is_ours(const char *entry)
 		"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy",
 		"ALL_PROXY", "all_proxy", "NO_PROXY", "no_proxy",
 		"NODE_USE_ENV_PROXY", "TMPDIR", "TMP", "TEMP",
-		"XDG_CACHE_HOME",
+		"XDG_CACHE_HOME", "NPM_CONFIG_USERCONFIG", "npm_config_cache",
+		"PIP_CACHE_DIR", "GOCACHE", "GOMODCACHE", "YARN_CACHE_FOLDER",
 	};
 	size_t i, n = strcspn(entry, "=");
 
@@ -76,6 +80,133 @@ pair(const char *name, const char *value)
 	char *s;
 
 	return asprintf(&s, "%s=%s", name, value) == -1 ? NULL : s;
+}
+
+/* NAME=DIR/SUB */
+static char *
+pair_in(const char *name, const char *dir, const char *sub)
+{
+	char *s;
+
+	return asprintf(&s, "%s=%s/%s", name, dir, sub) == -1 ? NULL : s;
+}
+
+/* A stand-in that harn-egressd made (a regular file, not a link). */
+static bool
+has_standin(const char *cache)
+{
+	struct stat st;
+	char *p;
+	bool yes;
+
+	if (asprintf(&p, "%s/%s", cache, NPMRC_STANDIN) == -1)
+		return false;
+	yes = lstat(p, &st) == 0 && S_ISREG(st.st_mode);
+	free(p);
+	return yes;
+}
+
+/*
+ * A line of an npmrc that may hold a credential: a registry-scoped key
+ * ("//registry.example/:_authToken"), or _auth, _authToken, _password,
+ * username, password, email, cert, key, certfile, keyfile.
+ */
+static bool
+npmrc_secret(const char *line, size_t len)
+{
+	static const char *const keys[] = {
+		"_auth", "_authtoken", "_password", "username", "password",
+		"email", "cert", "key", "certfile", "keyfile", NULL
+	};
+	size_t i, k;
+
+	while (len > 0 && (*line == ' ' || *line == '\t')) {
+		line++;
+		len--;
+	}
+	if (len >= 2 && line[0] == '/' && line[1] == '/')
+		return true;
+	for (k = 0; k < len && line[k] != '=' && line[k] != ' ' &&
+	    line[k] != '\t'; k++)
+		;
+	for (i = 0; keys[i] != NULL; i++)
+		if (strlen(keys[i]) == k && strncasecmp(line, keys[i], k) == 0)
+			return true;
+	return false;
+}
+
+/* buf without its secret lines, into fd; -1 on a short write. */
+static int
+npmrc_filter(int fd, const char *buf, size_t len)
+{
+	const char *p = buf, *end = buf + len, *nl;
+	size_t n;
+
+	while (p < end) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		n = nl != NULL ? (size_t)(nl - p) + 1 : (size_t)(end - p);
+		if (!npmrc_secret(p, n) && write(fd, p, n) != (ssize_t)n)
+			return -1;
+		p += n;
+	}
+	return 0;
+}
+
+int
+sandbox_npmrc_standin(const struct sandbox_request *r, char *err,
+    size_t errlen)
+{
+	char *src = NULL, buf[65536], tmp[32];
+	struct stat ws_st;
+	ssize_t len = 0, n;
+	int in = -1, dir = -1, out = -1, rv = -1;
+
+	if (asprintf(&src, "%s/.npmrc", r->home != NULL ? r->home : "/") ==
+	    -1) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	/* Made relative to .harn-cache, never through a link planted there. */
+	if ((dir = open(r->workspace, O_PATH | O_DIRECTORY | O_CLOEXEC)) ==
+	    -1 || fstat(dir, &ws_st) == -1 || (n = openat(dir, ".harn-cache",
+	    O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1) {
+		snprintf(err, errlen, "%s/.harn-cache: %s", r->workspace,
+		    strerror(errno));
+		goto out;
+	}
+	(void)close(dir);
+	dir = (int)n;
+	if (r->home == NULL || (in = open(src, O_RDONLY | O_CLOEXEC)) == -1) {
+		/* None: no stand-in, and none left from an earlier run. */
+		(void)unlinkat(dir, NPMRC_STANDIN, 0);
+		rv = 0;
+		goto out;
+	}
+	while (len < (ssize_t)sizeof(buf) &&
+	    (n = read(in, buf + len, sizeof(buf) - (size_t)len)) > 0)
+		len += n;
+	snprintf(tmp, sizeof(tmp), "%s.%ld", NPMRC_STANDIN, (long)getpid());
+	(void)unlinkat(dir, tmp, 0);
+	if ((out = openat(dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+	    O_CLOEXEC, 0644)) == -1 || npmrc_filter(out, buf, (size_t)len) ==
+	    -1 || (geteuid() == 0 && fchown(out, ws_st.st_uid,
+	    ws_st.st_gid) == -1) || renameat(dir, tmp, dir, NPMRC_STANDIN) ==
+	    -1) {
+		snprintf(err, errlen, "%s/.harn-cache/%s: %s", r->workspace,
+		    NPMRC_STANDIN, strerror(errno));
+		(void)unlinkat(dir, tmp, 0);
+		goto out;
+	}
+	rv = 1;
+out:
+	if (out != -1)
+		(void)close(out);
+	if (in != -1)
+		(void)close(in);
+	if (dir != -1)
+		(void)close(dir);
+	free(src);
+	return rv;
 }
 
 /*
@@ -134,6 +265,13 @@ sandbox_env_build(const struct sandbox_request *r, unsigned short port,
 	 * broker decides), never the host's services.
 	 */
 	static const char *const direct_vars[] = { "NO_PROXY", "no_proxy" };
+	static const struct {
+		const char	*name, *dir;
+	} caches[] = {
+		{ "npm_config_cache", "npm" }, { "PIP_CACHE_DIR", "pip" },
+		{ "GOCACHE", "go-build" }, { "GOMODCACHE", "go-mod" },
+		{ "YARN_CACHE_FOLDER", "yarn" },
+	};
 	extern char **environ;
 	struct strv env = { NULL, 0, 0 };
 	char *tmp = NULL, *cache = NULL, url[64];
@@ -151,6 +289,15 @@ sandbox_env_build(const struct sandbox_request *r, unsigned short port,
 	    strv_add(&env, pair("TMP", tmp)) == -1 ||
 	    strv_add(&env, pair("TEMP", tmp)) == -1 ||
 	    strv_add(&env, pair("XDG_CACHE_HOME", cache)) == -1)
+		goto fail;
+	/* Package managers' caches, so none needs to write $HOME. */
+	for (i = 0; i < NELEM(caches); i++)
+		if (strv_add(&env, pair_in(caches[i].name, cache,
+		    caches[i].dir)) == -1)
+			goto fail;
+	/* The credential-free stand-in for a denied ~/.npmrc, if made. */
+	if (has_standin(cache) && strv_add(&env,
+	    pair_in("NPM_CONFIG_USERCONFIG", cache, NPMRC_STANDIN)) == -1)
 		goto fail;
 	snprintf(url, sizeof(url), "http://127.0.0.1:%u", port);
 	for (i = 0; port != 0 && i < NELEM(proxy_vars); i++)

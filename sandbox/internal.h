@@ -166,6 +166,13 @@ extern const char *const sandbox_home_denylist[];
 int	 sandbox_workspace_dir(const char *ws, const char *name, char *err,
 	    size_t errlen);
 /* The command's environment (SPEC 6.3); port 0: not known yet. */
+/*
+ * ~/.npmrc is denied; CMD gets WS/.harn-cache/npmrc instead (through
+ * NPM_CONFIG_USERCONFIG): the user's file without its credential lines,
+ * so a private registry's URL still works.  1 made, 0 no ~/.npmrc, -1.
+ */
+int	 sandbox_npmrc_standin(const struct sandbox_request *, char *err,
+	    size_t errlen);
 char	**sandbox_env_build(const struct sandbox_request *,
 	    unsigned short port, char *err, size_t errlen);
 void	 sandbox_env_free(char **);

@@ -751,6 +751,7 @@ sandbox_start(const struct sandbox_request *r, const struct sandbox_plan *p,
 	    sandbox_workspace_dir(r->workspace, ".harn-tmp", err,
 	    sizeof(err)) == -1 ||
 	    sandbox_workspace_dir(r->workspace, ".harn-cache", err,
+	    sizeof(err)) == -1 || sandbox_npmrc_standin(r, err,
 	    sizeof(err)) == -1) {
 		fail_with(f, AREA_WRITE, -1, errno, false, err);
 		goto fail;

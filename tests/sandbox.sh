@@ -1121,6 +1121,29 @@ print(urllib.request.urlopen("http://127.0.0.1:%d/" % s.server_port, timeout=5).
 		not_ok "a tool under \$HOME the profile hides: 126/127 and a line saying why" \
 		    "exit $RC: $(head -c 400 "$TMP/box.out")"
 	fi
+	# ~/.npmrc is denied, but npm keeps its settings: a stand-in without
+	# the credential lines (NPM_CONFIG_USERCONFIG), and the caches in the
+	# workspace.  The planted token must reach neither CMD nor the
+	# workspace.
+	had_npmrc=no
+	[ -e "$H/.npmrc" ] && had_npmrc=yes && mv "$H/.npmrc" "$H/.npmrc.saved"
+	npm_secret="npm-token-$$-planted"
+	printf 'registry=https://npm.example.test/\n//npm.example.test/:_authToken=%s\n_auth=%s\nalways-auth=true\n' \
+	    "$npm_secret" "$npm_secret" >"$H/.npmrc"
+	run_out "$TMP/box.out" box -- sh -c \
+	    'cat "$NPM_CONFIG_USERCONFIG"; echo "cache=$npm_config_cache"; cat ~/.npmrc 2>/dev/null'
+	if grep -q '^registry=https://npm.example.test/$' "$TMP/box.out" &&
+	    grep -q '^always-auth=true$' "$TMP/box.out" &&
+	    grep -q "^cache=$WS/.harn-cache/npm\$" "$TMP/box.out" &&
+	    ! grep -q "$npm_secret" "$TMP/box.out" &&
+	    ! grep -rq "$npm_secret" "$WS" 2>/dev/null; then
+		ok "~/.npmrc: settings through a stand-in, no credential line inside or in the workspace"
+	else
+		not_ok "~/.npmrc: settings through a stand-in, no credential line inside or in the workspace" \
+		    "exit $RC: $(head -c 500 "$TMP/box.out")"
+	fi
+	rm -f "$H/.npmrc"
+	[ "$had_npmrc" = yes ] && mv "$H/.npmrc.saved" "$H/.npmrc"
 	BOX_ENV="HARN_PASS_ME=1"
 	run_out "$TMP/box.out" box --env HARN_PASS_ME -- "$ESC" env HARN_PASS_ME
 	BOX_ENV=""
@@ -1168,7 +1191,8 @@ print(urllib.request.urlopen("http://127.0.0.1:%d/" % s.server_port, timeout=5).
 		PATH|HOME|USER|LOGNAME|SHELL|TERM|LANG|LC_*|TZ|PWD|SHLVL|_) ;;
 		HTTP_PROXY|HTTPS_PROXY|http_proxy|https_proxy|ALL_PROXY|all_proxy) ;;
 		NO_PROXY|no_proxy|NODE_USE_ENV_PROXY) ;;
-		TMPDIR|TMP|TEMP|XDG_CACHE_HOME) ;;
+		TMPDIR|TMP|TEMP|XDG_CACHE_HOME|NPM_CONFIG_USERCONFIG) ;;
+		npm_config_cache|PIP_CACHE_DIR|GOCACHE|GOMODCACHE|YARN_CACHE_FOLDER) ;;
 		*) extra="$extra $n" ;;
 		esac
 	done
