@@ -157,7 +157,7 @@ sandbox_npmrc_standin(const struct sandbox_request *r, char *err,
     size_t errlen)
 {
 	char *src = NULL, buf[65536], tmp[32];
-	struct stat ws_st;
+	struct stat ws_st, in_st;
 	ssize_t len = 0, n;
 	int in = -1, dir = -1, out = -1, rv = -1;
 
@@ -176,8 +176,14 @@ sandbox_npmrc_standin(const struct sandbox_request *r, char *err,
 	}
 	(void)close(dir);
 	dir = (int)n;
-	if (r->home == NULL || (in = open(src, O_RDONLY | O_CLOEXEC)) == -1) {
-		/* None: no stand-in, and none left from an earlier run. */
+	/*
+	 * None (or not a plain file of at most 64 KiB: a FIFO would block,
+	 * a cut file could leave part of a secret): no stand-in, and none
+	 * left from an earlier run.
+	 */
+	if (r->home == NULL || (in = open(src, O_RDONLY | O_NONBLOCK |
+	    O_CLOEXEC)) == -1 || fstat(in, &in_st) == -1 ||
+	    !S_ISREG(in_st.st_mode) || in_st.st_size > (off_t)sizeof(buf)) {
 		(void)unlinkat(dir, NPMRC_STANDIN, 0);
 		rv = 0;
 		goto out;
