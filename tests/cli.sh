@@ -260,6 +260,25 @@ else
 	ok "--sign-key refused: no report written"
 fi
 
+# The systemd unit verifies, with the binary where make install puts it
+# (here: this build's) and the man pages it names.
+if command -v systemd-analyze >/dev/null 2>&1 && command -v man >/dev/null 2>&1; then
+	mkdir -p "$TMP/man/man5" "$TMP/man/man8"
+	cp "$top_srcdir/man/egress.conf.5" "$TMP/man/man5/"
+	cp "$top_srcdir/man/harn-egressd.8" "$TMP/man/man8/"
+	sed "s|/usr/local/bin/harn-egressd|$EGRESSD|g" \
+	    "$top_srcdir/contrib/harn-egressd.service" >"$TMP/harn-egressd.service"
+	expect_rc "systemd-analyze verify: the unit" 0 env MANPATH="$TMP/man" \
+	    systemd-analyze verify "$TMP/harn-egressd.service"
+	if [ -s "$TMP/err" ]; then
+		not_ok "systemd-analyze verify: nothing to say" "$(head -c 600 "$TMP/err")"
+	else
+		ok "systemd-analyze verify: nothing to say"
+	fi
+else
+	skip "systemd-analyze verify: systemd-analyze or man is not installed"
+fi
+
 # Run-mode options: a bad value, or no command to apply them to, is a
 # usage error before anything starts.
 expect_rc "--confinement bogus: usage error" 2 "$EGRESSD" --policy "$EX" \

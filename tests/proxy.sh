@@ -2037,7 +2037,7 @@ EOF
 		    "$TMP/act.wget2" \
 		    'Proxy tunneling failed: Forbidden by harn-egressd: no_allow_rule'
 	else
-		skip "actionable: wget" "wget is not installed"
+		skip "actionable: wget: wget is not installed"
 	fi
 	$PY -c '
 import sys, urllib.request as u
