@@ -260,6 +260,28 @@ else
 	ok "--sign-key refused: no report written"
 fi
 
+# The man pages are the reference: every long option of service and run
+# mode, every policy directive and every decision reason is in them.
+missing=""
+for o in $(sed -n 's/^[[:space:]]*{ "\([a-z-]*\)", \(required\|no\)_argument.*/\1/p' \
+    "$top_srcdir/cli/options.c"); do
+	grep -q -e "\\\\-\\\\-$o" -e "--$o" "$top_srcdir/man/harn-egressd.8" ||
+	    missing="$missing --$o"
+done
+for d in $(sed -n 's/^[[:space:]]*{ "\([a-z_]*\)", [0-9].*/\1/p' "$top_srcdir/conf/conf.c"); do
+	grep -qw -- "$d" "$top_srcdir/man/egress.conf.5" || missing="$missing $d"
+done
+for r in $(sed -n 's/^[[:space:]]*\[EGRESS_R_[A-Z_]*\] = "\([a-z_]*\)",/\1/p' \
+    "$top_srcdir/egress/judge.c"); do
+	grep -qw -- "$r" "$top_srcdir/man/harn-egressd.8" || missing="$missing $r"
+done
+n_opts=$(grep -c '_argument' "$top_srcdir/cli/options.c")
+if [ -z "$missing" ] && [ "$n_opts" -gt 10 ]; then
+	ok "man pages name every option, directive and reason"
+else
+	not_ok "man pages name every option, directive and reason" "missing:$missing"
+fi
+
 # The systemd unit verifies, with the binary where make install puts it
 # (here: this build's) and the man pages it names.
 if command -v systemd-analyze >/dev/null 2>&1 && command -v man >/dev/null 2>&1; then
