@@ -149,21 +149,31 @@ refusal_body(struct conn *c, enum egress_reason reason,
  * The status line names harn-egressd and the reason: clients that show
  * only the phrase (wget, Python) then say why.
  */
-static void
-refuse(struct conn *c, int status, enum egress_reason reason,
-    const struct egress_addr *addr)
+int
+http_refusal(char *buf, size_t len, int status, enum egress_reason reason,
+    const char *body)
 {
 	const char *why = egress_reason_name(reason);
-	char body[EGRESS_HOST_MAX + 512];
 
-	conn_log(c, false, reason, addr);
-	refusal_body(c, reason, addr, body, sizeof(body));
-	evbuffer_add_printf(bufferevent_get_output(c->bev),
-	    "HTTP/1.1 %d %s by harn-egressd: %s\r\n"
+	return snprintf(buf, len, "HTTP/1.1 %d %s by harn-egressd: %s\r\n"
 	    "X-Harn-Egress-Reason: %s\r\n"
 	    "Content-Type: text/plain\r\nContent-Length: %zu\r\n"
 	    "Connection: close\r\n\r\n%s", status, status_text(status), why,
 	    why, strlen(body), body);
+}
+
+static void
+refuse(struct conn *c, int status, enum egress_reason reason,
+    const struct egress_addr *addr)
+{
+	char body[EGRESS_HOST_MAX + 512], resp[EGRESS_HOST_MAX + 1024];
+	int n;
+
+	conn_log(c, false, reason, addr);
+	refusal_body(c, reason, addr, body, sizeof(body));
+	n = http_refusal(resp, sizeof(resp), status, reason, body);
+	if (n > 0 && (size_t)n < sizeof(resp))
+		evbuffer_add(bufferevent_get_output(c->bev), resp, (size_t)n);
 	conn_close_after_flush(c);
 }
 

@@ -166,6 +166,9 @@ bool	 http_client_eof(struct conn *);
  * X-Harn-Egress-Reason and Connection: close; log it; close after flush.
  */
 void	 http_refuse(struct conn *, enum egress_reason);
+/* A whole refusal response, as snprintf returns its length. */
+int	 http_refusal(char *, size_t, int status, enum egress_reason,
+	    const char *body);
 void	 http_refuse_status(struct conn *, int status, enum egress_reason);
 void	 socks_start(struct conn *);
 void	 socks_refuse(struct conn *, enum egress_reason);

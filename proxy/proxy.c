@@ -247,11 +247,10 @@ refuse_waiting(struct proxy *px, int lfd)
 	char refusal[512];
 	int i, fd, n;
 
-	n = snprintf(refusal, sizeof(refusal), "HTTP/1.1 503 Service "
-	    "Unavailable by harn-egressd: limit_exceeded\r\n"
-	    "X-Harn-Egress-Reason: limit_exceeded\r\nContent-Type: "
-	    "text/plain\r\nContent-Length: %zu\r\nConnection: close\r\n"
-	    "\r\n%s", sizeof(body) - 1, body);
+	n = http_refusal(refusal, sizeof(refusal), 503,
+	    EGRESS_R_LIMIT_EXCEEDED, body);
+	if (n < 0 || (size_t)n >= sizeof(refusal))
+		return;
 
 	for (i = 0; i < REFUSE_BATCH && px->spare_fd != -1; i++) {
 		(void)close(px->spare_fd);
@@ -430,7 +429,6 @@ backlog(const struct proxy *px)
 		want = max;
 	return want < 16 ? 16 : (int)want;
 }
-
 
 int
 proxy_listen_fd(struct proxy *px, int fd, const struct conf_sockaddr *as,

@@ -37,11 +37,12 @@ send_reply(struct conn *c, enum socks_rep rep)
 	send_now(c, r, sizeof(r));
 }
 
-/* Log, reply, close once the reply is out. */
+/* Log (with the address judged, if one was), reply, close once sent. */
 static void
-refuse(struct conn *c, enum socks_rep rep, enum egress_reason reason)
+refuse(struct conn *c, enum socks_rep rep, enum egress_reason reason,
+    const struct egress_addr *addr)
 {
-	conn_log(c, false, reason, NULL);
+	conn_log(c, false, reason, addr);
 	send_reply(c, rep);
 	conn_close_after_flush(c);
 }
@@ -69,7 +70,7 @@ rep_for(enum egress_reason r)
 void
 socks_refuse(struct conn *c, enum egress_reason reason)
 {
-	refuse(c, rep_for(reason), reason);
+	refuse(c, rep_for(reason), reason, NULL);
 }
 
 static void
@@ -81,10 +82,8 @@ connected_cb(const struct outbound_result *res, void *arg)
 
 	c->ob = NULL;
 	if (res->fd == -1) {
-		/* Logged with the address it was decided on, when one was. */
-		conn_log(c, false, res->reason, res->has_addr ? &res->addr :
-		    NULL);
-		refuse(c, rep_for(res->reason), res->reason);
+		refuse(c, rep_for(res->reason), res->reason, res->has_addr ?
+		    &res->addr : NULL);
 		return;
 	}
 	conn_log(c, true, res->reason, &res->addr);
@@ -150,17 +149,17 @@ request_cb(struct bufferevent *bev, void *arg)
 	evbuffer_drain(in, used);
 	c->target = req.target;		/* zero when refused */
 	if (rep != SOCKS_REP_OK) {
-		refuse(c, rep, req.reason);
+		refuse(c, rep, req.reason, NULL);
 		return;
 	}
 	/* A draining proxy, or an audit log that fails or is behind,
 	 * admits nothing new. */
 	if (c->px->draining) {
-		refuse(c, SOCKS_REP_FAILURE, EGRESS_R_SHUTTING_DOWN);
+		refuse(c, SOCKS_REP_FAILURE, EGRESS_R_SHUTTING_DOWN, NULL);
 		return;
 	}
 	if (!dlog_admits(c->px->log, c->gen->conf->log_failure_serve)) {
-		refuse(c, SOCKS_REP_FAILURE, EGRESS_R_LOG_UNAVAILABLE);
+		refuse(c, SOCKS_REP_FAILURE, EGRESS_R_LOG_UNAVAILABLE, NULL);
 		return;
 	}
 	c->state = CONN_CONNECTING;
@@ -168,7 +167,7 @@ request_cb(struct bufferevent *bev, void *arg)
 	conn_hold(c);
 	c->ob = outbound_start(c->px, c->gen, &c->target, connected_cb, c);
 	if (c->ob == NULL)
-		refuse(c, SOCKS_REP_REFUSED, EGRESS_R_CONNECT_FAILED);
+		refuse(c, SOCKS_REP_REFUSED, EGRESS_R_CONNECT_FAILED, NULL);
 }
 
 void
