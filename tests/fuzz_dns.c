@@ -16,11 +16,8 @@
 
 #include "dns/answer.h"
 #include "egress/egress.h"
+#include "tests/fuzz.h"
 
-int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
-
-/* An invariant broke: a crash the fuzzer keeps the input of. */
-#define CHECK(e)	do { if (!(e)) abort(); } while (0)
 
 static bool
 holds(const struct dns_answer *h, const struct egress_addr *a)

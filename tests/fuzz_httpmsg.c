@@ -17,11 +17,8 @@
 #include <event2/buffer.h>
 
 #include "proxy/httpmsg.h"
+#include "tests/fuzz.h"
 
-int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
-
-/* An invariant broke: a crash the fuzzer keeps the input of. */
-#define CHECK(e)	do { if (!(e)) abort(); } while (0)
 
 static struct evbuffer *
 buffer_of(const uint8_t *b, size_t len)

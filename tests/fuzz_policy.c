@@ -22,11 +22,8 @@
 
 #include "conf/conf.h"
 #include "egress/egress.h"
+#include "tests/fuzz.h"
 
-int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
-
-/* An invariant broke: a crash the fuzzer keeps the input of. */
-#define CHECK(e)	do { if (!(e)) abort(); } while (0)
 
 #define MAX_TARGETS	64
 #define MAX_ADDRS	8
@@ -182,14 +179,6 @@ judge(const struct run *run, const struct egress_target *t)
 			check_allowed_addr(p, &run->addrs[i], t->port);
 }
 
-static bool
-same_target(const struct egress_target *a, const struct egress_target *b)
-{
-	return strcmp(a->host, b->host) == 0 && a->is_addr == b->is_addr &&
-	    (!a->is_addr || memcmp(&a->addr, &b->addr, sizeof(a->addr)) == 0) &&
-	    a->port == b->port;
-}
-
 /* host:port from a target, as a request would spell it. */
 static void
 target_text(const struct egress_target *t, char *buf, size_t len)
@@ -248,7 +237,7 @@ check_line(const struct run *run, const char *s, size_t len)
 		check_ip_spelling(s, len, &t);
 		/* Normalized once is normalized. */
 		CHECK(egress_host_parse(t.host, strlen(t.host), &again,
-		    &err) == 0 && same_target(&t, &again));
+		    &err) == 0 && fuzz_same_target(&t, &again));
 		t.port = 443;
 		judge(run, &t);
 	}
@@ -256,7 +245,7 @@ check_line(const struct run *run, const char *s, size_t len)
 		CHECK(t.port != 0 && t.host[0] != '\0');
 		target_text(&t, text, sizeof(text));
 		CHECK(egress_target_parse(text, strlen(text), &again,
-		    &err) == 0 && same_target(&t, &again));
+		    &err) == 0 && fuzz_same_target(&t, &again));
 		judge(run, &t);
 	}
 }

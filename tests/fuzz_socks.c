@@ -16,11 +16,8 @@
 
 #include "egress/egress.h"
 #include "proxy/socksmsg.h"
+#include "tests/fuzz.h"
 
-int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
-
-/* An invariant broke: a crash the fuzzer keeps the input of. */
-#define CHECK(e)	do { if (!(e)) abort(); } while (0)
 
 /* A copy of exactly len bytes, so that ASan sees a read past them. */
 static uint8_t *
@@ -44,14 +41,6 @@ is_zero(const void *p, size_t len)
 		if (b[i] != 0)
 			return false;
 	return true;
-}
-
-static bool
-same_target(const struct egress_target *a, const struct egress_target *b)
-{
-	return strcmp(a->host, b->host) == 0 && a->is_addr == b->is_addr &&
-	    (!a->is_addr || memcmp(&a->addr, &b->addr, sizeof(a->addr)) == 0) &&
-	    a->port == b->port;
 }
 
 static void
@@ -139,7 +128,7 @@ check_domain(const uint8_t *name, size_t nlen,
 	/* Normalized once is normalized. */
 	CHECK(egress_host_parse(t->host, strlen(t->host), &again, &err) == 0);
 	again.port = t->port;
-	CHECK(same_target(&again, t));
+	CHECK(fuzz_same_target(&again, t));
 }
 
 static void
@@ -215,7 +204,7 @@ check_request(const uint8_t *b, size_t len)
 		CHECK(rep2 == rep);
 		if (rep == SOCKS_REP_OK) {
 			CHECK(k == used && used2 == used);
-			CHECK(same_target(&again.target, &r.target));
+			CHECK(fuzz_same_target(&again.target, &r.target));
 		} else
 			CHECK(again.reason == r.reason && used2 <= k);
 	}

@@ -20,12 +20,9 @@
 #include <openssl/pem.h>
 
 #include "attest/attest.h"
+#include "tests/fuzz.h"
 
 int	LLVMFuzzerInitialize(int *, char ***);
-int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
-
-/* An invariant broke: a crash the fuzzer keeps the input of. */
-#define CHECK(e)	do { if (!(e)) abort(); } while (0)
 
 /*
  * The test key's private half (RFC 8032 raw seed), public on purpose.  Its

@@ -89,6 +89,12 @@ CURL() {
 	curl -q -sS --max-time 5 --noproxy '' "$@"
 }
 
+# http_code PORT URL: the status a forwarded GET through the proxy gets.
+http_code() {
+	CURL -x "http://127.0.0.1:$1" -o /dev/null -w '%{http_code}' "$2" \
+	    2>/dev/null
+}
+
 # raw PORT REQ...: one connection, one response read per request, summary
 # in $TMP/raw.out.
 raw() {
@@ -2069,24 +2075,21 @@ for url in sys.argv[2:]:
 	printf 'exempt 127.0.0.4\n' >>"$TMP/act.conf"
 	: >"$TMP/dns.log"
 	start_proxy act2 "$TMP/act.conf" || return 0
-	code=$(CURL -x "http://127.0.0.1:$PX_PORT" -o /dev/null \
-	    -w '%{http_code}' "http://exempt.test:$O4/x" 2>/dev/null)
+	code=$(http_code "$PX_PORT" "http://exempt.test:$O4/x")
 	if [ "$code" = 200 ] && grep -q '"/x"\|/x' "$TMP/origin4.log"; then
 		ok "exempt: the exempt address is served (200 from 127.0.0.4)"
 	else
 		not_ok "exempt: the exempt address is served" "status $code" \
 		    "$(tail -3 "$TMP/origin4.log")"
 	fi
-	code=$(CURL -x "http://127.0.0.1:$PX_PORT" -o /dev/null \
-	    -w '%{http_code}' "http://unlisted.test:$O4/x" 2>/dev/null)
+	code=$(http_code "$PX_PORT" "http://unlisted.test:$O4/x")
 	if [ "$code" = 403 ] && ! grep -q '^unlisted\.test' "$TMP/dns.log"; then
 		ok "exempt: a name no rule allows is still 403 and never looked up"
 	else
 		not_ok "exempt: a name no rule allows is still 403 and never looked up" \
 		    "status $code" "$(cat "$TMP/dns.log")"
 	fi
-	code=$(CURL -x "http://127.0.0.1:$PX_PORT" -o /dev/null \
-	    -w '%{http_code}' "http://127.0.0.4:$O4/x" 2>/dev/null)
+	code=$(http_code "$PX_PORT" "http://127.0.0.4:$O4/x")
 	if [ "$code" = 403 ]; then
 		ok "exempt: the address itself, with no allow rule: 403"
 	else
