@@ -51,27 +51,57 @@ env_passes(const char *entry, const struct sandbox_request *r)
 	return false;
 }
 
+/* What harn-egressd sets itself in CMD's environment. */
+static const char *const proxy_vars[] = {
+	"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy",
+};
+static const char *const socks_vars[] = { "ALL_PROXY", "all_proxy" };
+/*
+ * CMD's own loopback servers (a test suite's) are reached directly: its
+ * loopback is its namespace's, or ports it bound itself (the broker
+ * decides), never the host's services.
+ */
+static const char *const direct_vars[] = { "NO_PROXY", "no_proxy" };
+/* Package managers' caches, below .harn-cache, so none writes $HOME. */
+static const struct {
+	const char	*name, *dir;
+} caches[] = {
+	{ "npm_config_cache", "npm" }, { "PIP_CACHE_DIR", "pip" },
+	{ "GOCACHE", "go-build" }, { "GOMODCACHE", "go-mod" },
+	{ "YARN_CACHE_FOLDER", "yarn" },
+};
+static const char *const other_vars[] = {
+	"TMPDIR", "TMP", "TEMP", "XDG_CACHE_HOME", "NPM_CONFIG_USERCONFIG",
+	"NODE_USE_ENV_PROXY",
+};
+
+static bool
+name_in(const char *entry, size_t n, const char *const *names, size_t count)
+{
+	size_t i;
+
+	for (i = 0; i < count; i++)
+		if (name_is(entry, n, names[i]))
+			return true;
+	return false;
+}
+
 /*
  * What harn-egressd sets itself is never taken from the caller, not even
- * with --env: the proxy variables, NO_PROXY, NODE_USE_ENV_PROXY and the
- * temporary and cache directories.
+ * with --env.
  */
 static bool
 env_is_ours(const char *entry)
 {
-	static const char *const ours[] = {
-		"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy",
-		"ALL_PROXY", "all_proxy", "NO_PROXY", "no_proxy",
-		"NODE_USE_ENV_PROXY", "TMPDIR", "TMP", "TEMP",
-		"XDG_CACHE_HOME", "NPM_CONFIG_USERCONFIG", "npm_config_cache",
-		"PIP_CACHE_DIR", "GOCACHE", "GOMODCACHE", "YARN_CACHE_FOLDER",
-	};
 	size_t i, n = strcspn(entry, "=");
 
-	for (i = 0; i < NELEM(ours); i++)
-		if (name_is(entry, n, ours[i]))
+	for (i = 0; i < NELEM(caches); i++)
+		if (name_is(entry, n, caches[i].name))
 			return true;
-	return false;
+	return name_in(entry, n, proxy_vars, NELEM(proxy_vars)) ||
+	    name_in(entry, n, socks_vars, NELEM(socks_vars)) ||
+	    name_in(entry, n, direct_vars, NELEM(direct_vars)) ||
+	    name_in(entry, n, other_vars, NELEM(other_vars));
 }
 
 static char *
@@ -261,23 +291,6 @@ char **
 sandbox_env_build(const struct sandbox_request *r, unsigned short port,
     char *err, size_t errlen)
 {
-	static const char *const proxy_vars[] = {
-		"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy",
-	};
-	static const char *const socks_vars[] = { "ALL_PROXY", "all_proxy" };
-	/*
-	 * CMD's own loopback servers (a test suite's) are reached directly:
-	 * its loopback is its namespace's, or ports it bound itself (the
-	 * broker decides), never the host's services.
-	 */
-	static const char *const direct_vars[] = { "NO_PROXY", "no_proxy" };
-	static const struct {
-		const char	*name, *dir;
-	} caches[] = {
-		{ "npm_config_cache", "npm" }, { "PIP_CACHE_DIR", "pip" },
-		{ "GOCACHE", "go-build" }, { "GOMODCACHE", "go-mod" },
-		{ "YARN_CACHE_FOLDER", "yarn" },
-	};
 	extern char **environ;
 	struct strv env = { NULL, 0, 0 };
 	char *tmp = NULL, *cache = NULL, url[64];
@@ -296,7 +309,6 @@ sandbox_env_build(const struct sandbox_request *r, unsigned short port,
 	    strv_add(&env, pair("TEMP", tmp)) == -1 ||
 	    strv_add(&env, pair("XDG_CACHE_HOME", cache)) == -1)
 		goto fail;
-	/* Package managers' caches, so none needs to write $HOME. */
 	for (i = 0; i < NELEM(caches); i++)
 		if (strv_add(&env, pair_in(caches[i].name, cache,
 		    caches[i].dir)) == -1)
