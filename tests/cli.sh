@@ -282,6 +282,112 @@ else
 	not_ok "man pages name every option, directive and reason" "missing:$missing"
 fi
 
+# Every member of a real report is described in ATTESTATION REPORT, by
+# its dotted name: a run-mode report (signed) and a service-mode one.
+man_section() {
+	# $1: section title: the roff text from .SH $1 to the next .SH.
+	awk -v t=".SH $1" '$0 == t { on = 1; next } /^\.SH / { on = 0 } on' \
+	    "$top_srcdir/man/harn-egressd.8"
+}
+man_section "ATTESTATION REPORT" > "$TMP/man-report"
+"$EGRESSD" keygen --out "$TMP/mk" >/dev/null
+printf 'default deny\n' > "$TMP/mp.conf"
+mkdir -p "$TMP/mws"
+"$EGRESSD" --policy "$TMP/mp.conf" --workspace "$TMP/mws" \
+    --attest "$TMP/mr-run.json" --sign-key "$TMP/mk" -- true 2>"$TMP/err" ||
+    cat "$TMP/err"
+"$EGRESSD" --policy "$TMP/mp.conf" --attest "$TMP/mr-svc.json" \
+    --port-file "$TMP/mport" >/dev/null 2>&1 &
+mpid=$!
+BG_PIDS="$BG_PIDS $mpid"
+wait_file "$TMP/mport" 50 "$mpid" || true
+kill -TERM "$mpid" 2>/dev/null || true
+wait_gone "$mpid" 50 || true
+members=$($PY -c '
+import json, sys
+def walk(o, pre):
+    for k, v in o.items():
+        p = pre + k
+        if isinstance(v, dict) and k != "by_reason":
+            walk(v, p + ".")
+        else:
+            print(p)
+for f in sys.argv[1:]:
+    walk(json.load(open(f)), "")
+' "$TMP/mr-run.json" "$TMP/mr-svc.json" | sort -u)
+missing=""
+for m in $members; do
+	grep -qF -- "$m" "$TMP/man-report" || missing="$missing $m"
+done
+if [ -n "$members" ] && [ -z "$missing" ] &&
+    echo "$members" | grep -qx 'signature.key_id' &&
+    echo "$members" | grep -qx 'log.complete'; then
+	ok "man page describes every report member ($(echo $members | wc -w))"
+else
+	not_ok "man page describes every report member" "missing:$missing" \
+	    "members: $(echo $members)"
+fi
+
+# Every exit status a command gives is in EXIT STATUS, under that command.
+man_section "EXIT STATUS" > "$TMP/man-exit"
+man_exit() {
+	# $1: the entry (.B "service mode", .B check...), $2: the status seen.
+	awk -v e=".B $1" '$0 == e { on = 1; next } /^\.TP/ { on = 0 } on' \
+	    "$TMP/man-exit" > "$TMP/man-entry"
+	pat=$2
+	[ "$2" -gt 128 ] && pat='128\+'
+	case "$1:$2" in
+	'"run mode":'[4-9]|'"run mode":'[1-9][0-9]) pat="command's own exit status" ;;
+	esac
+	if [ -s "$TMP/man-entry" ] && grep -Eq -- "(^|[^0-9])$pat([^0-9]|$)" \
+	    "$TMP/man-entry"; then
+		ok "EXIT STATUS names $1 exiting $2"
+	else
+		not_ok "EXIT STATUS names $1 exiting $2" \
+		    "entry: $(cat "$TMP/man-entry")"
+	fi
+}
+# exit_seen ENTRY WANT CMD...: CMD exits WANT, and the man page says so.
+exit_seen() {
+	entry=$1 want=$2
+	shift 2
+	expect_rc "$entry exits $want: $*" "$want" "$@"
+	man_exit "$entry" "$want"
+}
+printf 'allw x\n' > "$TMP/mbad.conf"
+exit_seen check 0 "$EGRESSD" check --policy "$TMP/mp.conf"
+exit_seen check 2 "$EGRESSD" check --policy "$TMP/mbad.conf"
+exit_seen explain 0 "$EGRESSD" explain --policy "$TMP/mp.conf" x.example:1
+exit_seen explain 2 "$EGRESSD" explain --policy "$TMP/mbad.conf" x.example:1
+exit_seen verify 0 "$EGRESSD" verify --pubkey "$TMP/mk.pub" "$TMP/mr-run.json"
+sed 's/"code":0/"code":1/' "$TMP/mr-run.json" > "$TMP/mr-bad.json"
+exit_seen verify 1 "$EGRESSD" verify --pubkey "$TMP/mk.pub" "$TMP/mr-bad.json"
+exit_seen verify 2 "$EGRESSD" verify "$TMP/mr-run.json"
+: > "$TMP/empty.log"
+exit_seen audit 0 "$EGRESSD" audit "$TMP/empty.log"
+exit_seen audit 1 "$EGRESSD" audit "$TMP/no-such.log"
+exit_seen audit 2 "$EGRESSD" audit --top
+exit_seen doctor 0 "$EGRESSD" doctor
+exit_seen doctor 2 "$EGRESSD" doctor --jsn
+exit_seen keygen 0 "$EGRESSD" keygen --out "$TMP/mk2"
+exit_seen keygen 1 "$EGRESSD" keygen --out "$TMP/mk2"
+exit_seen keygen 2 "$EGRESSD" keygen
+exit_seen '"run mode"' 7 "$EGRESSD" --policy "$TMP/mp.conf" --no-sandbox \
+    -- sh -c 'exit 7'
+exit_seen '"run mode"' 137 "$EGRESSD" --policy "$TMP/mp.conf" --no-sandbox \
+    -- sh -c 'kill -9 $$'
+exit_seen '"run mode"' 127 "$EGRESSD" --policy "$TMP/mp.conf" --no-sandbox \
+    -- "$TMP/no-such-command"
+printf '#!/bin/sh\n' > "$TMP/noexec"
+exit_seen '"run mode"' 126 "$EGRESSD" --policy "$TMP/mp.conf" --no-sandbox \
+    -- "$TMP/noexec"
+exit_seen '"run mode"' 2 "$EGRESSD" --policy "$TMP/mbad.conf" -- true
+exit_seen '"service mode"' 2 "$EGRESSD" --policy "$TMP/mbad.conf"
+exit_seen '"service mode"' 1 "$EGRESSD" --policy "$TMP/mp.conf" \
+    --port-file "$TMP/no-such-dir/port"
+man_exit '"run mode"' 3
+man_exit '"service mode"' 0
+
 # The systemd unit verifies, with the binary where make install puts it
 # (here: this build's) and the man pages it names.
 if command -v systemd-analyze >/dev/null 2>&1 && command -v man >/dev/null 2>&1; then
