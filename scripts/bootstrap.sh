@@ -18,6 +18,9 @@ for p in $PACKAGES; do
 		missing="$missing $p"
 	fi
 done
+# npm (the run-mode tests compare its settings inside and out): Debian's
+# package only where no npm is there; a Node.js from elsewhere brings its own.
+command -v npm >/dev/null 2>&1 || missing="$missing npm"
 if [ -n "$missing" ]; then
 	echo "bootstrap: installing:$missing"
 	sudo=""

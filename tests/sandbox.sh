@@ -1142,6 +1142,26 @@ print(urllib.request.urlopen("http://127.0.0.1:%d/" % s.server_port, timeout=5).
 		not_ok "~/.npmrc: settings through a stand-in, no credential line inside or in the workspace" \
 		    "exit $RC: $(head -c 500 "$TMP/box.out")"
 	fi
+	# The same with a real npm: the settings it reads inside are the ones
+	# it reads outside, the credentials are not there.
+	npm_show='npm config get registry always-auth 2>/dev/null; npm config list 2>/dev/null | grep -c "(protected)"'
+	if command -v npm >/dev/null 2>&1; then
+		env HOME="$H" npm_config_cache="$TMP/npm-cache" sh -c "$npm_show" \
+		    >"$TMP/npm.out" 2>&1
+		run_out "$TMP/box.out" box -- sh -c "$npm_show"
+		# Outside: the settings, then the two credentials npm protects.
+		# Inside: the same settings, no credential at all.
+		if [ "$(cat "$TMP/npm.out")" = "$(printf 'registry=https://npm.example.test/\nalways-auth=true\n2')" ] &&
+		    [ "$(cat "$TMP/box.out")" = "$(printf 'registry=https://npm.example.test/\nalways-auth=true\n0')" ] &&
+		    ! grep -rq "$npm_secret" "$WS" 2>/dev/null; then
+			ok "npm config: the same settings inside and out, its protected credentials only outside"
+		else
+			not_ok "npm config: the same settings inside and out, its protected credentials only outside" \
+			    "outside: $(cat "$TMP/npm.out")" "inside (exit $RC): $(head -c 500 "$TMP/box.out")"
+		fi
+	else
+		skip "npm config inside and out: npm is not installed (scripts/bootstrap.sh installs it)"
+	fi
 	rm -f "$H/.npmrc"
 	[ "$had_npmrc" = yes ] && mv "$H/.npmrc.saved" "$H/.npmrc"
 	BOX_ENV="HARN_PASS_ME=1"
