@@ -198,8 +198,14 @@ grant_inside(struct build *b, const char *path, enum landlock_grant how)
 /*
  * A writable root that is, or holds, a system directory would make the
  * command the owner of the system (a root caller's command owns what the
- * idmapped root holds): never a workspace.
+ * idmapped root holds): never a workspace.  Nor may it reach into the
+ * package manager's state, whose lists, archives and maintainer scripts
+ * root's apt and dpkg trust later.
  */
+static const char *const package_state[] = {
+	"/var/lib/dpkg", "/var/lib/apt", "/var/cache/apt", NULL
+};
+
 int
 sandbox_writable_root_ok(const char *path, char *err, size_t errlen)
 {
@@ -216,6 +222,17 @@ sandbox_writable_root_ok(const char *path, char *err, size_t errlen)
 				    lists[k][i]);
 				return -1;
 			}
+	for (i = 0; package_state[i] != NULL; i++)
+		if (path_under(package_state[i], path) ||
+		    path_under(path, package_state[i])) {
+			snprintf(err, errlen, "%s is, holds or lies in %s, the "
+			    "package manager's state: root's apt and dpkg would "
+			    "trust and run what the command writes there (give "
+			    "apt its own state in the workspace instead; see "
+			    "apt-get in harn-egressd(8))", path,
+			    package_state[i]);
+			return -1;
+		}
 	return 0;
 }
 

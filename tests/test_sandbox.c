@@ -714,9 +714,10 @@ static void
 test_writable_root(void **state UNUSED)
 {
 	static const char *const bad[] = { "/", "/usr", "/etc", "/dev",
-	    "/proc", "/boot" };
+	    "/proc", "/boot", "/var", "/var/lib", "/var/lib/dpkg",
+	    "/var/lib/dpkg/info", "/var/lib/apt/lists", "/var/cache/apt" };
 	static const char *const fine[] = { "/home/u/proj", "/var/lib/app",
-	    "/tmp/ws", "/usr2", "/srv", "/var" };
+	    "/tmp/ws", "/usr2", "/srv", "/var/lib/dpkg2", "/var/cache/app" };
 	char err[256];
 	size_t i;
 
