@@ -1,7 +1,9 @@
 /*
  * A client connection: accepted, sniffed (0x05 first: SOCKS5, otherwise
- * HTTP), served by its protocol, and closed.  While a request head is read
- * the connection lives in a bufferevent; a tunnel takes the bare sockets.
+ * HTTP), served by its protocol, and closed.  conn_enter is the one place
+ * a state is entered: with it go the client's callbacks, watermarks and
+ * header timer.  While a request is read the connection lives in a
+ * bufferevent; a tunnel takes the bare sockets.
  */
 #include <errno.h>
 #include <netinet/in.h>
@@ -18,30 +20,22 @@
 static void	sniff_cb(struct bufferevent *, void *);
 static void	recheck_cb(evutil_socket_t, short, void *);
 static void	event_cb(struct bufferevent *, short, void *);
+static void	flushed_cb(struct bufferevent *, void *);
 
+/*
+ * A connection that said nothing at all is closed without a word, as is a
+ * kept-alive one that began no new request, and one that would not read
+ * its refusal.  A request under way is refused as its protocol says.
+ */
 static void
 head_timeout_cb(evutil_socket_t fd, short ev, void *arg)
 {
 	struct conn *c = arg;
 
-	/*
-	 * A connection that said nothing at all is closed without a word, as
-	 * is a kept-alive one that began no new request, and one that would
-	 * not read its refusal.
-	 */
-	if (c->state == CONN_SNIFF || c->state == CONN_CLOSING ||
-	    (c->state == CONN_HTTP_HEAD && c->req == NULL &&
-	    evbuffer_get_length(bufferevent_get_input(c->bev)) == 0)) {
+	if (c->state == CONN_REQUEST)
+		c->p->timeout(c);
+	else
 		conn_close(c);
-		return;
-	}
-	if (c->proto == PROXY_SOCKS5) {
-		conn_log(c, false, EGRESS_R_INVALID_REQUEST, NULL);
-		conn_close(c);
-		return;
-	}
-	c->detail = "the request head took over header_timeout";
-	http_refuse_status(c, 408, EGRESS_R_INVALID_REQUEST);
 }
 
 /*
@@ -63,9 +57,7 @@ void
 conn_accept(struct proxy *px, evutil_socket_t fd, struct sockaddr *sa,
     int salen)
 {
-	struct timeval tv;
 	struct conn *c;
-	uint32_t ms = px->gen->conf->header_timeout;
 
 	if (px->draining || (c = calloc(1, sizeof(*c))) == NULL) {
 		close(fd);
@@ -74,24 +66,15 @@ conn_accept(struct proxy *px, evutil_socket_t fd, struct sockaddr *sa,
 	c->px = px;	/* TCP_NODELAY: inherited from the listener */
 	c->fd = fd;
 	c->gen = gen_hold(px->gen);
-	c->state = CONN_SNIFF;
 	TAILQ_INSERT_TAIL(&px->conns, c, entry);
 	px->nconns++;
 	c->active = true;
 	px->nactive++;
 	c->bev = bufferevent_socket_new(px->base, fd, 0);
 	c->head_timer = evtimer_new(px->base, head_timeout_cb, c);
-	if (c->bev == NULL || c->head_timer == NULL) {
-		conn_close(c);
-		return;
-	}
-	tv.tv_sec = ms / 1000;
-	tv.tv_usec = (ms % 1000) * 1000;
-	evtimer_add(c->head_timer, &tv);
-	bufferevent_setcb(c->bev, sniff_cb, NULL, event_cb, c);
-	bufferevent_setwatermark(c->bev, EV_READ, 0, RELAY_HIGH_WATER);
-	if (evbuffer_add_cb(bufferevent_get_output(c->bev), output_added_cb,
-	    c) == NULL || bufferevent_enable(c->bev, EV_READ) == -1)
+	if (c->bev == NULL || c->head_timer == NULL ||
+	    evbuffer_add_cb(bufferevent_get_output(c->bev), output_added_cb,
+	    c) == NULL || conn_enter(c, CONN_SNIFF) == -1)
 		conn_close(c);
 }
 
@@ -125,6 +108,7 @@ limit_wait(struct conn *c)
 	return true;
 }
 
+/* The first byte is in: the protocol it names reads the request. */
 static void
 sniff_start(struct conn *c)
 {
@@ -134,13 +118,13 @@ sniff_start(struct conn *c)
 		return;
 	if (limit_wait(c))
 		return;
-	if (first == 0x05) {
-		c->proto = PROXY_SOCKS5;
-		socks_start(c);
-	} else {
-		c->proto = PROXY_HTTP;
-		http_start(c);
+	c->p = first == 0x05 ? &socks_proto : &http_proto;
+	c->proto = c->p->proto;
+	if (conn_enter(c, CONN_REQUEST) == -1) {
+		conn_close(c);
+		return;
 	}
+	c->p->request_read(c->bev, c);
 }
 
 static void
@@ -148,8 +132,6 @@ recheck_cb(evutil_socket_t fd, short ev, void *arg)
 {
 	struct conn *c = arg;
 
-	(void)fd;
-	(void)ev;
 	if (bufferevent_enable(c->bev, EV_READ) == -1) {
 		conn_close(c);
 		return;
@@ -160,7 +142,6 @@ recheck_cb(evutil_socket_t fd, short ev, void *arg)
 static void
 sniff_cb(struct bufferevent *bev, void *arg)
 {
-	(void)bev;
 	sniff_start(arg);
 }
 
@@ -187,7 +168,7 @@ event_cb(struct bufferevent *bev, short what, void *arg)
 	 * the response to a request it finished, and whatever is queued.
 	 */
 	if (!(what & BEV_EVENT_ERROR)) {
-		if (c->state == CONN_HTTP_FORWARD && http_client_eof(c))
+		if (c->state == CONN_RELAY && c->p->client_eof(c))
 			return;
 		if (evbuffer_get_length(bufferevent_get_output(bev)) > 0) {
 			conn_close_after_flush(c);
@@ -199,22 +180,90 @@ event_cb(struct bufferevent *bev, short what, void *arg)
 }
 
 /*
- * While a tunnel's target connects, the client stays registered for
- * reading with no callback: what it sends waits in the buffer (up to the
- * high water mark) for the tunnel, and the socket changes hands within
- * one loop pass, so epoll is not told to forget it and learn it again.
+ * While a request is read, the client's input may grow one byte past
+ * max_header_bytes: enough to tell a head that is too big (431) at once,
+ * rather than stop reading at the relay's high-water mark and wait for
+ * the header timeout.
  */
-void
-conn_hold(struct conn *c)
+static size_t
+request_high_water(const struct conn *c)
 {
-	bufferevent_setcb(c->bev, NULL, NULL, event_cb, c);
+	size_t hw = (size_t)c->gen->conf->max_header_bytes + 1;
+
+	return hw > RELAY_HIGH_WATER ? hw : RELAY_HIGH_WATER;
 }
 
-void
-conn_set_callbacks(struct conn *c, bufferevent_data_cb rd,
-    bufferevent_data_cb wr)
+static int
+head_timer_start(struct conn *c)
 {
-	bufferevent_setcb(c->bev, rd, wr, event_cb, c);
+	struct timeval tv = ms_timeval(c->gen->conf->header_timeout);
+
+	return evtimer_add(c->head_timer, &tv);
+}
+
+int
+conn_enter(struct conn *c, enum conn_state s)
+{
+	struct bufferevent *b = c->bev;
+	const struct conn_proto *p = c->p;
+
+	c->state = s;
+	switch (s) {
+	case CONN_SNIFF:
+		bufferevent_setcb(b, sniff_cb, NULL, event_cb, c);
+		bufferevent_setwatermark(b, EV_READ, 0, RELAY_HIGH_WATER);
+		if (head_timer_start(c) == -1)
+			return -1;
+		return bufferevent_enable(b, EV_READ);
+	case CONN_IDLE:
+		/* header_timeout for the next request, from now. */
+		if (bufferevent_set_timeouts(b, NULL, NULL) == -1 ||
+		    head_timer_start(c) == -1)
+			return -1;
+		/* FALLTHROUGH */
+	case CONN_REQUEST:
+		/* The timer goes on: a request's time counts from its start. */
+		c->step = 0;
+		bufferevent_setcb(b, p->request_read, NULL, event_cb, c);
+		bufferevent_setwatermark(b, EV_READ, 0, request_high_water(c));
+		return bufferevent_enable(b, EV_READ);
+	case CONN_CONNECTING:
+		/*
+		 * The client stays registered for reading with no callback:
+		 * what it sends waits in the buffer (up to the high-water
+		 * mark) for a tunnel, and the socket changes hands within one
+		 * loop pass, so epoll is not told to forget it and learn it
+		 * again.  connect_timeout rules from here.
+		 */
+		bufferevent_setcb(b, NULL, NULL, event_cb, c);
+		return evtimer_del(c->head_timer);
+	case CONN_RELAY:
+		bufferevent_setcb(b, p->relay_read, p->relay_write, event_cb,
+		    c);
+		bufferevent_setwatermark(b, EV_WRITE, RELAY_HIGH_WATER / 2, 0);
+		bufferevent_setwatermark(b, EV_READ, 0, RELAY_HIGH_WATER);
+		if (evtimer_del(c->head_timer) == -1)
+			return -1;
+		return bufferevent_enable(b, EV_READ);
+	case CONN_TUNNEL:
+		return 0;	/* the tunnel has the sockets; no timer */
+	case CONN_CLOSING:
+		/* A client that never reads its refusal is not waited for. */
+		bufferevent_setcb(b, NULL, flushed_cb, event_cb, c);
+		if (bufferevent_disable(b, EV_READ) == -1)
+			return -1;
+		return head_timer_start(c);
+	}
+	return -1;
+}
+
+int
+conn_write(struct conn *c, const void *b, size_t len)
+{
+	if (evbuffer_add(bufferevent_get_output(c->bev), b, len) == 0)
+		return 0;
+	conn_close(c);
+	return -1;
 }
 
 /* No longer one of max_connections: it is only flushing, or gone. */
@@ -237,7 +286,8 @@ conn_close(struct conn *c)
 		tunnel_free(c->tunnel);	/* closes c->fd */
 	else if (c->fd != -1)
 		close(c->fd);
-	http_free(c);
+	if (c->p != NULL)
+		c->p->free(c);
 	if (c->bev != NULL)
 		bufferevent_free(c->bev);
 	if (c->head_timer != NULL)
@@ -266,49 +316,42 @@ flushed_cb(struct bufferevent *bev, void *arg)
 void
 conn_close_after_flush(struct conn *c)
 {
-	struct timeval tv;
-	uint32_t ms = c->gen->conf->header_timeout;
-
-	c->state = CONN_CLOSING;
 	inactive(c);
 	outbound_cancel(c->ob);
 	c->ob = NULL;
-	http_free(c);
-	bufferevent_disable(c->bev, EV_READ);
-	bufferevent_setcb(c->bev, NULL, flushed_cb, event_cb, c);
-	/* A client that never reads its refusal is not waited for forever. */
-	tv.tv_sec = ms / 1000;
-	tv.tv_usec = (ms % 1000) * 1000;
-	evtimer_add(c->head_timer, &tv);
+	if (c->p != NULL)
+		c->p->free(c);
+	if (conn_enter(c, CONN_CLOSING) == -1) {
+		conn_close(c);
+		return;
+	}
 	flushed_cb(c->bev, c);
 }
 
-/* Between requests on a kept-alive connection, not one byte of the next. */
-static bool
-conn_idle(struct conn *c)
+/* A new request on a kept-alive connection: a reload applies from here. */
+void
+conn_next_request(struct conn *c)
 {
-	return c->state == CONN_HTTP_HEAD && c->req == NULL &&
-	    evbuffer_get_length(bufferevent_get_input(c->bev)) == 0;
+	gen_release(c->gen);
+	c->gen = gen_hold(c->px->gen);
+	c->logged = false;
+	c->detail = NULL;
+	memset(&c->target, 0, sizeof(c->target));
 }
 
 void
 conn_drain_start(struct conn *c)
 {
 	/* As after the header timeout: nothing was asked, nothing is said. */
-	if (conn_idle(c))
+	if (c->state == CONN_IDLE)
 		conn_close(c);
 }
 
 void
 conn_drain_refuse(struct conn *c)
 {
-	if (c->state != CONN_CONNECTING && (c->state != CONN_HTTP_HEAD ||
-	    conn_idle(c)))
-		return;
-	if (c->proto == PROXY_SOCKS5)
-		socks_refuse(c, EGRESS_R_SHUTTING_DOWN);
-	else
-		http_refuse(c, EGRESS_R_SHUTTING_DOWN);
+	if (c->state == CONN_CONNECTING || c->state == CONN_REQUEST)
+		c->p->refuse(c, EGRESS_R_SHUTTING_DOWN);
 }
 
 void
@@ -367,7 +410,6 @@ conn_start_tunnel(struct conn *c, int ofd, const void *reply, size_t len)
 	struct evbuffer *in = bufferevent_get_input(c->bev);
 	ssize_t n;
 
-	evtimer_del(c->head_timer);
 	if ((c->early = evbuffer_new()) == NULL ||
 	    evbuffer_add_buffer(c->early, in) == -1)
 		goto fail;
@@ -387,7 +429,7 @@ conn_start_tunnel(struct conn *c, int ofd, const void *reply, size_t len)
 	c->bev = NULL;
 	event_free(c->head_timer);
 	c->head_timer = NULL;
-	c->state = CONN_TUNNEL;
+	(void)conn_enter(c, CONN_TUNNEL);
 	return;
 fail:
 	close(ofd);

@@ -29,6 +29,7 @@
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 
+#include "proxy/mstime.h"
 #include "proxy/proxy.h"
 
 #define FLUSH_BYTES	(64 * 1024)
@@ -72,10 +73,11 @@ static const char *const protocol_names[] = {
 static void
 arm(struct dlog *l, int ms)
 {
-	struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
+	struct timeval tv = ms_timeval((uint64_t)ms);
 
+	/* Out of memory for the timer: the next decision flushes instead. */
 	if (!evtimer_pending(l->timer, NULL))
-		evtimer_add(l->timer, &tv);
+		(void)evtimer_add(l->timer, &tv);
 }
 
 static void

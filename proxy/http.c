@@ -1,8 +1,8 @@
 /*
- * HTTP/1.1 proxying (SPEC 4): CONNECT tunnels, and absolute-form requests
- * forwarded one at a time, each decided anew, over a fresh origin
- * connection that closes after its response.  Refusals carry the status,
- * X-Harn-Egress-Reason, a one-line body and Connection: close.
+ * HTTP/1.1 requests (SPEC 4): a head read and checked, its target decided;
+ * CONNECT then becomes a tunnel, an absolute-form request is forwarded
+ * (forward.c).  Refusals carry the status, X-Harn-Egress-Reason, a reason
+ * phrase naming harn-egressd, a one-line body and Connection: close.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,37 +10,9 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "proxy/httpmsg.h"
-#include "proxy/internal.h"
-
-/* Headers that belong to one hop, or to the proxy: never forwarded. */
-static const char *const hop_headers[] = {
-	"Connection", "Keep-Alive", "Proxy-Connection", "Proxy-Authorization",
-	"Proxy-Authenticate", "TE", "Trailer", "Upgrade", NULL
-};
-
-struct http_req {
-	char			*head;		/* owned; headers point into it */
-	struct httpmsg		 msg;
-	char			*path;		/* origin-form, into head */
-	size_t			 pathlen;
-	bool			 connect;
-	bool			 head_method;
-	bool			 client_close;	/* no further request after this */
-	bool			 http10;
-	struct httpmsg_body	 body;
-};
-
-struct http_fwd {
-	struct bufferevent	*origin;
-	bool			 req_done;	/* request body fully sent */
-	bool			 resp_head;	/* final response head relayed */
-	bool			 origin_eof;
-	struct httpmsg_body	 resp;
-};
+#include "proxy/http.h"
 
 static void	head_read_cb(struct bufferevent *, void *);
-static void	head_watermark(struct conn *);
 
 static const char *
 status_text(int status)
@@ -172,8 +144,9 @@ refuse(struct conn *c, int status, enum egress_reason reason,
 	conn_log(c, false, reason, addr);
 	refusal_body(c, reason, addr, body, sizeof(body));
 	n = http_refusal(resp, sizeof(resp), status, reason, body);
-	if (n > 0 && (size_t)n < sizeof(resp))
-		evbuffer_add(bufferevent_get_output(c->bev), resp, (size_t)n);
+	if (n > 0 && (size_t)n < sizeof(resp) &&
+	    conn_write(c, resp, (size_t)n) == -1)
+		return;
 	conn_close_after_flush(c);
 }
 
@@ -189,62 +162,51 @@ http_refuse(struct conn *c, enum egress_reason reason)
 	refuse(c, status_for(reason), reason, NULL);
 }
 
-static void
-fwd_free(struct http_fwd *f)
-{
-	if (f == NULL)
-		return;
-	if (f->origin != NULL)
-		bufferevent_free(f->origin);
-	free(f);
-}
-
-static void
-req_free(struct http_req *r)
-{
-	if (r == NULL)
-		return;
-	free(r->head);
-	free(r);
-}
-
 void
+http_req_free(struct conn *c)
+{
+	forward_free(c);
+	if (c->req != NULL) {
+		free(c->req->head);
+		free(c->req);
+		c->req = NULL;
+	}
+}
+
+/* Everything HTTP holds for this connection, kept origin included. */
+static void
 http_free(struct conn *c)
 {
-	fwd_free(c->fwd);
-	c->fwd = NULL;
-	req_free(c->req);
-	c->req = NULL;
-}
-
-static void
-head_timer_start(struct conn *c)
-{
-	uint32_t ms = c->gen->conf->header_timeout;
-	struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
-
-	evtimer_add(c->head_timer, &tv);
+	http_req_free(c);
+	forward_drop_kept(c);
 }
 
 /* Ready for the next request on a kept-alive connection. */
-static void
-next_request(struct conn *c)
+void
+http_next_request(struct conn *c)
 {
-	http_free(c);
-	/* A reload applies from the next request on. */
-	gen_release(c->gen);
-	c->gen = gen_hold(c->px->gen);
-	c->logged = false;
-	c->detail = NULL;
-	memset(&c->target, 0, sizeof(c->target));
-	c->state = CONN_HTTP_HEAD;
-	bufferevent_set_timeouts(c->bev, NULL, NULL);	/* the head timer's */
-	head_timer_start(c);
-	head_watermark(c);
-	conn_set_callbacks(c, head_read_cb, NULL);
-	bufferevent_enable(c->bev, EV_READ);
+	http_req_free(c);
+	conn_next_request(c);
+	if (conn_enter(c, CONN_IDLE) == -1) {
+		conn_close(c);
+		return;
+	}
 	if (evbuffer_get_length(bufferevent_get_input(c->bev)) > 0)
 		head_read_cb(c->bev, c);
+}
+
+/* RFC 9110 9.2.2: a request that may be sent again with the same effect. */
+static bool
+method_is_idempotent(const char *m, size_t len)
+{
+	static const char *const idem[] = { "GET", "HEAD", "OPTIONS", "TRACE",
+	    "PUT", "DELETE", NULL };
+	size_t i;
+
+	for (i = 0; idem[i] != NULL; i++)
+		if (len == strlen(idem[i]) && memcmp(m, idem[i], len) == 0)
+			return true;
+	return false;
 }
 
 /* "METHOD TARGET HTTP/1.x" */
@@ -271,6 +233,7 @@ parse_request_line(struct http_req *r, char **target, size_t *tlen)
 			return -1;
 	r->connect = sp1 - s == 7 && strncmp(s, "CONNECT", 7) == 0;
 	r->head_method = sp1 - s == 4 && strncmp(s, "HEAD", 4) == 0;
+	r->idempotent = method_is_idempotent(s, (size_t)(sp1 - s));
 	r->http10 = sp2[8] == '0';
 	r->client_close = r->http10;	/* HTTP/1.0: close unless asked */
 	*target = sp1 + 1;
@@ -384,8 +347,9 @@ parse_request(struct conn *c, size_t headlen)
 		return EGRESS_R_INVALID_REQUEST;
 	}
 	c->req = r;
-	evbuffer_remove(bufferevent_get_input(c->bev), r->head, headlen);
-	if (httpmsg_parse(r->head, headlen, &r->msg) != HTTPMSG_OK ||
+	if (evbuffer_remove(bufferevent_get_input(c->bev), r->head,
+	    headlen) != (int)headlen ||
+	    httpmsg_parse(r->head, headlen, &r->msg) != HTTPMSG_OK ||
 	    parse_request_line(r, &target, &tlen) == -1)
 		return EGRESS_R_INVALID_REQUEST;
 	note_connection_tokens(r);
@@ -436,351 +400,6 @@ check_request(struct conn *c)
 	return EGRESS_R_INVALID_REQUEST;
 }
 
-static bool
-is_hop_name(const struct httpmsg_header *h)
-{
-	size_t i;
-
-	for (i = 0; hop_headers[i] != NULL; i++)
-		if (httpmsg_name_is(h, hop_headers[i]))
-			return true;
-	return false;
-}
-
-static bool
-is_hop_header(const struct http_req *r, const struct httpmsg_header *h)
-{
-	const struct httpmsg_header *ch;
-	char name[64];
-	size_t i;
-
-	if (is_hop_name(h))
-		return true;
-	if (httpmsg_name_is(h, "Host") || h->nlen >= sizeof(name))
-		return httpmsg_name_is(h, "Host");
-	/* Headers the client's Connection header names are hop-by-hop too. */
-	memcpy(name, h->name, h->nlen);
-	name[h->nlen] = '\0';
-	for (i = 0; i < r->msg.nheaders; i++) {
-		ch = &r->msg.headers[i];
-		if (httpmsg_name_is(ch, "Connection") &&
-		    httpmsg_value_has(ch->value, ch->vlen, name))
-			return true;
-	}
-	return false;
-}
-
-/* The request as the origin sees it: origin-form, our Host, no hop headers. */
-static void
-write_request_head(struct conn *c, struct evbuffer *out)
-{
-	struct http_req *r = c->req;
-	const struct httpmsg_header *h;
-	size_t i, mlen = (size_t)((char *)memchr(r->msg.start, ' ',
-	    r->msg.slen) - r->msg.start);
-	bool v6 = c->target.is_addr && !egress_addr_is_v4(&c->target.addr);
-
-	evbuffer_add(out, r->msg.start, mlen);
-	evbuffer_add(out, " ", 1);
-	if (r->pathlen == 0 || r->path[0] != '/')
-		evbuffer_add(out, "/", 1);
-	evbuffer_add(out, r->path, r->pathlen);
-	evbuffer_add_printf(out, " HTTP/1.1\r\nHost: %s%s%s", v6 ? "[" : "",
-	    c->target.host, v6 ? "]" : "");
-	if (c->target.port != 80)
-		evbuffer_add_printf(out, ":%u", c->target.port);
-	evbuffer_add(out, "\r\n", 2);
-	for (i = 0; i < r->msg.nheaders; i++) {
-		h = &r->msg.headers[i];
-		if (is_hop_header(r, h))
-			continue;
-		evbuffer_add(out, h->name, h->nlen);
-		evbuffer_add(out, ": ", 2);
-		evbuffer_add(out, h->value, h->vlen);
-		evbuffer_add(out, "\r\n", 2);
-	}
-	/* One request per origin connection: each request is decided anew. */
-	evbuffer_add(out, "Connection: close\r\n\r\n", 21);
-}
-
-static void	forward_client_read_cb(struct bufferevent *, void *);
-static void	origin_read_cb(struct bufferevent *, void *);
-static void	origin_write_cb(struct bufferevent *, void *);
-static void	origin_event_cb(struct bufferevent *, short, void *);
-static void	client_write_cb(struct bufferevent *, void *);
-
-/* The exchange is over: keep the client for another request, or close. */
-static void
-forward_done(struct conn *c)
-{
-	struct http_fwd *f = c->fwd;
-
-	if (c->req->client_close || !f->req_done ||
-	    f->resp.kind == BODY_UNTIL_CLOSE || c->px->draining) {
-		conn_close_after_flush(c);
-		return;
-	}
-	next_request(c);
-}
-
-bool
-http_client_eof(struct conn *c)
-{
-	if (c->fwd == NULL || c->req == NULL || !c->fwd->req_done)
-		return false;	/* the request itself is cut short */
-	c->req->client_close = true;
-	bufferevent_disable(c->bev, EV_READ);
-	return true;
-}
-
-/* Send what the request body framing allows; stop reading when full. */
-static void
-relay_request(struct conn *c)
-{
-	struct http_fwd *f = c->fwd;
-	struct evbuffer *out = bufferevent_get_output(f->origin);
-	int rv;
-
-	if (f->req_done)
-		return;
-	rv = httpmsg_relay_body(&c->req->body, bufferevent_get_input(c->bev),
-	    out);
-	if (rv == -1) {
-		conn_close(c);
-		return;
-	}
-	if (rv == 1) {
-		f->req_done = true;
-		/* Pipelined bytes wait until this exchange is over. */
-		bufferevent_disable(c->bev, EV_READ);
-		return;
-	}
-	if (evbuffer_get_length(out) >= RELAY_HIGH_WATER)
-		bufferevent_disable(c->bev, EV_READ);
-}
-
-static void
-forward_client_read_cb(struct bufferevent *bev, void *arg)
-{
-	relay_request(arg);
-}
-
-static void
-origin_write_cb(struct bufferevent *bev, void *arg)
-{
-	struct conn *c = arg;
-
-	if (c->fwd != NULL && !c->fwd->req_done)
-		bufferevent_enable(c->bev, EV_READ);
-}
-
-static void
-client_write_cb(struct bufferevent *bev, void *arg)
-{
-	struct conn *c = arg;
-
-	if (c->fwd != NULL && !c->fwd->origin_eof)
-		bufferevent_enable(c->fwd->origin, EV_READ);
-}
-
-static bool
-status_has_no_body(int status)
-{
-	return (status >= 100 && status < 200) || status == 204 ||
-	    status == 304;
-}
-
-/*
- * Relay a response head: hop-by-hop headers dropped, and Connection: close
- * added when the client connection ends with this response.
- */
-static int
-relay_response_head(struct conn *c, struct evbuffer *in, struct evbuffer *out)
-{
-	struct http_fwd *f = c->fwd;
-	struct httpmsg m;
-	size_t end, i;
-	char *head;
-	int status;
-
-	if ((end = httpmsg_head_end(in, 65536)) == 0)
-		return evbuffer_get_length(in) > 65536 ? -1 : 0;
-	if ((head = malloc(end)) == NULL)
-		return -1;
-	evbuffer_remove(in, head, end);
-	if (httpmsg_parse(head, end, &m) != HTTPMSG_OK ||
-	    (status = httpmsg_status(&m)) == -1 ||
-	    httpmsg_framing(&m, &f->resp) == -1) {
-		free(head);
-		return -1;
-	}
-	if (status_has_no_body(status) || c->req->head_method)
-		f->resp.kind = BODY_NONE;
-	else if (f->resp.kind == BODY_NONE)
-		f->resp.kind = BODY_UNTIL_CLOSE;	/* no length: until EOF */
-	evbuffer_add(out, m.start, m.slen);
-	evbuffer_add(out, "\r\n", 2);
-	for (i = 0; i < m.nheaders; i++) {
-		if (is_hop_name(&m.headers[i]))
-			continue;
-		evbuffer_add(out, m.headers[i].name, m.headers[i].nlen);
-		evbuffer_add(out, ": ", 2);
-		evbuffer_add(out, m.headers[i].value, m.headers[i].vlen);
-		evbuffer_add(out, "\r\n", 2);
-	}
-	if (status >= 100 && status < 200) {
-		evbuffer_add(out, "\r\n", 2);
-		free(head);
-		return 1;	/* interim: the final head is still to come */
-	}
-	if (c->req->client_close || f->resp.kind == BODY_UNTIL_CLOSE ||
-	    c->px->draining)
-		evbuffer_add(out, "Connection: close\r\n", 19);
-	else if (c->req->http10)
-		evbuffer_add(out, "Connection: keep-alive\r\n", 24);
-	evbuffer_add(out, "\r\n", 2);
-	f->resp_head = true;
-	free(head);
-	return 1;
-}
-
-/* Move what the origin sent: 1 response complete, 0 more to come, -1 bad. */
-static int
-pump_response(struct conn *c)
-{
-	struct http_fwd *f = c->fwd;
-	struct evbuffer *in = bufferevent_get_input(f->origin);
-	struct evbuffer *out = bufferevent_get_output(c->bev);
-	int rv;
-
-	while (!f->resp_head) {
-		if ((rv = relay_response_head(c, in, out)) != 1)
-			return rv;
-	}
-	return httpmsg_relay_body(&f->resp, in, out);
-}
-
-/*
- * The origin's response cannot be relayed.  Before any of it reached the
- * client, the client is told so (502; the request's decision is already
- * logged); after, the connection ends, the response cut short.
- */
-static void
-bad_response(struct conn *c, const char *what)
-{
-	if (c->fwd != NULL && !c->fwd->resp_head)
-		evbuffer_add_printf(bufferevent_get_output(c->bev),
-		    "HTTP/1.1 502 Bad Gateway\r\nContent-Type: text/plain\r\n"
-		    "Content-Length: %zu\r\nConnection: close\r\n\r\n"
-		    "harn-egressd: %s\n", strlen(what) + 15, what);
-	conn_close_after_flush(c);
-}
-
-static void
-origin_read_cb(struct bufferevent *bev, void *arg)
-{
-	struct conn *c = arg;
-
-	switch (pump_response(c)) {
-	case -1:
-		bad_response(c, "the origin's response is malformed");
-		return;
-	case 1:
-		forward_done(c);
-		return;
-	}
-	if (evbuffer_get_length(bufferevent_get_output(c->bev)) >=
-	    RELAY_HIGH_WATER)
-		bufferevent_disable(bev, EV_READ);
-}
-
-/*
- * The origin closed or failed.  What it sent before still goes to the
- * client; a response that was not complete ends the client connection.
- */
-static void
-origin_event_cb(struct bufferevent *bev, short what, void *arg)
-{
-	struct conn *c = arg;
-	int rv;
-
-	if (!(what & (BEV_EVENT_EOF | BEV_EVENT_ERROR | BEV_EVENT_TIMEOUT)))
-		return;
-	c->fwd->origin_eof = true;
-	rv = pump_response(c);
-	if (rv == 1 || (rv == 0 && c->fwd->resp_head &&
-	    c->fwd->resp.kind == BODY_UNTIL_CLOSE)) {
-		c->fwd->resp.kind = BODY_UNTIL_CLOSE;	/* no reuse after EOF */
-		forward_done(c);
-		return;
-	}
-	bad_response(c, rv == -1 ? "the origin's response is malformed" :
-	    "the origin closed before its response was complete");
-}
-
-static void
-forward_start(struct conn *c, int fd)
-{
-	struct http_fwd *f;
-	uint32_t ms = c->gen->conf->idle_timeout;
-	struct timeval idle = { ms / 1000, (ms % 1000) * 1000 };
-
-	if ((f = calloc(1, sizeof(*f))) == NULL) {
-		close(fd);
-		conn_close(c);
-		return;
-	}
-	c->fwd = f;
-	f->origin = bufferevent_socket_new(c->px->base, fd,
-	    BEV_OPT_CLOSE_ON_FREE);
-	if (f->origin == NULL) {
-		close(fd);
-		conn_close(c);
-		return;
-	}
-	c->state = CONN_HTTP_FORWARD;
-	bufferevent_setcb(f->origin, origin_read_cb, origin_write_cb,
-	    origin_event_cb, c);
-	bufferevent_setwatermark(f->origin, EV_WRITE, RELAY_HIGH_WATER / 2, 0);
-	/*
-	 * Every side bounded: an origin that sends or takes nothing, and a
-	 * client that takes nothing (its reads stop the origin's, which would
-	 * take the origin's read timeout with them), for idle_timeout.
-	 */
-	bufferevent_set_timeouts(f->origin, &idle, &idle);
-	bufferevent_set_timeouts(c->bev, NULL, &idle);
-	bufferevent_enable(f->origin, EV_READ | EV_WRITE);
-	write_request_head(c, bufferevent_get_output(f->origin));
-	conn_set_callbacks(c, forward_client_read_cb, client_write_cb);
-	bufferevent_setwatermark(c->bev, EV_WRITE, RELAY_HIGH_WATER / 2, 0);
-	bufferevent_setwatermark(c->bev, EV_READ, 0, RELAY_HIGH_WATER);
-	bufferevent_enable(c->bev, EV_READ);
-	relay_request(c);
-}
-
-static void
-connected_cb(const struct outbound_result *res, void *arg)
-{
-	static const char established[] =
-	    "HTTP/1.1 200 Connection established\r\n\r\n";
-	struct conn *c = arg;
-
-	c->ob = NULL;
-	if (res->fd == -1) {
-		refuse(c, status_for(res->reason), res->reason,
-		    res->has_addr ? &res->addr : NULL);
-		return;
-	}
-	conn_log(c, true, res->reason, &res->addr);
-	if (c->req->connect) {
-		http_free(c);
-		conn_start_tunnel(c, res->fd, established,
-		    sizeof(established) - 1);
-		return;
-	}
-	forward_start(c, res->fd);
-}
-
 /*
  * Bytes that cannot begin a request line (a SOCKS4 greeting, TLS, binary)
  * are refused at once rather than waited on until the header timeout.
@@ -801,14 +420,43 @@ cannot_be_http(struct evbuffer *in)
 }
 
 static void
+connected_cb(const struct outbound_result *res, void *arg)
+{
+	static const char established[] =
+	    "HTTP/1.1 200 Connection established\r\n\r\n";
+	struct conn *c = arg;
+
+	c->ob = NULL;
+	if (res->fd == -1 && !res->reuse) {
+		refuse(c, status_for(res->reason), res->reason,
+		    res->has_addr ? &res->addr : NULL);
+		return;
+	}
+	conn_log(c, true, res->reason, &res->addr);
+	if (res->reuse)
+		forward_start_kept(c, res->reason);
+	else if (c->req->connect) {
+		http_free(c);
+		conn_start_tunnel(c, res->fd, established,
+		    sizeof(established) - 1);
+	} else
+		forward_start(c, res->fd, &res->addr, res->reason);
+}
+
+static void
 head_read_cb(struct bufferevent *bev, void *arg)
 {
 	struct conn *c = arg;
 	struct evbuffer *in = bufferevent_get_input(bev);
 	uint32_t limit = c->gen->conf->max_header_bytes;
+	const struct egress_addr *reuse = NULL;
 	enum egress_reason why;
 	size_t end;
 
+	if (c->state == CONN_IDLE && conn_enter(c, CONN_REQUEST) == -1) {
+		conn_close(c);
+		return;
+	}
 	if (c->over_limit) {
 		http_refuse(c, EGRESS_R_LIMIT_EXCEEDED);
 		return;
@@ -830,7 +478,6 @@ head_read_cb(struct bufferevent *bev, void *arg)
 		http_refuse_status(c, 431, EGRESS_R_INVALID_REQUEST);
 		return;
 	}
-	evtimer_del(c->head_timer);
 	if ((why = parse_request(c, end)) == EGRESS_R_NONE)
 		why = check_request(c);
 	/* A draining proxy, or an audit log that fails or is behind,
@@ -844,36 +491,36 @@ head_read_cb(struct bufferevent *bev, void *arg)
 		http_refuse(c, why);
 		return;
 	}
-	c->state = CONN_CONNECTING;
-	if (c->req->connect)
-		conn_hold(c);
+	if (conn_enter(c, CONN_CONNECTING) == -1 || (!c->req->connect &&
+	    bufferevent_disable(bev, EV_READ) == -1)) {
+		conn_close(c);
+		return;
+	}
+	if (!c->req->connect)
+		reuse = forward_reusable(c);
 	else
-		bufferevent_disable(bev, EV_READ);
-	c->ob = outbound_start(c->px, c->gen, &c->target, connected_cb, c);
+		forward_drop_kept(c);
+	c->ob = outbound_start(c->px, c->gen, &c->target, reuse, connected_cb,
+	    c);
 	if (c->ob == NULL)
 		http_refuse(c, EGRESS_R_CONNECT_FAILED);
 }
 
-/*
- * While a head is read, the client's input may grow one byte past
- * max_header_bytes: enough to tell a head that is too big (431) at once,
- * rather than stop reading at the relay's high-water mark and wait for
- * the header timeout.
- */
+/* The head took over header_timeout: 408. */
 static void
-head_watermark(struct conn *c)
+http_timeout(struct conn *c)
 {
-	size_t hw = (size_t)c->gen->conf->max_header_bytes + 1;
-
-	bufferevent_setwatermark(c->bev, EV_READ, 0, hw > RELAY_HIGH_WATER ?
-	    hw : RELAY_HIGH_WATER);
+	c->detail = "the request head took over header_timeout";
+	http_refuse_status(c, 408, EGRESS_R_INVALID_REQUEST);
 }
 
-void
-http_start(struct conn *c)
-{
-	c->state = CONN_HTTP_HEAD;
-	head_watermark(c);
-	conn_set_callbacks(c, head_read_cb, NULL);
-	head_read_cb(c->bev, c);
-}
+const struct conn_proto http_proto = {
+	.proto = PROXY_HTTP,
+	.request_read = head_read_cb,
+	.relay_read = forward_client_read_cb,
+	.relay_write = forward_client_write_cb,
+	.timeout = http_timeout,
+	.refuse = http_refuse,
+	.client_eof = forward_client_eof,
+	.free = http_free,
+};

@@ -1,10 +1,38 @@
 /*
  * The proxy's inside, shared by the files of proxy/ only.
  *
- * A connection (struct conn) is accepted, sniffed (first byte 0x05: SOCKS5,
- * otherwise HTTP), and its request decided by an outbound attempt
- * (struct outbound: policy, DNS, connect).  CONNECT and SOCKS5 then hand
- * both sockets to a tunnel; HTTP forwarding relays one request at a time.
+ * A connection (struct conn) is accepted, sniffed (first byte 0x05:
+ * SOCKS5, otherwise HTTP) and then served by its protocol (struct
+ * conn_proto: http_proto, socks_proto), which reads a request and has it
+ * decided by an outbound attempt (struct outbound: policy, DNS, connect).
+ * CONNECT and SOCKS5 then hand both sockets to a tunnel; HTTP forwarding
+ * relays one request at a time, keeping its origin connection for the
+ * next request when that request's own decision pins the same address.
+ *
+ * The life of a CONNECT:
+ *
+ *   accept   conn_accept: a conn in CONN_SNIFF, its header_timeout running,
+ *            reading into a bufferevent.
+ *   sniff    the first byte is not 0x05: c->p = &http_proto, CONN_REQUEST
+ *            (the timer goes on: header_timeout counts from accept).
+ *   head     http.c reads until the empty line (431 past
+ *            max_header_bytes, 408 at the timer), parses and checks it,
+ *            and enters CONN_CONNECTING: the timer stops, the client stays
+ *            registered for reading with no callback (early bytes wait in
+ *            its input), and outbound_start decides the target: host rules,
+ *            one DNS resolution, every address judged, then a non-blocking
+ *            connect to the checked addresses in order (connect_timeout).
+ *   verdict  the outbound's callback, once: a refusal is logged and sent
+ *            (CONN_CLOSING: flushed, then closed, bounded by the timer); an
+ *            allow is logged with the address connected, "200 Connection
+ *            established" is sent, and conn_start_tunnel gives both sockets
+ *            and the early bytes to a tunnel (CONN_TUNNEL; the bufferevent
+ *            and timer are freed).
+ *   tunnel   splices both ways, passes half-closes on, and ends at both
+ *            EOFs, an error or idle_timeout: conn_close.
+ *
+ * SOCKS5 is the same with a greeting before the request; HTTP forwarding
+ * replaces the tunnel with CONN_RELAY and, between requests, CONN_IDLE.
  */
 #ifndef PROXY_INTERNAL_H
 #define PROXY_INTERNAL_H
@@ -18,6 +46,7 @@
 
 #include "conf/conf.h"
 #include "dns/dns.h"
+#include "proxy/mstime.h"
 #include "proxy/proxy.h"
 #include "proxy/tunnel.h"
 
@@ -71,6 +100,7 @@ struct outbound_result {
 	enum egress_reason	 reason;	/* allow_rule, default_allow, or why not */
 	struct egress_addr	 addr;		/* connected to, or judged */
 	bool			 has_addr;	/* a deny decided on addr */
+	bool			 reuse;		/* allowed: the caller's connection */
 };
 
 typedef void (*outbound_cb)(const struct outbound_result *, void *arg);
@@ -78,30 +108,71 @@ struct outbound;
 
 /*
  * Start deciding and connecting to target; cb is called exactly once, never
- * from inside outbound_start, unless outbound_cancel comes first.
+ * from inside outbound_start, unless outbound_cancel comes first.  reuse,
+ * when not NULL, is the address of a connection to this target the caller
+ * holds: if this decision allows that very address, nothing is connected
+ * and the result says reuse (fd -1, addr that address).
  */
 struct outbound	*outbound_start(struct proxy *, struct gen *,
-		    const struct egress_target *, outbound_cb, void *arg);
+		    const struct egress_target *, const struct egress_addr *reuse,
+		    outbound_cb, void *arg);
+/*
+ * Connect to one address that this request's decision has already
+ * allowed (for reason): a kept connection to it failed before it was used.
+ */
+struct outbound	*outbound_connect(struct proxy *, struct gen *,
+		    const struct egress_target *, const struct egress_addr *,
+		    enum egress_reason, outbound_cb, void *arg);
 void		 outbound_cancel(struct outbound *);
 
-/* Connections. */
+/*
+ * A connection's state.  conn_enter sets it together with the client's
+ * callbacks, watermarks and timer, so the state is what the connection
+ * does.
+ */
 enum conn_state {
 	CONN_SNIFF,		/* waiting for the first byte */
-	CONN_HTTP_HEAD,		/* reading a request head */
-	CONN_HTTP_FORWARD,	/* relaying a request and its response */
-	CONN_SOCKS,		/* SOCKS5 negotiation */
-	CONN_CONNECTING,	/* outbound under way */
-	CONN_TUNNEL,		/* bytes relayed by a tunnel */
-	CONN_CLOSING		/* flushing a last reply */
+	CONN_REQUEST,		/* reading a request (HTTP head, SOCKS5) */
+	CONN_IDLE,		/* kept alive: not a byte of the next request */
+	CONN_CONNECTING,	/* its outbound under way */
+	CONN_RELAY,		/* HTTP: a request and its response relayed */
+	CONN_TUNNEL,		/* both sockets belong to a tunnel */
+	CONN_CLOSING		/* flushing a last reply, then closed */
 };
+
+struct conn;
+
+/*
+ * A protocol served on the one port (relayd's rl_proto is the model).
+ * conn.c drives the states; the protocol reads requests and relays.
+ */
+struct conn_proto {
+	enum proxy_protocol	 proto;		/* logged as, at first */
+	/* CONN_REQUEST and CONN_IDLE: bytes arrived. */
+	bufferevent_data_cb	 request_read;
+	/* CONN_RELAY: the client sent more, or took what was queued. */
+	bufferevent_data_cb	 relay_read, relay_write;
+	/* header_timeout ran out in CONN_REQUEST. */
+	void			(*timeout)(struct conn *);
+	/* Refused from outside (the drain ended): reply, log, close. */
+	void			(*refuse)(struct conn *, enum egress_reason);
+	/* The client's EOF in CONN_RELAY: true when the exchange goes on. */
+	bool			(*client_eof)(struct conn *);
+	/* Its state of this connection, at close. */
+	void			(*free)(struct conn *);
+};
+
+extern const struct conn_proto	http_proto, socks_proto;
 
 struct http_req;
 struct http_fwd;
+struct http_origin;
 
 struct conn {
 	TAILQ_ENTRY(conn)	 entry;
 	struct proxy		*px;
 	struct gen		*gen;
+	const struct conn_proto	*p;		/* NULL until sniffed */
 	int			 fd;		/* the client socket */
 	struct bufferevent	*bev;		/* client, until a tunnel takes it */
 	struct evbuffer		*early;		/* client bytes kept for a tunnel */
@@ -111,21 +182,31 @@ struct conn {
 	int			 rechecks;	/* times looked again */
 	struct event		*head_timer;	/* header_timeout */
 	enum conn_state		 state;
+	unsigned		 step;		/* the protocol's, in CONN_REQUEST */
 	enum proxy_protocol	 proto;
 	struct outbound		*ob;
 	struct tunnel		*tunnel;
 	struct egress_target	 target;
 	bool			 logged;	/* this request's line is written */
 	const char		*detail;	/* a refusal's why, for people */
-	struct http_req		*req;		/* HTTP: the request under way */
-	struct http_fwd		*fwd;		/* HTTP: the origin connection */
+	/* HTTP's: the request under way, its exchange, a kept origin. */
+	struct http_req		*req;
+	struct http_fwd		*fwd;
+	struct http_origin	*kept;
 };
 
 void	 conn_accept(struct proxy *, evutil_socket_t, struct sockaddr *, int);
+/*
+ * Enter a state: its callbacks, watermarks and timer.  -1 when libevent
+ * refused (out of memory): the caller closes the connection.
+ */
+int	 conn_enter(struct conn *, enum conn_state);
 /* Close now; the conn is freed. */
 void	 conn_close(struct conn *);
 /* Write what is buffered for the client, then close. */
 void	 conn_close_after_flush(struct conn *);
+/* Queue bytes for the client; on failure the connection is closed (-1). */
+int	 conn_write(struct conn *, const void *, size_t);
 /* Log this request's decision (once per request). */
 void	 conn_log(struct conn *, bool allow, enum egress_reason,
 	    const struct egress_addr *);
@@ -135,42 +216,26 @@ void	 conn_log(struct conn *, bool allow, enum egress_reason,
  */
 void	 conn_start_tunnel(struct conn *, int origin_fd, const void *reply,
 	    size_t len);
-/* The client's read and write callbacks (the event callback is conn's). */
-void	 conn_set_callbacks(struct conn *, bufferevent_data_cb,
-	    bufferevent_data_cb);
-/* While a tunnel's target connects: keep reading, call nothing. */
-void	 conn_hold(struct conn *);
+/* A new request on a kept-alive connection: the policy in force now. */
+void	 conn_next_request(struct conn *);
 bool	 conn_over_limit(const struct proxy *);
 /* Descriptors ran out: said on stderr, rate-limited. */
 void	 proxy_say_out_of_fds(struct proxy *);
 /* The drain began: a kept-alive client between requests is let go. */
 void	 conn_drain_start(struct conn *);
 /*
- * The drain ended: a request still connecting, or a head still arriving,
- * gets its refusal (shutting_down) and its log line (the conn may be freed
- * then); conn_drain_close writes what is queued once, as far as the socket
- * takes it, and frees the conn.
+ * The drain ended: a request still connecting, or still arriving, gets its
+ * refusal (shutting_down) and its log line (the conn may be freed then);
+ * conn_drain_close writes what is queued once, as far as the socket takes
+ * it, and frees the conn.
  */
 void	 conn_drain_refuse(struct conn *);
 void	 conn_drain_close(struct conn *);
 /* conn.c tells proxy.c when a connection is gone (for drain). */
 void	 proxy_conn_gone(struct proxy *);
 
-/* Protocols. */
-void	 http_start(struct conn *);
-void	 http_free(struct conn *);
-/* The client's EOF while forwarding: true if the exchange goes on. */
-bool	 http_client_eof(struct conn *);
-/*
- * Refuse with the status for reason (or the given one), a one-line body,
- * X-Harn-Egress-Reason and Connection: close; log it; close after flush.
- */
-void	 http_refuse(struct conn *, enum egress_reason);
-/* A whole refusal response, as snprintf returns its length. */
+/* A whole HTTP refusal response, as snprintf returns its length. */
 int	 http_refusal(char *, size_t, int status, enum egress_reason,
 	    const char *body);
-void	 http_refuse_status(struct conn *, int status, enum egress_reason);
-void	 socks_start(struct conn *);
-void	 socks_refuse(struct conn *, enum egress_reason);
 
 #endif

@@ -25,6 +25,9 @@ struct outbound {
 	int			 fd;
 	struct event		*ev;		/* connect, or a deferred result */
 	enum egress_reason	 last_failure;
+	struct egress_addr	 reuse;		/* the caller's connection's */
+	bool			 has_reuse;
+	bool			 reused;	/* allowed: use the caller's */
 	bool			 starting;	/* inside outbound_start */
 	bool			 connected;	/* ob->fd is connected */
 	outbound_cb		 cb;
@@ -55,11 +58,14 @@ static void
 ob_finish(struct outbound *ob, enum egress_reason reason,
     const struct egress_addr *judged)
 {
-	struct outbound_result res = { .fd = ob->fd, .reason = reason };
+	struct outbound_result res = { .fd = ob->fd, .reason = reason,
+	    .reuse = ob->reused };
 	outbound_cb cb = ob->cb;
 	void *arg = ob->arg;
 
-	if (ob->fd != -1)
+	if (ob->reused)
+		judged = &ob->reuse;
+	else if (ob->fd != -1)
 		judged = &ob->addrs[ob->next - 1];
 	else if (judged == NULL && ob->next > 0 &&
 	    (reason == EGRESS_R_CONNECT_FAILED ||
@@ -83,7 +89,8 @@ deferred_cb(evutil_socket_t fd, short ev, void *arg)
 {
 	struct outbound *ob = arg;
 
-	if (!ob->connected && ob->verdict.decision == EGRESS_ALLOW)
+	if (!ob->connected && !ob->reused &&
+	    ob->verdict.decision == EGRESS_ALLOW)
 		connect_next(ob);
 	else
 		ob_finish(ob, ob->verdict.reason, NULL);
@@ -155,10 +162,9 @@ connect_state(int fd)
 static void
 connect_next(struct outbound *ob)
 {
-	struct timeval tv;
 	struct sockaddr_storage ss;
 	socklen_t len;
-	uint32_t ms = ob->gen->conf->connect_timeout;
+	struct timeval tv = ms_timeval(ob->gen->conf->connect_timeout);
 	int one = 1, state;
 
 	while (ob->next < ob->naddrs) {
@@ -195,8 +201,6 @@ connect_next(struct outbound *ob)
 			event_free(ob->ev);
 		ob->ev = event_new(ob->px->base, ob->fd, EV_WRITE, connect_cb,
 		    ob);
-		tv.tv_sec = ms / 1000;
-		tv.tv_usec = (ms % 1000) * 1000;
 		if (ob->ev == NULL || event_add(ob->ev, &tv) == -1) {
 			ob->last_failure = EGRESS_R_CONNECT_FAILED;
 			close(ob->fd);
@@ -216,6 +220,21 @@ connect_next(struct outbound *ob)
 		return;
 	}
 	ob_finish(ob, ob->verdict.reason, NULL);
+}
+
+/*
+ * The caller's connection goes to one of the addresses this decision
+ * checked: it may be used instead of a new one.
+ */
+static bool
+reusable(struct outbound *ob)
+{
+	size_t i;
+
+	for (i = 0; ob->has_reuse && i < ob->naddrs; i++)
+		if (memcmp(&ob->addrs[i], &ob->reuse, sizeof(ob->reuse)) == 0)
+			return ob->reused = true;
+	return false;
 }
 
 static void
@@ -239,12 +258,16 @@ resolved(enum dns_status st, const struct egress_addr *addrs, size_t n,
 	ob->verdict = v;
 	memcpy(ob->addrs, addrs, n * sizeof(addrs[0]));
 	ob->naddrs = n;
+	if (reusable(ob)) {
+		ob_finish(ob, v.reason, NULL);
+		return;
+	}
 	connect_next(ob);
 }
 
-struct outbound *
-outbound_start(struct proxy *px, struct gen *gen,
-    const struct egress_target *t, outbound_cb cb, void *arg)
+static struct outbound *
+ob_new(struct proxy *px, struct gen *gen, const struct egress_target *t,
+    outbound_cb cb, void *arg)
 {
 	struct outbound *ob;
 
@@ -257,20 +280,45 @@ outbound_start(struct proxy *px, struct gen *gen,
 	ob->cb = cb;
 	ob->arg = arg;
 	ob->last_failure = EGRESS_R_CONNECT_FAILED;
+	return ob;
+}
+
+/* Connect to addrs[0], now: never calling back from in here. */
+static struct outbound *
+ob_connect_first(struct outbound *ob)
+{
+	ob->naddrs = 1;
+	ob->starting = true;
+	connect_next(ob);
+	ob->starting = false;
+	if (ob->verdict.reason == EGRESS_R_NONE) {
+		ob_free(ob);
+		return NULL;
+	}
+	return ob;
+}
+
+struct outbound *
+outbound_start(struct proxy *px, struct gen *gen,
+    const struct egress_target *t, const struct egress_addr *reuse,
+    outbound_cb cb, void *arg)
+{
+	struct outbound *ob;
+
+	if ((ob = ob_new(px, gen, t, cb, arg)) == NULL)
+		return NULL;
+	if (reuse != NULL) {
+		ob->reuse = *reuse;
+		ob->has_reuse = true;
+	}
 	egress_judge_target(gen->conf->policy, t, px->loop, px->nloop,
 	    &ob->verdict);
 	if (ob->verdict.decision == EGRESS_ALLOW) {
-		/* An address literal: connect at once. */
+		/* An address literal: connect at once, or reuse. */
 		ob->addrs[0] = t->addr;
 		ob->naddrs = 1;
-		ob->starting = true;
-		connect_next(ob);
-		ob->starting = false;
-		if (ob->verdict.reason == EGRESS_R_NONE) {
-			ob_free(ob);
-			return NULL;
-		}
-		return ob;
+		if (!reusable(ob))
+			return ob_connect_first(ob);
 	} else if (ob->verdict.decision == EGRESS_RESOLVE) {
 		ob->query = dns_resolve(gen->dns, t->host, resolved, ob);
 		if (ob->query != NULL)
@@ -283,6 +331,21 @@ outbound_start(struct proxy *px, struct gen *gen,
 		return NULL;
 	}
 	return ob;
+}
+
+struct outbound *
+outbound_connect(struct proxy *px, struct gen *gen,
+    const struct egress_target *t, const struct egress_addr *checked,
+    enum egress_reason reason, outbound_cb cb, void *arg)
+{
+	struct outbound *ob;
+
+	if ((ob = ob_new(px, gen, t, cb, arg)) == NULL)
+		return NULL;
+	ob->verdict.decision = EGRESS_ALLOW;
+	ob->verdict.reason = reason;
+	ob->addrs[0] = *checked;
+	return ob_connect_first(ob);
 }
 
 void

@@ -272,7 +272,7 @@ static void
 accept_error_cb(struct evconnlistener *evl, void *arg)
 {
 	struct listener *l = arg;
-	struct timeval tv = { 0, ACCEPT_RETRY_MS * 1000 };
+	struct timeval tv = ms_timeval(ACCEPT_RETRY_MS);
 	int e = EVUTIL_SOCKET_ERROR();
 
 	if (e != EMFILE && e != ENFILE && e != ENOBUFS && e != ENOMEM)
@@ -280,8 +280,9 @@ accept_error_cb(struct evconnlistener *evl, void *arg)
 	proxy_say_out_of_fds(l->px);
 	if (e == EMFILE || e == ENFILE)
 		refuse_waiting(l->px, evconnlistener_get_fd(evl));
-	evconnlistener_disable(evl);
-	evtimer_add(l->retry, &tv);
+	/* Without a retry timer the listener stays on: spinning beats dead. */
+	if (evtimer_add(l->retry, &tv) == 0)
+		evconnlistener_disable(evl);
 }
 
 /* Remember where we listen, so a request can never loop back to us. */
@@ -561,8 +562,7 @@ void
 proxy_drain(struct proxy *px, void (*done)(void *), void *arg)
 {
 	struct conn *c, *next;
-	struct timeval tv;
-	uint32_t ms = px->gen->conf->drain_timeout;
+	struct timeval tv = ms_timeval(px->gen->conf->drain_timeout);
 
 	px->draining = true;
 	close_listeners(px);
@@ -577,11 +577,7 @@ proxy_drain(struct proxy *px, void (*done)(void *), void *arg)
 		return;
 	}
 	px->drain_timer = evtimer_new(px->base, drain_timeout_cb, px);
-	if (px->drain_timer == NULL) {
+	/* Without a timer, the drain cannot wait: it ends now. */
+	if (px->drain_timer == NULL || evtimer_add(px->drain_timer, &tv) == -1)
 		drain_timeout_cb(-1, 0, px);
-		return;
-	}
-	tv.tv_sec = ms / 1000;
-	tv.tv_usec = (ms % 1000) * 1000;
-	evtimer_add(px->drain_timer, &tv);
 }

@@ -10,14 +10,14 @@
 #include "proxy/internal.h"
 #include "proxy/socksmsg.h"
 
-static void	request_cb(struct bufferevent *, void *);
+enum { STEP_GREETING, STEP_REQUEST };	/* conn.step, in CONN_REQUEST */
 
 /*
  * A reply is a few bytes on a socket with nothing queued: sent at once, it
  * costs no trip through the loop for write readiness.  What the socket
- * does not take is queued.
+ * does not take is queued.  -1: the connection is closed.
  */
-static void
+static int
 send_now(struct conn *c, const uint8_t *b, size_t len)
 {
 	ssize_t n = 0;
@@ -26,15 +26,8 @@ send_now(struct conn *c, const uint8_t *b, size_t len)
 	    (n = send(c->fd, b, len, MSG_NOSIGNAL | MSG_DONTWAIT)) < 0)
 		n = 0;
 	if ((size_t)n < len)
-		bufferevent_write(c->bev, b + n, len - (size_t)n);
-}
-
-static void
-send_reply(struct conn *c, enum socks_rep rep)
-{
-	const uint8_t r[10] = { SOCKS_VERSION, rep, 0, SOCKS_ATYP_V4 };
-
-	send_now(c, r, sizeof(r));
+		return conn_write(c, b + n, len - (size_t)n);
+	return 0;
 }
 
 /* Log (with the address judged, if one was), reply, close once sent. */
@@ -42,9 +35,22 @@ static void
 refuse(struct conn *c, enum socks_rep rep, enum egress_reason reason,
     const struct egress_addr *addr)
 {
+	const uint8_t r[10] = { SOCKS_VERSION, rep, 0, SOCKS_ATYP_V4 };
+
 	conn_log(c, false, reason, addr);
-	send_reply(c, rep);
-	conn_close_after_flush(c);
+	if (send_now(c, r, sizeof(r)) == 0)
+		conn_close_after_flush(c);
+}
+
+/* A greeting refused: no acceptable method, 05 FF, and closed. */
+static void
+refuse_greeting(struct conn *c, enum egress_reason reason)
+{
+	static const uint8_t no[2] = { SOCKS_VERSION, SOCKS_NO_METHOD };
+
+	conn_log(c, false, reason, NULL);
+	if (send_now(c, no, sizeof(no)) == 0)
+		conn_close_after_flush(c);
 }
 
 static enum socks_rep
@@ -67,10 +73,21 @@ rep_for(enum egress_reason r)
 }
 
 /* Refused from outside the exchange (the drain ended): reply, log, close. */
-void
+static void
 socks_refuse(struct conn *c, enum egress_reason reason)
 {
-	refuse(c, rep_for(reason), reason, NULL);
+	if (c->state == CONN_REQUEST && c->step == STEP_GREETING)
+		refuse_greeting(c, reason);
+	else
+		refuse(c, rep_for(reason), reason, NULL);
+}
+
+/* The greeting or request took over header_timeout: logged, closed. */
+static void
+socks_timeout(struct conn *c)
+{
+	conn_log(c, false, EGRESS_R_INVALID_REQUEST, NULL);
+	conn_close(c);
 }
 
 static void
@@ -90,14 +107,15 @@ connected_cb(const struct outbound_result *res, void *arg)
 	conn_start_tunnel(c, res->fd, ok, sizeof(ok));
 }
 
-/* The greeting: VER NMETHODS METHODS. */
-static void
-greeting_cb(struct bufferevent *bev, void *arg)
+/*
+ * The greeting: VER NMETHODS METHODS.  0: answered, go on to the request
+ * (which a client may have sent already, without waiting); -1: more is
+ * needed, or the connection is refused.
+ */
+static int
+greeting(struct conn *c, struct evbuffer *in)
 {
 	static const uint8_t yes[2] = { SOCKS_VERSION, SOCKS_NO_AUTH };
-	static const uint8_t no[2] = { SOCKS_VERSION, SOCKS_NO_METHOD };
-	struct evbuffer *in = bufferevent_get_input(bev);
-	struct conn *c = arg;
 	uint8_t buf[SOCKSMSG_GREETING_MAX];
 	ev_ssize_t n;
 	size_t used;
@@ -106,31 +124,29 @@ greeting_cb(struct bufferevent *bev, void *arg)
 	if ((n = evbuffer_copyout(in, buf, sizeof(buf))) < 0 ||
 	    (method = socksmsg_greeting(buf, (size_t)n, &used)) ==
 	    SOCKSMSG_MORE)
-		return;
-	evbuffer_drain(in, used);
+		return -1;
+	if (evbuffer_drain(in, used) == -1) {
+		conn_close(c);
+		return -1;
+	}
 	if (c->over_limit) {
-		send_now(c, no, sizeof(no));
-		conn_log(c, false, EGRESS_R_LIMIT_EXCEEDED, NULL);
-		conn_close_after_flush(c);
-		return;
+		refuse_greeting(c, EGRESS_R_LIMIT_EXCEEDED);
+		return -1;
 	}
 	if (method != SOCKS_NO_AUTH) {
-		send_now(c, no, sizeof(no));
-		conn_log(c, false, EGRESS_R_INVALID_REQUEST, NULL);
-		conn_close_after_flush(c);
-		return;
+		refuse_greeting(c, EGRESS_R_INVALID_REQUEST);
+		return -1;
 	}
-	send_now(c, yes, sizeof(yes));
-	conn_set_callbacks(c, request_cb, NULL);
-	request_cb(bev, c);
+	if (send_now(c, yes, sizeof(yes)) == -1)
+		return -1;
+	c->step = STEP_REQUEST;
+	return 0;
 }
 
 /* The request: VER CMD RSV ATYP DST.ADDR DST.PORT. */
 static void
-request_cb(struct bufferevent *bev, void *arg)
+request(struct conn *c, struct evbuffer *in)
 {
-	struct evbuffer *in = bufferevent_get_input(bev);
-	struct conn *c = arg;
 	struct socksmsg_req req;
 	uint8_t b[SOCKSMSG_REQUEST_MAX];
 	ev_ssize_t n;
@@ -146,7 +162,10 @@ request_cb(struct bufferevent *bev, void *arg)
 		conn_close(c);
 		return;
 	}
-	evbuffer_drain(in, used);
+	if (evbuffer_drain(in, used) == -1) {
+		conn_close(c);
+		return;
+	}
 	c->target = req.target;		/* zero when refused */
 	if (rep != SOCKS_REP_OK) {
 		refuse(c, rep, req.reason, NULL);
@@ -162,18 +181,48 @@ request_cb(struct bufferevent *bev, void *arg)
 		refuse(c, SOCKS_REP_FAILURE, EGRESS_R_LOG_UNAVAILABLE, NULL);
 		return;
 	}
-	c->state = CONN_CONNECTING;
-	evtimer_del(c->head_timer);	/* connect_timeout rules from here */
-	conn_hold(c);
-	c->ob = outbound_start(c->px, c->gen, &c->target, connected_cb, c);
+	if (conn_enter(c, CONN_CONNECTING) == -1) {
+		conn_close(c);
+		return;
+	}
+	c->ob = outbound_start(c->px, c->gen, &c->target, NULL, connected_cb,
+	    c);
 	if (c->ob == NULL)
 		refuse(c, SOCKS_REP_REFUSED, EGRESS_R_CONNECT_FAILED, NULL);
 }
 
-void
-socks_start(struct conn *c)
+/*
+ * Bytes of the greeting or the request.  A client that sends its request
+ * right after its greeting, without waiting for the method (most do), is
+ * answered both in this one callback.
+ */
+static void
+socks_read(struct bufferevent *bev, void *arg)
 {
-	c->state = CONN_SOCKS;
-	conn_set_callbacks(c, greeting_cb, NULL);
-	greeting_cb(c->bev, c);
+	struct evbuffer *in = bufferevent_get_input(bev);
+	struct conn *c = arg;
+
+	if (c->step == STEP_GREETING && greeting(c, in) == -1)
+		return;
+	request(c, in);
 }
+
+static void
+socks_free(struct conn *c)
+{
+}
+
+static bool
+socks_client_eof(struct conn *c)
+{
+	return false;
+}
+
+const struct conn_proto socks_proto = {
+	.proto = PROXY_SOCKS5,
+	.request_read = socks_read,
+	.timeout = socks_timeout,
+	.refuse = socks_refuse,
+	.client_eof = socks_client_eof,
+	.free = socks_free,
+};

@@ -42,6 +42,7 @@
 #include <event2/buffer.h>
 #include <event2/event.h>
 
+#include "proxy/mstime.h"
 #include "proxy/tunnel.h"
 
 #define TUNNEL_PIPE_SZ	(256 * 1024)	/* asked for; the kernel may refuse */
@@ -572,12 +573,8 @@ write_cb(evutil_socket_t fd, short what, void *arg)
 static int
 timer_arm(struct tunnel *t, int64_t ms)
 {
-	struct timeval tv;
+	struct timeval tv = ms_timeval(ms < 1 ? 1 : (uint64_t)ms);
 
-	if (ms < 1)
-		ms = 1;
-	tv.tv_sec = (time_t)(ms / 1000);
-	tv.tv_usec = (suseconds_t)(ms % 1000) * 1000;
 	return event_add(t->timer, &tv);
 }
 

@@ -1,0 +1,601 @@
+/*
+ * HTTP forwarding (SPEC 4): an absolute-form request relayed to its origin
+ * in origin-form, and the response back, one exchange at a time.
+ *
+ * The origin connection outlives its exchange only on the client
+ * connection that made it (never another client's), only while that
+ * client is between requests, and only for a next request to the same
+ * host and port whose own decision, made anew, allows the very address it
+ * goes to (outbound_start's reuse), and only for a request that could be
+ * sent again (idempotent, without a body).  A refused request closes it
+ * unused.  Before it is used it is looked at (closed by the origin, or
+ * holding bytes nobody asked for: dropped); if the origin closes it after
+ * the request was sent and before a byte of the response, the request is
+ * sent again on a new connection to the same checked address.  Nothing
+ * that could act twice is replayed, and nothing is lost to a race with an
+ * origin closing an idle connection.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "proxy/http.h"
+
+/* Headers that belong to one hop, or to the proxy: never forwarded. */
+static const char *const hop_headers[] = {
+	"Connection", "Keep-Alive", "Proxy-Connection", "Proxy-Authorization",
+	"Proxy-Authenticate", "TE", "Trailer", "Upgrade", NULL
+};
+
+static void	origin_read_cb(struct bufferevent *, void *);
+static void	origin_write_cb(struct bufferevent *, void *);
+static void	origin_event_cb(struct bufferevent *, short, void *);
+
+/*
+ * Bytes appended to an evbuffer, with the first failure remembered: a head
+ * is built in many small pieces and checked once.
+ */
+struct out {
+	struct evbuffer	*b;
+	int		 err;
+};
+
+static void
+out_add(struct out *o, const void *p, size_t len)
+{
+	if (o->err == 0 && evbuffer_add(o->b, p, len) == -1)
+		o->err = -1;
+}
+
+static void
+out_str(struct out *o, const char *s)
+{
+	out_add(o, s, strlen(s));
+}
+
+static void
+out_header(struct out *o, const struct httpmsg_header *h)
+{
+	out_add(o, h->name, h->nlen);
+	out_add(o, ": ", 2);
+	out_add(o, h->value, h->vlen);
+	out_add(o, "\r\n", 2);
+}
+
+static bool
+is_hop_name(const struct httpmsg_header *h)
+{
+	size_t i;
+
+	for (i = 0; hop_headers[i] != NULL; i++)
+		if (httpmsg_name_is(h, hop_headers[i]))
+			return true;
+	return false;
+}
+
+static bool
+is_hop_header(const struct http_req *r, const struct httpmsg_header *h)
+{
+	const struct httpmsg_header *ch;
+	char name[64];
+	size_t i;
+
+	if (is_hop_name(h))
+		return true;
+	if (httpmsg_name_is(h, "Host") || h->nlen >= sizeof(name))
+		return httpmsg_name_is(h, "Host");
+	/* Headers the client's Connection header names are hop-by-hop too. */
+	memcpy(name, h->name, h->nlen);
+	name[h->nlen] = '\0';
+	for (i = 0; i < r->msg.nheaders; i++) {
+		ch = &r->msg.headers[i];
+		if (httpmsg_name_is(ch, "Connection") &&
+		    httpmsg_value_has(ch->value, ch->vlen, name))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The request as the origin sees it: origin-form, our Host, no hop
+ * headers, and Connection: close when no request will follow it.
+ */
+static int
+write_request_head(struct conn *c, struct evbuffer *b)
+{
+	struct http_req *r = c->req;
+	struct out o = { b, 0 };
+	size_t i, mlen = (size_t)((char *)memchr(r->msg.start, ' ',
+	    r->msg.slen) - r->msg.start);
+	bool v6 = c->target.is_addr && !egress_addr_is_v4(&c->target.addr);
+	char port[8];
+
+	out_add(&o, r->msg.start, mlen);
+	out_add(&o, " ", 1);
+	if (r->pathlen == 0 || r->path[0] != '/')
+		out_add(&o, "/", 1);
+	out_add(&o, r->path, r->pathlen);
+	out_str(&o, " HTTP/1.1\r\nHost: ");
+	out_str(&o, v6 ? "[" : "");
+	out_str(&o, c->target.host);
+	out_str(&o, v6 ? "]" : "");
+	if (c->target.port != 80) {
+		snprintf(port, sizeof(port), ":%u", c->target.port);
+		out_str(&o, port);
+	}
+	out_add(&o, "\r\n", 2);
+	for (i = 0; i < r->msg.nheaders; i++)
+		if (!is_hop_header(r, &r->msg.headers[i]))
+			out_header(&o, &r->msg.headers[i]);
+	if (r->client_close || c->px->draining)
+		out_str(&o, "Connection: close\r\n");
+	out_add(&o, "\r\n", 2);
+	return o.err;
+}
+
+static void
+origin_free(struct http_origin *o)
+{
+	if (o == NULL)
+		return;
+	bufferevent_free(o->bev);
+	free(o);
+}
+
+void
+forward_drop_kept(struct conn *c)
+{
+	origin_free(c->kept);
+	c->kept = NULL;
+}
+
+void
+forward_free(struct conn *c)
+{
+	struct http_fwd *f = c->fwd;
+
+	if (f == NULL)
+		return;
+	if (f->origin != NULL)
+		bufferevent_free(f->origin);
+	free(f);
+	c->fwd = NULL;
+}
+
+/*
+ * A kept origin connection is idle: a byte from it now is one nobody
+ * asked for, and its EOF or error ends it.  Either way it is dropped.
+ */
+static void
+kept_read_cb(struct bufferevent *bev, void *arg)
+{
+	forward_drop_kept(arg);
+}
+
+static void
+kept_event_cb(struct bufferevent *bev, short what, void *arg)
+{
+	forward_drop_kept(arg);
+}
+
+/*
+ * Still usable: nothing waiting in its buffer, and the socket neither
+ * closed nor holding bytes (the loop may not have seen them yet).
+ */
+static bool
+kept_alive(const struct http_origin *o)
+{
+	char b;
+
+	if (evbuffer_get_length(bufferevent_get_input(o->bev)) > 0)
+		return false;
+	return recv(bufferevent_getfd(o->bev), &b, 1,
+	    MSG_PEEK | MSG_DONTWAIT) == -1 &&
+	    (errno == EAGAIN || errno == EWOULDBLOCK);
+}
+
+const struct egress_addr *
+forward_reusable(struct conn *c)
+{
+	struct http_origin *o = c->kept;
+
+	if (o == NULL)
+		return NULL;
+	/*
+	 * Only a request that could be sent again goes on a kept
+	 * connection: one the origin closes under it is then never lost.
+	 */
+	if (!c->req->idempotent || c->req->body.kind != BODY_NONE ||
+	    o->port != c->target.port || strcmp(o->host, c->target.host) != 0 ||
+	    !kept_alive(o)) {
+		forward_drop_kept(c);
+		return NULL;
+	}
+	return &o->addr;
+}
+
+/*
+ * The exchange is over and both sides agree the origin connection may
+ * carry another: it is kept, idle, for this client's next request.
+ */
+static void
+keep_origin(struct conn *c)
+{
+	struct http_fwd *f = c->fwd;
+	struct http_origin *o;
+
+	forward_drop_kept(c);
+	if ((o = calloc(1, sizeof(*o))) == NULL)
+		return;
+	o->bev = f->origin;
+	o->addr = f->addr;
+	o->port = c->target.port;
+	memcpy(o->host, c->target.host, sizeof(o->host));
+	bufferevent_setcb(o->bev, kept_read_cb, NULL, kept_event_cb, c);
+	if (bufferevent_set_timeouts(o->bev, NULL, NULL) == -1 ||
+	    bufferevent_enable(o->bev, EV_READ) == -1) {
+		free(o);
+		return;		/* the exchange frees the connection */
+	}
+	f->origin = NULL;
+	c->kept = o;
+}
+
+/* The exchange is over: keep the client for another request, or close. */
+static void
+forward_done(struct conn *c)
+{
+	struct http_fwd *f = c->fwd;
+
+	if (c->req->client_close || !f->req_done ||
+	    f->resp.kind == BODY_UNTIL_CLOSE || c->px->draining) {
+		conn_close_after_flush(c);
+		return;
+	}
+	if (!f->resp_close && !f->origin_eof)
+		keep_origin(c);
+	http_next_request(c);
+}
+
+bool
+forward_client_eof(struct conn *c)
+{
+	if (c->fwd == NULL || c->req == NULL || !c->fwd->req_done)
+		return false;	/* the request itself is cut short */
+	c->req->client_close = true;
+	bufferevent_disable(c->bev, EV_READ);
+	return true;
+}
+
+/* Send what the request body framing allows; stop reading when full. */
+static void
+relay_request(struct conn *c)
+{
+	struct http_fwd *f = c->fwd;
+	struct evbuffer *out = bufferevent_get_output(f->origin);
+	int rv;
+
+	if (f->req_done)
+		return;
+	rv = httpmsg_relay_body(&c->req->body, bufferevent_get_input(c->bev),
+	    out);
+	if (rv == -1) {
+		conn_close(c);
+		return;
+	}
+	if (rv == 1) {
+		f->req_done = true;
+		/* Pipelined bytes wait until this exchange is over. */
+		bufferevent_disable(c->bev, EV_READ);
+		return;
+	}
+	if (evbuffer_get_length(out) >= RELAY_HIGH_WATER)
+		bufferevent_disable(c->bev, EV_READ);
+}
+
+void
+forward_client_read_cb(struct bufferevent *bev, void *arg)
+{
+	relay_request(arg);
+}
+
+static void
+origin_write_cb(struct bufferevent *bev, void *arg)
+{
+	struct conn *c = arg;
+
+	if (c->fwd != NULL && !c->fwd->req_done)
+		bufferevent_enable(c->bev, EV_READ);
+}
+
+void
+forward_client_write_cb(struct bufferevent *bev, void *arg)
+{
+	struct conn *c = arg;
+
+	if (c->fwd != NULL && !c->fwd->origin_eof)
+		bufferevent_enable(c->fwd->origin, EV_READ);
+}
+
+static bool
+status_has_no_body(int status)
+{
+	return (status >= 100 && status < 200) || status == 204 ||
+	    status == 304;
+}
+
+/* Will the origin close after this response (RFC 9112 9.3)? */
+static bool
+response_closes(const struct httpmsg *m)
+{
+	const struct httpmsg_header *h;
+	bool close = m->start[7] == '0', keep = false;
+	size_t i;
+
+	for (i = 0; i < m->nheaders; i++) {
+		h = &m->headers[i];
+		if (!httpmsg_name_is(h, "Connection"))
+			continue;
+		if (httpmsg_value_has(h->value, h->vlen, "close"))
+			return true;
+		if (httpmsg_value_has(h->value, h->vlen, "keep-alive"))
+			keep = true;
+	}
+	return close && !keep;
+}
+
+/*
+ * Relay a response head: hop-by-hop headers dropped, and Connection: close
+ * added when the client connection ends with this response.
+ */
+static int
+relay_response_head(struct conn *c, struct evbuffer *in, struct evbuffer *b)
+{
+	struct http_fwd *f = c->fwd;
+	struct out o = { b, 0 };
+	struct httpmsg m;
+	size_t end, i;
+	char *head;
+	int status;
+
+	if ((end = httpmsg_head_end(in, 65536)) == 0)
+		return evbuffer_get_length(in) > 65536 ? -1 : 0;
+	if ((head = malloc(end)) == NULL)
+		return -1;
+	if (evbuffer_remove(in, head, end) != (int)end ||
+	    httpmsg_parse(head, end, &m) != HTTPMSG_OK ||
+	    (status = httpmsg_status(&m)) == -1 ||
+	    httpmsg_framing(&m, &f->resp) == -1) {
+		free(head);
+		return -1;
+	}
+	if (status_has_no_body(status) || c->req->head_method)
+		f->resp.kind = BODY_NONE;
+	else if (f->resp.kind == BODY_NONE)
+		f->resp.kind = BODY_UNTIL_CLOSE;	/* no length: until EOF */
+	out_add(&o, m.start, m.slen);
+	out_add(&o, "\r\n", 2);
+	for (i = 0; i < m.nheaders; i++)
+		if (!is_hop_name(&m.headers[i]))
+			out_header(&o, &m.headers[i]);
+	if (status >= 100 && status < 200) {
+		out_add(&o, "\r\n", 2);
+		free(head);
+		return o.err == 0 ? 1 : -1;	/* interim: the final is to come */
+	}
+	f->resp_close = response_closes(&m);
+	if (c->req->client_close || f->resp.kind == BODY_UNTIL_CLOSE ||
+	    c->px->draining)
+		out_str(&o, "Connection: close\r\n");
+	else if (c->req->http10)
+		out_str(&o, "Connection: keep-alive\r\n");
+	out_add(&o, "\r\n", 2);
+	f->resp_head = true;
+	free(head);
+	return o.err == 0 ? 1 : -1;
+}
+
+/* Move what the origin sent: 1 response complete, 0 more to come, -1 bad. */
+static int
+pump_response(struct conn *c)
+{
+	struct http_fwd *f = c->fwd;
+	struct evbuffer *in = bufferevent_get_input(f->origin);
+	struct evbuffer *out = bufferevent_get_output(c->bev);
+	int rv;
+
+	if (evbuffer_get_length(in) > 0)
+		f->resp_started = true;
+	while (!f->resp_head) {
+		if ((rv = relay_response_head(c, in, out)) != 1)
+			return rv;
+	}
+	return httpmsg_relay_body(&f->resp, in, out);
+}
+
+/*
+ * The origin's response cannot be relayed.  Before any of it reached the
+ * client, the client is told so (502; the request's decision is already
+ * logged); after, the connection ends, the response cut short.
+ */
+static void
+bad_response(struct conn *c, const char *what)
+{
+	char resp[512];
+	int n;
+
+	if (c->fwd != NULL && !c->fwd->resp_head) {
+		n = snprintf(resp, sizeof(resp), "HTTP/1.1 502 Bad Gateway\r\n"
+		    "Content-Type: text/plain\r\nContent-Length: %zu\r\n"
+		    "Connection: close\r\n\r\nharn-egressd: %s\n",
+		    strlen(what) + 15, what);
+		if (n > 0 && (size_t)n < sizeof(resp) &&
+		    conn_write(c, resp, (size_t)n) == -1)
+			return;
+	}
+	conn_close_after_flush(c);
+}
+
+static void
+origin_read_cb(struct bufferevent *bev, void *arg)
+{
+	struct conn *c = arg;
+
+	switch (pump_response(c)) {
+	case -1:
+		bad_response(c, "the origin's response is malformed");
+		return;
+	case 1:
+		forward_done(c);
+		return;
+	}
+	if (evbuffer_get_length(bufferevent_get_output(c->bev)) >=
+	    RELAY_HIGH_WATER)
+		bufferevent_disable(bev, EV_READ);
+}
+
+static void
+retry_connected_cb(const struct outbound_result *res, void *arg)
+{
+	struct conn *c = arg;
+
+	c->ob = NULL;
+	if (res->fd == -1) {
+		bad_response(c, "the origin closed a kept connection, and "
+		    "connecting again failed");
+		return;
+	}
+	forward_start(c, res->fd, &res->addr, res->reason);
+}
+
+/*
+ * A kept connection the origin closed under a request it had not begun
+ * to answer: an idempotent request without a body goes again, on a new
+ * connection to the same checked address.  false: it cannot.
+ */
+static bool
+retry_on_new(struct conn *c)
+{
+	struct http_fwd *f = c->fwd;
+	struct egress_addr addr = f->addr;
+	enum egress_reason reason = f->reason;
+
+	if (!f->reused || f->resp_started || !f->req_done ||
+	    !c->req->idempotent || c->req->body.kind != BODY_NONE)
+		return false;
+	forward_free(c);
+	if (conn_enter(c, CONN_CONNECTING) == -1) {
+		conn_close(c);
+		return true;
+	}
+	c->ob = outbound_connect(c->px, c->gen, &c->target, &addr, reason,
+	    retry_connected_cb, c);
+	if (c->ob == NULL)
+		bad_response(c, "connecting to the origin failed");
+	return true;
+}
+
+/*
+ * The origin closed or failed.  What it sent before still goes to the
+ * client; a response that was not complete ends the client connection.
+ */
+static void
+origin_event_cb(struct bufferevent *bev, short what, void *arg)
+{
+	struct conn *c = arg;
+	int rv;
+
+	if (!(what & (BEV_EVENT_EOF | BEV_EVENT_ERROR | BEV_EVENT_TIMEOUT)))
+		return;
+	c->fwd->origin_eof = true;
+	rv = pump_response(c);
+	if (rv == 1 || (rv == 0 && c->fwd->resp_head &&
+	    c->fwd->resp.kind == BODY_UNTIL_CLOSE)) {
+		c->fwd->resp.kind = BODY_UNTIL_CLOSE;	/* no reuse after EOF */
+		forward_done(c);
+		return;
+	}
+	if (!(what & BEV_EVENT_TIMEOUT) && rv == 0 && retry_on_new(c))
+		return;
+	bad_response(c, rv == -1 ? "the origin's response is malformed" :
+	    "the origin closed before its response was complete");
+}
+
+/* The exchange on origin (a new connection, or a kept one). */
+static void
+exchange_start(struct conn *c, struct bufferevent *origin,
+    const struct egress_addr *addr, enum egress_reason reason, bool reused)
+{
+	struct http_fwd *f;
+	struct timeval idle = ms_timeval(c->gen->conf->idle_timeout);
+
+	forward_free(c);
+	if ((f = calloc(1, sizeof(*f))) == NULL) {
+		bufferevent_free(origin);
+		conn_close(c);
+		return;
+	}
+	c->fwd = f;
+	f->origin = origin;
+	f->addr = *addr;
+	f->reason = reason;
+	f->reused = reused;
+	bufferevent_setcb(origin, origin_read_cb, origin_write_cb,
+	    origin_event_cb, c);
+	bufferevent_setwatermark(origin, EV_WRITE, RELAY_HIGH_WATER / 2, 0);
+	/*
+	 * Every side bounded: an origin that sends or takes nothing, and a
+	 * client that takes nothing (its reads stop the origin's, which would
+	 * take the origin's read timeout with them), for idle_timeout.
+	 */
+	if (bufferevent_set_timeouts(origin, &idle, &idle) == -1 ||
+	    bufferevent_enable(origin, EV_READ | EV_WRITE) == -1 ||
+	    write_request_head(c, bufferevent_get_output(origin)) == -1 ||
+	    conn_enter(c, CONN_RELAY) == -1 ||
+	    bufferevent_set_timeouts(c->bev, NULL, &idle) == -1) {
+		conn_close(c);
+		return;
+	}
+	relay_request(c);
+}
+
+void
+forward_start(struct conn *c, int fd, const struct egress_addr *addr,
+    enum egress_reason reason)
+{
+	struct bufferevent *origin;
+
+	forward_drop_kept(c);
+	origin = bufferevent_socket_new(c->px->base, fd, BEV_OPT_CLOSE_ON_FREE);
+	if (origin == NULL) {
+		close(fd);
+		conn_close(c);
+		return;
+	}
+	exchange_start(c, origin, addr, reason, false);
+}
+
+void
+forward_start_kept(struct conn *c, enum egress_reason reason)
+{
+	struct http_origin *o = c->kept;
+	struct egress_addr addr = o->addr;
+	struct bufferevent *origin;
+
+	/* It may have closed while the request was decided. */
+	if (!kept_alive(o)) {
+		forward_drop_kept(c);
+		c->ob = outbound_connect(c->px, c->gen, &c->target, &addr,
+		    reason, retry_connected_cb, c);
+		if (c->ob == NULL)
+			bad_response(c, "connecting to the origin failed");
+		return;
+	}
+	origin = o->bev;
+	c->kept = NULL;
+	free(o);
+	exchange_start(c, origin, &addr, reason, true);
+}
