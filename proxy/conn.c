@@ -328,12 +328,24 @@ conn_close_after_flush(struct conn *c)
 	flushed_cb(c->bev, c);
 }
 
-/* A new request on a kept-alive connection: a reload applies from here. */
+/*
+ * The policy in force now decides the request, however long ago its
+ * connection began: a reload applies to the next request a kept-alive
+ * client sends, and to nothing already decided.
+ */
+void
+conn_policy_now(struct conn *c)
+{
+	if (c->gen == c->px->gen)
+		return;
+	gen_release(c->gen);
+	c->gen = gen_hold(c->px->gen);
+}
+
+/* A new request on a kept-alive connection. */
 void
 conn_next_request(struct conn *c)
 {
-	gen_release(c->gen);
-	c->gen = gen_hold(c->px->gen);
 	c->logged = false;
 	c->detail = NULL;
 	memset(&c->target, 0, sizeof(c->target));

@@ -478,6 +478,7 @@ head_read_cb(struct bufferevent *bev, void *arg)
 		http_refuse_status(c, 431, EGRESS_R_INVALID_REQUEST);
 		return;
 	}
+	conn_policy_now(c);
 	if ((why = parse_request(c, end)) == EGRESS_R_NONE)
 		why = check_request(c);
 	/* A draining proxy, or an audit log that fails or is behind,

@@ -216,8 +216,10 @@ void	 conn_log(struct conn *, bool allow, enum egress_reason,
  */
 void	 conn_start_tunnel(struct conn *, int origin_fd, const void *reply,
 	    size_t len);
-/* A new request on a kept-alive connection: the policy in force now. */
+/* A new request on a kept-alive connection. */
 void	 conn_next_request(struct conn *);
+/* Before a request is decided: the policy in force now (a reload). */
+void	 conn_policy_now(struct conn *);
 bool	 conn_over_limit(const struct proxy *);
 /* Descriptors ran out: said on stderr, rate-limited. */
 void	 proxy_say_out_of_fds(struct proxy *);

@@ -171,6 +171,7 @@ request(struct conn *c, struct evbuffer *in)
 		refuse(c, rep, req.reason, NULL);
 		return;
 	}
+	conn_policy_now(c);
 	/* A draining proxy, or an audit log that fails or is behind,
 	 * admits nothing new. */
 	if (c->px->draining) {

@@ -712,6 +712,181 @@ area_dns() {
 	write_zone 127.0.0.1
 }
 
+# origin_peers PATH...: the origin's client port for each path's answered
+# request ("-" when none), in order; "dropped:PORT" words for requests the
+# origin read and dropped.
+origin_peers() {
+	$PY -c '
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+out = []
+for p in sys.argv[2:]:
+    m = [r for r in recs if r["path"] == p and not r.get("dropped")]
+    d = [r for r in recs if r["path"] == p and r.get("dropped")]
+    out.append(str(m[-1]["peer"]) if m else "-")
+    out += ["dropped:%d" % r["peer"] for r in d]
+print(" ".join(out))' "$TMP/origin.log" "$@"
+}
+
+# get PATH [HOST]: a keep-alive GET of PATH through the proxy, for raw.
+get() {
+	printf 'GET http://%s:%s%s HTTP/1.1\\r\\nHost: %s:%s\\r\\n\\r\\n' \
+	    "${2:-good.test}" "$ORIGIN" "$1" "${2:-good.test}" "$ORIGIN"
+}
+
+# responses N: raw's last run got N responses, all 200, none closed.
+responses() {
+	[ "$(grep -c '^status 200$' "$TMP/raw.out")" -eq "$1" ] &&
+	    [ "$(grep -c '^--- response' "$TMP/raw.out")" -eq "$1" ] &&
+	    ! grep -q '^--- stopped' "$TMP/raw.out"
+}
+
+# decisions FILE N: FILE gained exactly N decision lines since mark_log.
+mark_log() {
+	sleep 0.25	# what earlier requests logged is written by now
+	LOG_MARK=$(wc -l <"$1")
+}
+decisions() {
+	# The log is written within FLUSH_MS (100 ms): wait up to 2 s.
+	dn=0
+	while [ $(($(wc -l <"$1") - LOG_MARK)) -lt "$2" ] && [ $dn -lt 20 ]; do
+		sleep 0.1
+		dn=$((dn + 1))
+	done
+	sleep 0.2
+	[ $(($(wc -l <"$1") - LOG_MARK)) -eq "$2" ]
+}
+
+area_keepalive() {
+	# A client's requests in a row share one origin connection, each
+	# decided anew, one log line each.
+	mark_log "$TMP/main.log"
+	raw "$MP" "$(get /ka1)" "$(get /ka2)" "$(get /ka3)"
+	set -- $(origin_peers /ka1 /ka2 /ka3)
+	if responses 3 && [ "$1" != - ] && [ "$1" = "$2" ] && [ "$2" = "$3" ] &&
+	    decisions "$TMP/main.log" 3; then
+		ok "keep-alive: three GETs on one client connection, one origin connection ($1), three log lines"
+	else
+		not_ok "keep-alive: three GETs, one origin connection, three log lines" \
+		    "peers: $*" "log lines: $(($(wc -l <"$TMP/main.log") - LOG_MARK))" "$(show)"
+	fi
+	# Another host on the same origin port: not the same target, not reused.
+	raw "$MP" "$(get /kh1)" "$(get /kh2 other.test)"
+	set -- $(origin_peers /kh1 /kh2)
+	if responses 2 && [ "$1" != - ] && [ "$2" != - ] && [ "$1" != "$2" ]; then
+		ok "keep-alive: a request for another host gets its own connection"
+	else
+		not_ok "keep-alive: a request for another host gets its own connection" \
+		    "peers: $*" "$(show)"
+	fi
+	# A request that could not be sent again (a POST) never goes on a kept
+	# connection; its own connection may be kept for the next GET.
+	raw "$MP" "$(get /kp1)" \
+	    "POST http://good.test:$ORIGIN/kp2 HTTP/1.1\r\nHost: good.test:$ORIGIN\r\nContent-Length: 2\r\n\r\nhi" \
+	    "$(get /kp3)"
+	set -- $(origin_peers /kp1 /kp2 /kp3)
+	if responses 3 && [ "$1" != - ] && [ "$2" != - ] && [ "$1" != "$2" ] &&
+	    [ "$2" = "$3" ]; then
+		ok "keep-alive: a POST gets a new connection, never a kept one"
+	else
+		not_ok "keep-alive: a POST gets a new connection, never a kept one" \
+		    "peers: $*" "$(show)"
+	fi
+	# Two clients at once never share an origin connection.
+	$PY "$H" raw --proxy "$MP" --gap 0.4 "$(get /kc-a1)" "$(get /kc-a2)" \
+	    >"$TMP/raw-a.out" 2>&1 &
+	ka=$!
+	$PY "$H" raw --proxy "$MP" --gap 0.4 "$(get /kc-b1)" "$(get /kc-b2)" \
+	    >"$TMP/raw-b.out" 2>&1 &
+	kb=$!
+	wait "$ka" "$kb" 2>/dev/null || true
+	set -- $(origin_peers /kc-a1 /kc-a2 /kc-b1 /kc-b2)
+	if [ "$1" != - ] && [ "$3" != - ] && [ "$1" = "$2" ] && [ "$3" = "$4" ] &&
+	    [ "$1" != "$3" ]; then
+		ok "keep-alive: two clients at once, each its own origin connection ($1, $3)"
+	else
+		not_ok "keep-alive: two clients at once, each its own origin connection" \
+		    "peers: $*"
+	fi
+	# The origin closes a kept connection while the client is idle: the
+	# next request is not lost, it goes on a new connection.
+	mark_log "$TMP/main.log"
+	raw "$MP" --gap 0.3 "$(get /closeafter-1)" "$(get /kx2)"
+	set -- $(origin_peers /closeafter-1 /kx2)
+	if responses 2 && [ "$1" != - ] && [ "$2" != - ] && [ "$1" != "$2" ] &&
+	    decisions "$TMP/main.log" 2; then
+		ok "keep-alive: a connection the origin closed is not reused; the next request is served"
+	else
+		not_ok "keep-alive: a connection the origin closed is not reused" \
+		    "peers: $*" "$(show)"
+	fi
+	# The origin closes it just as the next request comes, unanswered: a
+	# GET is sent again, once, on a new connection; one log line each.
+	mark_log "$TMP/main.log"
+	raw "$MP" "$(get /dropnext-1)" "$(get /kr2)"
+	set -- $(origin_peers /dropnext-1 /kr2)
+	if responses 2 && [ $# -eq 3 ] && [ "$3" = "dropped:$1" ] &&
+	    [ "$2" != - ] && [ "$2" != "$1" ] && decisions "$TMP/main.log" 2; then
+		ok "keep-alive: a GET the origin dropped on a kept connection is sent again on a new one"
+	else
+		not_ok "keep-alive: a GET the origin dropped on a kept connection is sent again" \
+		    "peers: $*" "$(show)"
+	fi
+	# A POST after it is never on the kept connection: sent once.
+	raw "$MP" "$(get /dropnext-2)" \
+	    "POST http://good.test:$ORIGIN/kr-post HTTP/1.1\r\nHost: good.test:$ORIGIN\r\nContent-Length: 2\r\n\r\nhi"
+	set -- $(origin_peers /dropnext-2 /kr-post)
+	if responses 2 && [ $# -eq 2 ] && [ "$2" != - ] && [ "$2" != "$1" ]; then
+		ok "keep-alive: a POST is never replayed: sent once, on a new connection"
+	else
+		not_ok "keep-alive: a POST is never replayed" "peers: $*" "$(show)"
+	fi
+	# The name moves between two requests of one client: the second goes
+	# where its own decision points (the canary at 127.0.0.3), never on
+	# the connection to the first address.  (The gap is within the main
+	# policy's header_timeout, which bounds a kept-alive client's idling.)
+	: >"$TMP/canary3.log"
+	$PY "$H" raw --proxy "$MP" --gap 0.4 "$(get /kb1 rebind.test)" \
+	    "$(get /kb2 rebind.test)" >"$TMP/raw.out" 2>&1 &
+	kr=$!
+	n=0
+	while ! grep -q '"/kb1"' "$TMP/origin.log" && [ $n -lt 100 ]; do
+		sleep 0.02
+		n=$((n + 1))
+	done
+	write_zone 127.0.0.3
+	wait "$kr" 2>/dev/null || true
+	write_zone 127.0.0.1
+	if [ "$(origin_peers /kb1)" != - ] && [ "$(origin_peers /kb2)" = - ] &&
+	    grep -q '^status 502$' "$TMP/raw.out" && [ -s "$TMP/canary3.log" ]; then
+		ok "keep-alive: a name that moved between requests: the second went to its new address, not the kept connection"
+	else
+		not_ok "keep-alive: a name that moved: the second went to its new address" \
+		    "peers: $(origin_peers /kb1 /kb2)" "canary3: $(cat "$TMP/canary3.log")" "$(show)"
+	fi
+	: >"$TMP/canary3.log"
+	# A reload that stops allowing the host stops the reuse at once: the
+	# next request on the same client connection is refused, and never
+	# reaches the origin on the kept connection.
+	printf 'allow_loopback on\nresolver 127.0.0.1:%s\nallow good.test\n' \
+	    "$DNS" >"$TMP/kahup.conf"
+	if start_proxy kahup "$TMP/kahup.conf"; then
+		printf 'allow_loopback on\nresolver 127.0.0.1:%s\nallow other.test\n' \
+		    "$DNS" >"$TMP/kahup.conf"
+		raw "$PX_PORT" --hup "$PX_PID" "$(get /khr1)" "$(get /khr2)"
+		set -- $(origin_peers /khr1 /khr2)
+		if [ "$1" != - ] && [ "$2" = - ] && [ $# -eq 2 ] &&
+		    grep -q '^status 200$' "$TMP/raw.out" &&
+		    grep -q '^header x-harn-egress-reason: no_allow_rule$' "$TMP/raw.out"; then
+			ok "keep-alive: a reload that stops allowing the host: the next request is refused, the kept connection unused"
+		else
+			not_ok "keep-alive: a reload that stops allowing the host stops reuse" \
+			    "peers: $*" "$(show)"
+		fi
+		stop_proxy kahup "$PX_PID"
+	fi
+}
+
 area_nodns() {
 	refusal "no-dns: unlisted name: 403 no_allow_rule" "$MP" 403 no_allow_rule \
 	    "GET http://nope.test:$ORIGIN/ HTTP/1.1\r\nHost: nope.test:$ORIGIN\r\n\r\n"
@@ -2369,6 +2544,7 @@ else
 		area_connect
 		area_socks
 		area_dns
+		area_keepalive
 		area_nodns
 		area_canary
 		area_refusals

@@ -9,7 +9,10 @@ atomically once listening; SIGTERM exits 0):
     origin    HTTP/1.1 origin (keep-alive).  GET / answers "hello from
               origin\\n"; every request is appended to --log as one JSON
               object {"method", "path", "headers": [[name, value]...],
-              "body_len"}.
+              "body_len", "peer": the client's port}.  /closeafter is
+              answered, then the connection closed; after /dropnext the
+              next request on that connection is read ("dropped": true)
+              and the connection closed unanswered.
     tlsorigin the same over TLS (--cert, --key).
     canary    TCP listener that appends one line to --log per connection
               ("connect PEER") and closes it.
@@ -110,9 +113,22 @@ def make_handler(logpath, body):
                 data = self.rfile.read(n) if n else b""
             rec = {"method": self.command, "path": self.path,
                    "headers": [[k, v] for k, v in self.headers.items()],
-                   "body_len": len(data)}
+                   "body_len": len(data), "peer": self.client_address[1]}
+            if getattr(self, "drop_next", False):
+                # Read, then closed unanswered: a kept connection that
+                # the origin gave up just as the request came.
+                rec["dropped"] = True
+                with lock:
+                    append_line(logpath, json.dumps(rec))
+                self.close_connection = True
+                return
             with lock:
                 append_line(logpath, json.dumps(rec))
+            if self.path.startswith("/dropnext"):
+                self.drop_next = True
+            if self.path.startswith("/closeafter"):
+                # Answered as kept alive, then closed: an idle timeout.
+                self.close_connection = True
             out = body
             if self.path.startswith("/size/"):
                 out = b"x" * int(self.path[6:])
@@ -410,6 +426,9 @@ def cmd_raw(a):
             print("error send: %s" % e)
     for i, req in enumerate(a.req):
         data = unescape(req)
+        if i > 0 and a.hup:
+            os.kill(a.hup, signal.SIGHUP)
+            time.sleep(0.5)
         if i > 0 and a.gap:
             time.sleep(a.gap)
         try:
@@ -1162,6 +1181,8 @@ def main():
     p = client("raw", cmd_raw)
     p.add_argument("--close-wait", type=float, default=0.0)
     p.add_argument("--gap", type=float, default=0.0)
+    p.add_argument("--hup", type=int, default=0,
+                   help="SIGHUP this pid before each request after the first")
     p.add_argument("--pipeline", action="store_true",
                    help="send every REQ at once, then read the responses")
     p.add_argument("--shut", action="store_true",
