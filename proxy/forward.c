@@ -579,16 +579,20 @@ forward_start(struct conn *c, int fd, const struct egress_addr *addr,
 }
 
 void
-forward_start_kept(struct conn *c, enum egress_reason reason)
+forward_start_kept(struct conn *c, const struct egress_addr *addr,
+    enum egress_reason reason)
 {
 	struct http_origin *o = c->kept;
-	struct egress_addr addr = o->addr;
 	struct bufferevent *origin;
 
-	/* It may have closed while the request was decided. */
-	if (!kept_alive(o)) {
+	/*
+	 * It may have closed, or been dropped, while the request was
+	 * decided: then a new connection to the address just allowed.
+	 */
+	if (o == NULL || !kept_alive(o) ||
+	    memcmp(&o->addr, addr, sizeof(*addr)) != 0) {
 		forward_drop_kept(c);
-		c->ob = outbound_connect(c->px, c->gen, &c->target, &addr,
+		c->ob = outbound_connect(c->px, c->gen, &c->target, addr,
 		    reason, retry_connected_cb, c);
 		if (c->ob == NULL)
 			bad_response(c, "connecting to the origin failed");
@@ -597,5 +601,5 @@ forward_start_kept(struct conn *c, enum egress_reason reason)
 	origin = o->bev;
 	c->kept = NULL;
 	free(o);
-	exchange_start(c, origin, &addr, reason, true);
+	exchange_start(c, origin, addr, reason, true);
 }

@@ -434,7 +434,7 @@ connected_cb(const struct outbound_result *res, void *arg)
 	}
 	conn_log(c, true, res->reason, &res->addr);
 	if (res->reuse)
-		forward_start_kept(c, res->reason);
+		forward_start_kept(c, &res->addr, res->reason);
 	else if (c->req->connect) {
 		http_free(c);
 		conn_start_tunnel(c, res->fd, established,

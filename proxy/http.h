@@ -66,7 +66,8 @@ const struct egress_addr *forward_reusable(struct conn *);
 /* Start the exchange on fd (connected to addr), or on the kept origin. */
 void	forward_start(struct conn *, int fd, const struct egress_addr *,
 	    enum egress_reason);
-void	forward_start_kept(struct conn *, enum egress_reason);
+void	forward_start_kept(struct conn *, const struct egress_addr *,
+	    enum egress_reason);
 void	forward_client_read_cb(struct bufferevent *, void *);
 void	forward_client_write_cb(struct bufferevent *, void *);
 bool	forward_client_eof(struct conn *);

@@ -16,6 +16,7 @@ Zone file, one record a line, names case-insensitive, '#' starts a comment:
     slow.example.test   DROP              (never answered)
     bare.example.test   NODATA            (exists, no records)
     nope.example.test   REFUSED
+    late.example.test   DELAY     400     (answered after 400 ms, over UDP)
 
 A name with only A records answers AAAA questions with NOERROR and no
 records (NODATA), and the other way round.  Unknown names get NXDOMAIN.
@@ -38,6 +39,7 @@ import signal
 import socket
 import struct
 import sys
+import time
 
 RCODES = {"NOERROR": 0, "SERVFAIL": 2, "NXDOMAIN": 3, "REFUSED": 5}
 TYPES = {1: "A", 2: "NS", 5: "CNAME", 6: "SOA", 12: "PTR", 15: "MX",
@@ -67,7 +69,7 @@ def parse_zone(text):
             raise ZoneError("line %d: expected NAME TYPE [VALUE]" % lineno)
         name, kind = norm(fields[0]), fields[1].upper()
         e = zone.setdefault(name, {"rcode": None, "drop": False,
-                                   T_A: [], T_AAAA: []})
+                                   "delay": 0, T_A: [], T_AAAA: []})
         if kind in ("A", "AAAA"):
             if len(fields) != 3:
                 raise ZoneError("line %d: %s needs one address"
@@ -84,11 +86,15 @@ def parse_zone(text):
             e["rcode"] = RCODES[kind]
         elif kind == "DROP":
             e["drop"] = True
+        elif kind == "DELAY":
+            if len(fields) != 3 or not fields[2].isdigit():
+                raise ZoneError("line %d: DELAY needs milliseconds" % lineno)
+            e["delay"] = int(fields[2])
         elif kind == "NODATA":
             pass
         else:
             raise ZoneError("line %d: unknown type %r" % (lineno, fields[1]))
-        if kind not in ("A", "AAAA") and len(fields) > 2:
+        if kind not in ("A", "AAAA", "DELAY") and len(fields) > 2:
             raise ZoneError("line %d: trailing fields" % lineno)
     return zone
 
@@ -159,6 +165,12 @@ class Server:
         self.log.write("%s %s\n" % (name or ".", TYPES.get(qtype, str(qtype))))
         self.log.flush()
 
+    def delay(self, msg):
+        """Seconds to hold the answer to msg back (DELAY), 0 for none."""
+        q = parse_query(msg)
+        e = self.zone.records.get(q[2]) if q is not None else None
+        return e["delay"] / 1000.0 if e is not None else 0
+
     def answer(self, msg, udp):
         """The reply to one query, or None to stay silent."""
         q = parse_query(msg)
@@ -226,6 +238,7 @@ def serve(server, udp, tcp):
     sel.register(udp, selectors.EVENT_READ, "udp")
     sel.register(tcp, selectors.EVENT_READ, "listen")
     buffers = {}
+    later = []      # (when, reply, peer): DELAYed UDP answers
 
     def close(conn):
         sel.unregister(conn)
@@ -233,7 +246,15 @@ def serve(server, udp, tcp):
         conn.close()
 
     while True:
-        for key, _ in sel.select():
+        now = time.monotonic()
+        for item in [x for x in later if x[0] <= now]:
+            later.remove(item)
+            try:
+                udp.sendto(item[1], item[2])
+            except OSError:
+                pass
+        wait = min(x[0] for x in later) - now if later else None
+        for key, _ in sel.select(max(wait, 0) if wait is not None else None):
             sock, what = key.fileobj, key.data
             if what == "udp":
                 try:
@@ -241,7 +262,10 @@ def serve(server, udp, tcp):
                 except (BlockingIOError, InterruptedError):
                     continue
                 reply = server.answer(msg, udp=True)
-                if reply is not None:
+                hold = server.delay(msg)
+                if reply is not None and hold > 0:
+                    later.append((time.monotonic() + hold, reply, peer))
+                elif reply is not None:
                     try:
                         sock.sendto(reply, peer)
                     except OSError:

@@ -209,6 +209,8 @@ wild.test      A 127.0.0.1
 a.wild.test    A 127.0.0.1
 b.a.wild.test  A 127.0.0.1
 refused.test   A 127.0.0.1
+late.test      A 127.0.0.1
+late.test      DELAY 300
 rebind.test    A $1
 private.test   A 10.0.0.1
 private2.test  A 192.168.7.7
@@ -304,7 +306,7 @@ connect_timeout 2s
 header_timeout 500ms
 drain_timeout 2s
 max_header_bytes 2048
-allow good.test other.test tls.test xfer.test once.test refused.test
+allow good.test other.test tls.test xfer.test once.test refused.test late.test
 allow rebind.test private.test private2.test meta.test mixed.test
 allow mixed6.test canary.test gone.test fail.test slow.test bare.test
 allow fallback.test v6.test mapped.test mapped10.test zero.test many.test manybad.test
@@ -591,6 +593,18 @@ area_socks() {
 	    "$TMP/socks.out" '^reply 05 00 00 01 00 00 00 00 00 00$'
 	expect_grep "socks5: HTTP through the SOCKS5 tunnel" "$TMP/socks.out" \
 	    '^body hello from origin'
+	# A client that does not wait for the method reply: greeting, request
+	# and its first bytes in one write, answered in one go.
+	socks "$MP" --pipeline --atyp 3 --host good.test --dport "$ORIGIN" \
+	    --http /socks-pipelined
+	if grep -q '^method 05 00$' "$TMP/socks.out" &&
+	    grep -q '^reply 05 00 00 01 00 00 00 00 00 00$' "$TMP/socks.out" &&
+	    grep -q '^body hello from origin' "$TMP/socks.out"; then
+		ok "socks5: greeting, request and GET in one write: 05 00, 00, the response"
+	else
+		not_ok "socks5: greeting, request and GET in one write" \
+		    "$(cat "$TMP/socks.out")"
+	fi
 	socks "$MP" --methods 0200 --atyp 3 --host good.test --dport "$ORIGIN"
 	expect_grep "socks5: no-auth picked from a longer method list" \
 	    "$TMP/socks.out" '^method 05 00$'
@@ -818,6 +832,19 @@ area_keepalive() {
 		ok "keep-alive: a connection the origin closed is not reused; the next request is served"
 	else
 		not_ok "keep-alive: a connection the origin closed is not reused" \
+		    "peers: $*" "$(show)"
+	fi
+	# It closes while the next request is decided (its name takes 300 ms
+	# to resolve): the request goes on a new connection to the address
+	# its decision allowed.
+	mark_log "$TMP/main.log"
+	raw "$MP" "$(get /closelater-1 late.test)" "$(get /kd2 late.test)"
+	set -- $(origin_peers /closelater-1 /kd2)
+	if responses 2 && [ "$1" != - ] && [ "$2" != - ] && [ "$1" != "$2" ] &&
+	    decisions "$TMP/main.log" 2; then
+		ok "keep-alive: a kept connection closed while the next request was decided: a new one, the request served"
+	else
+		not_ok "keep-alive: a kept connection closed while the next request was decided" \
 		    "peers: $*" "$(show)"
 	fi
 	# The origin closes it just as the next request comes, unanswered: a

@@ -10,7 +10,8 @@ atomically once listening; SIGTERM exits 0):
               origin\\n"; every request is appended to --log as one JSON
               object {"method", "path", "headers": [[name, value]...],
               "body_len", "peer": the client's port}.  /closeafter is
-              answered, then the connection closed; after /dropnext the
+              answered, then the connection closed (/closelater: 150 ms
+              after); after /dropnext the
               next request on that connection is read ("dropped": true)
               and the connection closed unanswered.
     tlsorigin the same over TLS (--cert, --key).
@@ -129,6 +130,9 @@ def make_handler(logpath, body):
             if self.path.startswith("/closeafter"):
                 # Answered as kept alive, then closed: an idle timeout.
                 self.close_connection = True
+            if self.path.startswith("/closelater"):
+                # The same, 150 ms after the response.
+                self.close_later = True
             out = body
             if self.path.startswith("/size/"):
                 out = b"x" * int(self.path[6:])
@@ -154,6 +158,10 @@ def make_handler(logpath, body):
             self.end_headers()
             if self.command != "HEAD":
                 self.wfile.write(out)
+            if getattr(self, "close_later", False):
+                self.wfile.flush()
+                time.sleep(0.15)
+                self.close_connection = True
 
         do_GET = do_POST = do_PUT = do_HEAD = do_DELETE = handle_any
 
@@ -535,7 +543,17 @@ def cmd_socks5(a):
         return 1
     try:
         methods = bytes.fromhex(a.methods)
-        s.sendall(bytes([5, len(methods)]) + methods)
+        greeting = bytes([5, len(methods)]) + methods
+        req = socks5_request(a.socks_cmd, a.atyp, a.host, a.dport, a.rawreq)
+        get = b""
+        if a.http is not None:
+            host = a.hosthdr or a.host
+            get = ("GET %s HTTP/1.1\r\nHost: %s:%d\r\n"
+                   "Connection: close\r\n\r\n"
+                   % (a.http, host, a.dport)).encode()
+        # --pipeline: everything in one write, as a client that does not
+        # wait for the method reply would send it.
+        s.sendall(greeting + req + get if a.pipeline else greeting)
         try:
             m = recv_exact(s, 2)
         except EOFError:
@@ -551,7 +569,8 @@ def cmd_socks5(a):
             except OSError:
                 print("closed yes")
             return 0
-        s.sendall(socks5_request(a.socks_cmd, a.atyp, a.host, a.dport, a.rawreq))
+        if not a.pipeline:
+            s.sendall(req)
         try:
             rep = read_socks_reply(s)
         except EOFError as e:
@@ -568,10 +587,8 @@ def cmd_socks5(a):
                 print("closed yes")
             return 0
         if a.http is not None:
-            host = a.hosthdr or a.host
-            s.sendall(("GET %s HTTP/1.1\r\nHost: %s:%d\r\n"
-                       "Connection: close\r\n\r\n"
-                       % (a.http, host, a.dport)).encode())
+            if not a.pipeline:
+                s.sendall(get)
             status, hdrs, body, err = read_response(Reader(s), False)
             print("statusline %s" % status)
             print("body %s" % body.decode("latin-1").replace("\n", "\\n"))
@@ -1197,6 +1214,8 @@ def main():
     p.add_argument("--rawreq")
     p.add_argument("--http")
     p.add_argument("--hosthdr")
+    p.add_argument("--pipeline", action="store_true",
+                   help="greeting, request and GET in one write")
     p.set_defaults(fn=cmd_socks5)
     p = client("xfer", cmd_xfer)
     p.add_argument("--via", choices=["connect", "socks5"], default="connect")
