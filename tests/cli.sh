@@ -372,16 +372,16 @@ exit_seen doctor 2 "$EGRESSD" doctor --jsn
 exit_seen keygen 0 "$EGRESSD" keygen --out "$TMP/mk2"
 exit_seen keygen 1 "$EGRESSD" keygen --out "$TMP/mk2"
 exit_seen keygen 2 "$EGRESSD" keygen
-exit_seen '"run mode"' 7 "$EGRESSD" --policy "$TMP/mp.conf" --no-sandbox \
+exit_seen '"run mode"' 7 "$EGRESSD" --policy "$TMP/mp.conf" --no-sandbox --workspace "$TMP/mws" \
     -- sh -c 'exit 7'
-exit_seen '"run mode"' 137 "$EGRESSD" --policy "$TMP/mp.conf" --no-sandbox \
+exit_seen '"run mode"' 137 "$EGRESSD" --policy "$TMP/mp.conf" --no-sandbox --workspace "$TMP/mws" \
     -- sh -c 'kill -9 $$'
-exit_seen '"run mode"' 127 "$EGRESSD" --policy "$TMP/mp.conf" --no-sandbox \
+exit_seen '"run mode"' 127 "$EGRESSD" --policy "$TMP/mp.conf" --no-sandbox --workspace "$TMP/mws" \
     -- "$TMP/no-such-command"
 printf '#!/bin/sh\n' > "$TMP/noexec"
-exit_seen '"run mode"' 126 "$EGRESSD" --policy "$TMP/mp.conf" --no-sandbox \
+exit_seen '"run mode"' 126 "$EGRESSD" --policy "$TMP/mp.conf" --no-sandbox --workspace "$TMP/mws" \
     -- "$TMP/noexec"
-exit_seen '"run mode"' 2 "$EGRESSD" --policy "$TMP/mbad.conf" -- true
+exit_seen '"run mode"' 2 "$EGRESSD" --policy "$TMP/mbad.conf" --workspace "$TMP/mws" -- true
 exit_seen '"service mode"' 2 "$EGRESSD" --policy "$TMP/mbad.conf"
 exit_seen '"service mode"' 1 "$EGRESSD" --policy "$TMP/mp.conf" \
     --port-file "$TMP/no-such-dir/port"
