@@ -8,7 +8,8 @@
 # Needs root: it installs packages (the build tools when missing, then
 # harn-egressd itself).  Exits 77 (skip) when not root, when
 # dpkg-buildpackage cannot be had, or when harn-egressd is installed
-# already (it would be replaced, then purged with its configuration).
+# already or a harn-egressd service has left logs or state here (the
+# test's purge would remove them).  Takes about a minute.
 #   sh tests/deb.sh          (KEEP_TMP=1 keeps the build and its logs)
 set -eu
 
@@ -43,6 +44,16 @@ if pkg_present; then
 	    "replace and purge it (dpkg --purge $PKG first, if it is a" \
 	    "leftover of an interrupted run)"
 fi
+
+# Purging removes the service's logs and state: never those of a
+# harn-egressd installed otherwise (make install and the same unit).
+for d in /var/log/harn-egressd /var/lib/harn-egressd \
+    /var/log/private/harn-egressd /var/lib/private/harn-egressd; do
+	if [ -e "$d" ] || [ -L "$d" ]; then
+		skip_all "$d exists (a harn-egressd service ran here); purging" \
+		    "the package would remove it"
+	fi
+done
 
 export DEBIAN_FRONTEND=noninteractive
 # Other sessions on this machine may be installing packages: apt-get waits
@@ -290,6 +301,29 @@ else
 	skip "logrotate -d: no logrotate (not installed)"
 fi
 
+# What the service would have left, laid out as systemd does for a
+# DynamicUser= unit (LogsDirectory=, StateDirectory=): purge removes it.
+rm_private() {
+	rm -rf /var/log/private/harn-egressd /var/lib/private/harn-egressd \
+	    /var/log/harn-egressd /var/lib/harn-egressd
+	for d in $MADE_PRIVATE; do
+		rmdir "$d" 2>/dev/null || true
+	done
+}
+MADE_PRIVATE=""
+for v in /var/log /var/lib; do
+	if [ ! -d "$v/private" ]; then
+		mkdir -m 0700 "$v/private"
+		MADE_PRIVATE="$MADE_PRIVATE $v/private"
+	fi
+	mkdir "$v/private/harn-egressd"
+	ln -s private/harn-egressd "$v/harn-egressd"
+done
+at_exit rm_private
+echo '{"decision":"deny"}' >/var/log/harn-egressd/decisions.log
+echo '{"decision":"deny"}' >/var/log/harn-egressd/decisions.log.1
+echo '{}' >/var/lib/harn-egressd/report.json
+
 # Purge: nothing of the package is left.
 expect_rc "dpkg --purge $PKG" 0 dpkg_wait --purge "$PKG"
 expect_rc "dpkg -L $PKG: not installed" 1 dpkg -L "$PKG"
@@ -300,13 +334,18 @@ while read -r f; do
 		left="$left $f"
 	fi
 done <"$TMP/contents"
-for d in /etc/harn-egressd /usr/share/doc/harn-egressd; do
-	[ -e "$d" ] && left="$left $d"
+for d in /etc/harn-egressd /usr/share/doc/harn-egressd \
+    /var/log/harn-egressd /var/lib/harn-egressd \
+    /var/log/private/harn-egressd /var/lib/private/harn-egressd; do
+	if [ -e "$d" ] || [ -L "$d" ]; then
+		left="$left $d"
+	fi
 done
 if [ -z "$left" ]; then
-	ok "after purge no file of the package is left"
+	ok "after purge no file of the package, nor its logs and state, is left"
 else
-	not_ok "after purge no file of the package is left" "$left"
+	not_ok "after purge no file of the package, nor its logs and state, is left" \
+	    "$left"
 fi
 if [ ! -e /usr/bin/harn-egressd ]; then
 	ok "after purge /usr/bin/harn-egressd is gone"
