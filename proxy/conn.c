@@ -39,18 +39,34 @@ head_timeout_cb(evutil_socket_t fd, short ev, void *arg)
 }
 
 /*
- * Writing is enabled by the first bytes queued for the client: most
- * connections never queue any (their replies go out with send), and an
- * idle socket watched for writability wakes the loop for nothing.
+ * Bytes queued on a bufferevent go out at once, as far as the socket takes
+ * them; only a rest makes it wait for writability.  A connection's replies
+ * and most responses fit the socket: no trip through the loop, and no
+ * epoll change to ask for one.  The bufferevent's own writing (EV_WRITE)
+ * is off but for such a rest, and off again once it is written.
+ * -1 when the socket failed.
  */
-static void
-output_added_cb(struct evbuffer *buf, const struct evbuffer_cb_info *info,
-    void *arg)
+int
+bev_write_now(struct bufferevent *bev)
 {
-	struct conn *c = arg;
+	struct evbuffer *out = bufferevent_get_output(bev);
+	int n = 0;
 
-	if (info->n_added > 0)
-		bufferevent_enable(c->bev, EV_WRITE);
+	/*
+	 * A bufferevent keeps the start of its output frozen against
+	 * everyone but itself, and thaws it for its own writes: so here.
+	 */
+	if (evbuffer_get_length(out) > 0) {
+		if (evbuffer_unfreeze(out, 1) == -1)
+			return -1;
+		n = evbuffer_write(out, bufferevent_getfd(bev));
+		if (evbuffer_freeze(out, 1) == -1 || (n == -1 &&
+		    errno != EAGAIN && errno != EINTR))
+			return -1;
+	}
+	if (evbuffer_get_length(out) == 0)
+		return bufferevent_disable(bev, EV_WRITE);
+	return bufferevent_enable(bev, EV_WRITE);
 }
 
 void
@@ -73,8 +89,8 @@ conn_accept(struct proxy *px, evutil_socket_t fd, struct sockaddr *sa,
 	c->bev = bufferevent_socket_new(px->base, fd, 0);
 	c->head_timer = evtimer_new(px->base, head_timeout_cb, c);
 	if (c->bev == NULL || c->head_timer == NULL ||
-	    evbuffer_add_cb(bufferevent_get_output(c->bev), output_added_cb,
-	    c) == NULL || conn_enter(c, CONN_SNIFF) == -1)
+	    bufferevent_disable(c->bev, EV_WRITE) == -1 ||
+	    conn_enter(c, CONN_SNIFF) == -1)
 		conn_close(c);
 }
 
@@ -260,7 +276,8 @@ conn_enter(struct conn *c, enum conn_state s)
 int
 conn_write(struct conn *c, const void *b, size_t len)
 {
-	if (evbuffer_add(bufferevent_get_output(c->bev), b, len) == 0)
+	if (evbuffer_add(bufferevent_get_output(c->bev), b, len) == 0 &&
+	    bev_write_now(c->bev) == 0)
 		return 0;
 	conn_close(c);
 	return -1;
@@ -321,7 +338,7 @@ conn_close_after_flush(struct conn *c)
 	c->ob = NULL;
 	if (c->p != NULL)
 		c->p->free(c);
-	if (conn_enter(c, CONN_CLOSING) == -1) {
+	if (conn_enter(c, CONN_CLOSING) == -1 || bev_write_now(c->bev) == -1) {
 		conn_close(c);
 		return;
 	}

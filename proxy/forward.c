@@ -270,7 +270,12 @@ forward_client_eof(struct conn *c)
 	return true;
 }
 
-/* Send what the request body framing allows; stop reading when full. */
+/*
+ * Send what the request body framing allows; stop reading when the origin
+ * is full.  Bytes after the request (pipelined) wait in the client's
+ * buffer, up to its high-water mark, until this exchange is over: the
+ * client stays registered for reading all along, so epoll is not told.
+ */
 static void
 relay_request(struct conn *c)
 {
@@ -282,18 +287,15 @@ relay_request(struct conn *c)
 		return;
 	rv = httpmsg_relay_body(&c->req->body, bufferevent_get_input(c->bev),
 	    out);
-	if (rv == -1) {
+	if (rv == -1 || bev_write_now(f->origin) == -1) {
 		conn_close(c);
 		return;
 	}
-	if (rv == 1) {
+	if (rv == 1)
 		f->req_done = true;
-		/* Pipelined bytes wait until this exchange is over. */
-		bufferevent_disable(c->bev, EV_READ);
-		return;
-	}
-	if (evbuffer_get_length(out) >= RELAY_HIGH_WATER)
-		bufferevent_disable(c->bev, EV_READ);
+	else if (evbuffer_get_length(out) >= RELAY_HIGH_WATER &&
+	    bufferevent_disable(c->bev, EV_READ) == -1)
+		conn_close(c);
 }
 
 void
@@ -302,22 +304,36 @@ forward_client_read_cb(struct bufferevent *bev, void *arg)
 	relay_request(arg);
 }
 
+/* The origin took what waited for it (bev_write_now's rest). */
 static void
 origin_write_cb(struct bufferevent *bev, void *arg)
 {
 	struct conn *c = arg;
 
-	if (c->fwd != NULL && !c->fwd->req_done)
-		bufferevent_enable(c->bev, EV_READ);
+	if (evbuffer_get_length(bufferevent_get_output(bev)) == 0 &&
+	    bufferevent_disable(bev, EV_WRITE) == -1) {
+		conn_close(c);
+		return;
+	}
+	if (c->fwd != NULL && !c->fwd->req_done &&
+	    bufferevent_enable(c->bev, EV_READ) == -1)
+		conn_close(c);
 }
 
+/* The client took what waited for it: the origin may send more. */
 void
 forward_client_write_cb(struct bufferevent *bev, void *arg)
 {
 	struct conn *c = arg;
 
-	if (c->fwd != NULL && !c->fwd->origin_eof)
-		bufferevent_enable(c->fwd->origin, EV_READ);
+	if (evbuffer_get_length(bufferevent_get_output(bev)) == 0 &&
+	    bufferevent_disable(bev, EV_WRITE) == -1) {
+		conn_close(c);
+		return;
+	}
+	if (c->fwd != NULL && !c->fwd->origin_eof &&
+	    bufferevent_enable(c->fwd->origin, EV_READ) == -1)
+		conn_close(c);
 }
 
 static bool
@@ -398,7 +414,10 @@ relay_response_head(struct conn *c, struct evbuffer *in, struct evbuffer *b)
 	return o.err == 0 ? 1 : -1;
 }
 
-/* Move what the origin sent: 1 response complete, 0 more to come, -1 bad. */
+/*
+ * Move what the origin sent, and send it on now: 1 response complete,
+ * 0 more to come, -1 bad.
+ */
 static int
 pump_response(struct conn *c)
 {
@@ -413,7 +432,11 @@ pump_response(struct conn *c)
 		if ((rv = relay_response_head(c, in, out)) != 1)
 			return rv;
 	}
-	return httpmsg_relay_body(&f->resp, in, out);
+	rv = httpmsg_relay_body(&f->resp, in, out);
+	/* A client that cannot be written to ends with what it got. */
+	if (bev_write_now(c->bev) == -1)
+		return -1;
+	return rv;
 }
 
 /*
@@ -453,8 +476,8 @@ origin_read_cb(struct bufferevent *bev, void *arg)
 		return;
 	}
 	if (evbuffer_get_length(bufferevent_get_output(c->bev)) >=
-	    RELAY_HIGH_WATER)
-		bufferevent_disable(bev, EV_READ);
+	    RELAY_HIGH_WATER && bufferevent_disable(bev, EV_READ) == -1)
+		conn_close(c);
 }
 
 static void
@@ -552,7 +575,8 @@ exchange_start(struct conn *c, struct bufferevent *origin,
 	 * take the origin's read timeout with them), for idle_timeout.
 	 */
 	if (bufferevent_set_timeouts(origin, &idle, &idle) == -1 ||
-	    bufferevent_enable(origin, EV_READ | EV_WRITE) == -1 ||
+	    bufferevent_disable(origin, EV_WRITE) == -1 ||
+	    bufferevent_enable(origin, EV_READ) == -1 ||
 	    write_request_head(c, bufferevent_get_output(origin)) == -1 ||
 	    conn_enter(c, CONN_RELAY) == -1 ||
 	    bufferevent_set_timeouts(c->bev, NULL, &idle) == -1) {

@@ -492,8 +492,7 @@ head_read_cb(struct bufferevent *bev, void *arg)
 		http_refuse(c, why);
 		return;
 	}
-	if (conn_enter(c, CONN_CONNECTING) == -1 || (!c->req->connect &&
-	    bufferevent_disable(bev, EV_READ) == -1)) {
+	if (conn_enter(c, CONN_CONNECTING) == -1) {
 		conn_close(c);
 		return;
 	}

@@ -261,8 +261,7 @@ httpmsg_relay_body(struct httpmsg_body *b, struct evbuffer *in,
 		case BODY_NONE:
 			return 1;
 		case BODY_UNTIL_CLOSE:
-			evbuffer_add_buffer(out, in);
-			return 0;
+			return evbuffer_add_buffer(out, in) == 0 ? 0 : -1;
 		case BODY_LENGTH:
 		case BODY_CHUNK_DATA:
 			n = evbuffer_get_length(in);

@@ -205,8 +205,13 @@ int	 conn_enter(struct conn *, enum conn_state);
 void	 conn_close(struct conn *);
 /* Write what is buffered for the client, then close. */
 void	 conn_close_after_flush(struct conn *);
-/* Queue bytes for the client; on failure the connection is closed (-1). */
+/*
+ * Queue bytes for the client and send what the socket takes now; on
+ * failure the connection is closed (-1).
+ */
 int	 conn_write(struct conn *, const void *, size_t);
+/* Send what is queued on a bufferevent now; wait for writability for the rest. */
+int	 bev_write_now(struct bufferevent *);
 /* Log this request's decision (once per request). */
 void	 conn_log(struct conn *, bool allow, enum egress_reason,
 	    const struct egress_addr *);
