@@ -118,8 +118,8 @@ idmap_child(void *arg)
 	char c;
 
 	(void)close(p[1]);	/* a copy of the table: ours to close */
-	(void)read(p[0], &c, 1);
-	return 0;
+	/* EOF (the parent closed it) or an error: either way, done. */
+	return read(p[0], &c, 1) == -1 ? 1 : 0;
 }
 
 static int

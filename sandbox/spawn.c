@@ -527,7 +527,9 @@ map_command(struct job *j, pid_t cmd)
 		report_fail(j->ctl, true, &f);
 	}
 	c = 'k';
-	(void)write(j->map_ack[1], &c, 1);
+	/* Without its ack the command would wait forever: it ends instead. */
+	if (write(j->map_ack[1], &c, 1) != 1)
+		kill(cmd, SIGKILL);
 }
 
 /*

@@ -834,6 +834,18 @@ area_keepalive() {
 		not_ok "keep-alive: a connection the origin closed is not reused" \
 		    "peers: $*" "$(show)"
 	fi
+	# An origin that sent more than its response (a second response nobody
+	# asked for): its connection is not reused, and the client's next
+	# request gets its own answer, never those bytes.
+	raw "$MP" "$(get /extra-1)" "$(get /kx-after-extra)"
+	set -- $(origin_peers /extra-1 /kx-after-extra)
+	if responses 2 && ! grep -q 'smuggled' "$TMP/raw.out" &&
+	    [ "$1" != - ] && [ "$2" != - ] && [ "$1" != "$2" ]; then
+		ok "keep-alive: bytes an origin sent unasked never answer the next request; its connection is not reused"
+	else
+		not_ok "keep-alive: bytes an origin sent unasked never answer the next request" \
+		    "peers: $*" "$(show)"
+	fi
 	# It closes while the next request is decided (its name takes 300 ms
 	# to resolve): the request goes on a new connection to the address
 	# its decision allowed.

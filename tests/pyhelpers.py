@@ -11,7 +11,8 @@ atomically once listening; SIGTERM exits 0):
               object {"method", "path", "headers": [[name, value]...],
               "body_len", "peer": the client's port}.  /closeafter is
               answered, then the connection closed (/closelater: 150 ms
-              after); after /dropnext the
+              after); /extra sends a second, unasked response after
+              its own; after /dropnext the
               next request on that connection is read ("dropped": true)
               and the connection closed unanswered.
     tlsorigin the same over TLS (--cert, --key).
@@ -162,6 +163,11 @@ def make_handler(logpath, body):
                 self.wfile.flush()
                 time.sleep(0.15)
                 self.close_connection = True
+            if self.path.startswith("/extra"):
+                # A second response nobody asked for, on a connection kept
+                # open: it must never answer the client's next request.
+                self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n"
+                                 b"\r\nsmuggled!\n")
 
         do_GET = do_POST = do_PUT = do_HEAD = do_DELETE = handle_any
 

@@ -432,8 +432,8 @@ relay_row(const void *p)
 		rv = relay_cut(r, cut, out, in);
 		olen = evbuffer_get_length(out);
 		ilen = evbuffer_get_length(in);
-		same = rv != 1 || (olen == r->body && memcmp(
-		    evbuffer_pullup(out, -1), r->in, olen) == 0 &&
+		same = rv != 1 || (olen == r->body && (olen == 0 ||
+		    memcmp(evbuffer_pullup(out, -1), r->in, olen) == 0) &&
 		    ilen == len - r->body);
 		evbuffer_free(in);
 		evbuffer_free(out);

@@ -336,7 +336,8 @@ gone_child(int ctl, const char *path, bool filtered)
 			return 100;
 		(void)close(fd);	/* the only listener: the broker is gone */
 	}
-	(void)write(ctl, &c, 1);
+	if (write(ctl, &c, 1) != 1)
+		return 102;
 	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
 	if ((s = socket(AF_UNIX, SOCK_STREAM, 0)) == -1)
 		return 101;

@@ -129,6 +129,17 @@ struct outcome {
 static int	probe_fd = -1;	/* set up in the child */
 
 static void
+reset_crash_signals(void)
+{
+	static const int sigs[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE,
+	    SIGABRT, SIGSYS };
+	size_t i;
+
+	for (i = 0; i < NELEM(sigs); i++)
+		(void)signal(sigs[i], SIG_DFL);
+}
+
+static void
 child(const struct probe *p, bool filtered, int fd)
 {
 	struct rlimit none = { 0, 0 };
@@ -136,6 +147,12 @@ child(const struct probe *p, bool filtered, int fd)
 
 	memset(&r, 0, sizeof(r));
 	(void)setrlimit(RLIMIT_CORE, &none);
+	/*
+	 * cmocka's handlers for crashes are inherited: a probe that dies of
+	 * a signal must die of it here, not go on running the rest of the
+	 * suite inside this child.
+	 */
+	reset_crash_signals();
 	alarm(20);
 	if (p->setup != NULL && p->setup() == -1) {
 		r.stage = S_SETUP;
