@@ -255,7 +255,13 @@ forward_done(struct conn *c)
 		conn_close_after_flush(c);
 		return;
 	}
-	if (!f->resp_close && !f->origin_eof)
+	/*
+	 * Kept only when the origin took the whole request: one that
+	 * answered early may never read the rest, which the next request
+	 * would follow.
+	 */
+	if (!f->resp_close && !f->origin_eof &&
+	    evbuffer_get_length(bufferevent_get_output(f->origin)) == 0)
 		keep_origin(c);
 	http_next_request(c);
 }
@@ -266,7 +272,7 @@ forward_client_eof(struct conn *c)
 	if (c->fwd == NULL || c->req == NULL || !c->fwd->req_done)
 		return false;	/* the request itself is cut short */
 	c->req->client_close = true;
-	bufferevent_disable(c->bev, EV_READ);
+	(void)bufferevent_disable(c->bev, EV_READ);	/* it read its EOF */
 	return true;
 }
 
