@@ -406,7 +406,8 @@ relay_response_head(struct conn *c, struct evbuffer *in, struct evbuffer *b)
 	if (status >= 100 && status < 200) {
 		out_add(&o, "\r\n", 2);
 		free(head);
-		return o.err == 0 ? 1 : -1;	/* interim: the final is to come */
+		/* An interim response: the final one is still to come. */
+		return o.err == 0 ? 1 : -1;
 	}
 	f->resp_close = response_closes(&m);
 	if (c->req->client_close || f->resp.kind == BODY_UNTIL_CLOSE ||

@@ -225,11 +225,11 @@ sandbox_writable_root_ok(const char *path, char *err, size_t errlen)
 	for (i = 0; package_state[i] != NULL; i++)
 		if (path_under(package_state[i], path) ||
 		    path_under(path, package_state[i])) {
-			snprintf(err, errlen, "%s is, holds or lies in %s, the "
-			    "package manager's state: root's apt and dpkg would "
-			    "trust and run what the command writes there (give "
-			    "apt its own state in the workspace instead; see "
-			    "apt-get in harn-egressd(8))", path,
+			snprintf(err, errlen, "%s is, holds or lies in %s, "
+			    "the package manager's state: root's apt and dpkg "
+			    "would trust and run what the command writes there "
+			    "(give apt its own state in the workspace instead; "
+			    "see apt-get in harn-egressd(8))", path,
 			    package_state[i]);
 			return -1;
 		}
