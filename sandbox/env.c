@@ -70,9 +70,9 @@ static const struct {
 	{ "GOCACHE", "go-build" }, { "GOMODCACHE", "go-mod" },
 	{ "YARN_CACHE_FOLDER", "yarn" },
 };
+/* Set only when confined: an unconfined command has its own $HOME. */
 static const char *const other_vars[] = {
 	"TMPDIR", "TMP", "TEMP", "XDG_CACHE_HOME", "NPM_CONFIG_USERCONFIG",
-	"NODE_USE_ENV_PROXY",
 };
 
 static bool
@@ -88,20 +88,21 @@ name_in(const char *entry, size_t n, const char *const *names, size_t count)
 
 /*
  * What harn-egressd sets itself is never taken from the caller, not even
- * with --env.
+ * with --env.  Unconfined, it sets only the proxy variables.
  */
 static bool
-env_is_ours(const char *entry)
+env_is_ours(const char *entry, bool confined)
 {
 	size_t i, n = strcspn(entry, "=");
 
-	for (i = 0; i < NELEM(caches); i++)
+	for (i = 0; confined && i < NELEM(caches); i++)
 		if (name_is(entry, n, caches[i].name))
 			return true;
 	return name_in(entry, n, proxy_vars, NELEM(proxy_vars)) ||
 	    name_in(entry, n, socks_vars, NELEM(socks_vars)) ||
 	    name_in(entry, n, direct_vars, NELEM(direct_vars)) ||
-	    name_in(entry, n, other_vars, NELEM(other_vars));
+	    name_is(entry, n, "NODE_USE_ENV_PROXY") ||
+	    (confined && name_in(entry, n, other_vars, NELEM(other_vars)));
 }
 
 static char *
@@ -287,9 +288,34 @@ sandbox_workspace_dir(const char *ws, const char *name, char *err,
 	return 0;
 }
 
+/*
+ * The temporary and cache directories in the workspace, for a confined
+ * command that may write nowhere else.
+ */
+static int
+env_add_workspace(struct strv *env, const char *tmp, const char *cache)
+{
+	size_t i;
+
+	if (strv_add(env, pair("TMPDIR", tmp)) == -1 ||
+	    strv_add(env, pair("TMP", tmp)) == -1 ||
+	    strv_add(env, pair("TEMP", tmp)) == -1 ||
+	    strv_add(env, pair("XDG_CACHE_HOME", cache)) == -1)
+		return -1;
+	for (i = 0; i < NELEM(caches); i++)
+		if (strv_add(env, pair_in(caches[i].name, cache,
+		    caches[i].dir)) == -1)
+			return -1;
+	/* The credential-free stand-in for a denied ~/.npmrc, if made. */
+	if (has_standin(cache) && strv_add(env,
+	    pair_in("NPM_CONFIG_USERCONFIG", cache, NPMRC_STANDIN)) == -1)
+		return -1;
+	return 0;
+}
+
 char **
 sandbox_env_build(const struct sandbox_request *r, unsigned short port,
-    char *err, size_t errlen)
+    bool confined, char *err, size_t errlen)
 {
 	extern char **environ;
 	struct strv env = { NULL, 0, 0 };
@@ -301,21 +327,11 @@ sandbox_env_build(const struct sandbox_request *r, unsigned short port,
 	    (cache = path_join(r->workspace, ".harn-cache")) == NULL)
 		goto fail;
 	for (i = 0; environ[i] != NULL; i++)
-		if (!env_is_ours(environ[i]) && env_passes(environ[i], r) &&
+		if (!env_is_ours(environ[i], confined) &&
+		    env_passes(environ[i], r) &&
 		    strv_add(&env, strdup(environ[i])) == -1)
 			goto fail;
-	if (strv_add(&env, pair("TMPDIR", tmp)) == -1 ||
-	    strv_add(&env, pair("TMP", tmp)) == -1 ||
-	    strv_add(&env, pair("TEMP", tmp)) == -1 ||
-	    strv_add(&env, pair("XDG_CACHE_HOME", cache)) == -1)
-		goto fail;
-	for (i = 0; i < NELEM(caches); i++)
-		if (strv_add(&env, pair_in(caches[i].name, cache,
-		    caches[i].dir)) == -1)
-			goto fail;
-	/* The credential-free stand-in for a denied ~/.npmrc, if made. */
-	if (has_standin(cache) && strv_add(&env,
-	    pair_in("NPM_CONFIG_USERCONFIG", cache, NPMRC_STANDIN)) == -1)
+	if (confined && env_add_workspace(&env, tmp, cache) == -1)
 		goto fail;
 	snprintf(url, sizeof(url), "http://127.0.0.1:%u", port);
 	for (i = 0; port != 0 && i < NELEM(proxy_vars); i++)

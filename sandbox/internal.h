@@ -174,7 +174,7 @@ int	 sandbox_workspace_dir(const char *ws, const char *name, char *err,
 int	 sandbox_npmrc_standin(const struct sandbox_request *, char *err,
 	    size_t errlen);
 char	**sandbox_env_build(const struct sandbox_request *,
-	    unsigned short port, char *err, size_t errlen);
+	    unsigned short port, bool confined, char *err, size_t errlen);
 void	 sandbox_env_free(char **);
 
 /* What a trial's command said failed, once it has ended; NULL: none. */

@@ -437,7 +437,7 @@ run_command(struct job *j)
 		child_fail(j->ctl, AREA_WRITE, -1, "%s: %s", j->req->workspace,
 		    strerror(errno));
 	if ((envp = sandbox_env_build(j->req, j->ns ? j->port :
-	    j->req->host_port, err, sizeof(err))) == NULL)
+	    j->req->host_port, j->ns || j->ll, err, sizeof(err))) == NULL)
 		child_fail(j->ctl, AREA_UNKNOWN, -1, "environment: %s", err);
 	(void)sandbox_seccomp_program(&prog, &plen);
 	if (p->seccomp && sandbox_seccomp_load_program(prog, plen, err,
@@ -728,6 +728,22 @@ give_ruleset(struct sandbox_child *c, struct sandbox_failure *f)
 	return 0;
 }
 
+/*
+ * A confined command's temporary and cache directories, and the
+ * stand-in for ~/.npmrc.  An unconfined one has the caller's own, and its
+ * workspace is left as it was.
+ */
+static int
+workspace_dirs(const struct sandbox_request *r, char *err, size_t errlen)
+{
+	if (sandbox_workspace_dir(r->workspace, ".harn-tmp", err,
+	    errlen) == -1 ||
+	    sandbox_workspace_dir(r->workspace, ".harn-cache", err,
+	    errlen) == -1 || sandbox_npmrc_standin(r, err, errlen) == -1)
+		return -1;
+	return 0;
+}
+
 struct sandbox_child *
 sandbox_start(const struct sandbox_request *r, const struct sandbox_plan *p,
     struct sandbox_failure *f)
@@ -749,12 +765,8 @@ sandbox_start(const struct sandbox_request *r, const struct sandbox_plan *p,
 	c->req = r;
 	c->plan = p;
 	if (sandbox_paths_build(r, p->confinement, c->root, &c->paths, err,
-	    sizeof(err)) == -1 ||
-	    sandbox_workspace_dir(r->workspace, ".harn-tmp", err,
-	    sizeof(err)) == -1 ||
-	    sandbox_workspace_dir(r->workspace, ".harn-cache", err,
-	    sizeof(err)) == -1 || sandbox_npmrc_standin(r, err,
-	    sizeof(err)) == -1) {
+	    sizeof(err)) == -1 || ((c->ns || c->ll) &&
+	    workspace_dirs(r, err, sizeof(err)) == -1)) {
 		fail_with(f, AREA_WRITE, -1, errno, false, err);
 		goto fail;
 	}

@@ -388,6 +388,42 @@ exit_seen '"service mode"' 1 "$EGRESSD" --policy "$TMP/mp.conf" \
 man_exit '"run mode"' 3
 man_exit '"service mode"' 0
 
+# Unconfined, the command keeps its own $HOME: no temporary or cache
+# directories in the workspace, no ~/.npmrc stand-in, and TMPDIR may be
+# passed; only the proxy variables are set.  The confined run beside it
+# is the control.
+mkdir -p "$TMP/uhome"
+printf 'registry=http://registry.invalid/\n_authToken=planted\n' \
+    >"$TMP/uhome/.npmrc"
+for mode in --no-sandbox "--profile unrestricted"; do
+	rm -rf "$TMP/uws" && mkdir "$TMP/uws"
+	# shellcheck disable=SC2086
+	HOME="$TMP/uhome" TMPDIR=/var/tmp "$EGRESSD" --policy "$TMP/mp.conf" \
+	    $mode --env TMPDIR --workspace "$TMP/uws" -- sh -c \
+	    'echo "t=$TMPDIR c=$npm_config_cache n=$NPM_CONFIG_USERCONFIG p=$HTTPS_PROXY"' \
+	    >"$TMP/uout" 2>"$TMP/err"
+	if [ -z "$(ls -A "$TMP/uws")" ] &&
+	    grep -q '^t=/var/tmp c= n= p=http://127\.0\.0\.1:[0-9]*$' "$TMP/uout"; then
+		ok "$mode: the workspace untouched, TMPDIR passed, proxy set"
+	else
+		not_ok "$mode: the workspace untouched, TMPDIR passed, proxy set" \
+		    "$(ls -A "$TMP/uws"; cat "$TMP/uout" "$TMP/err")"
+	fi
+done
+rm -rf "$TMP/uws" && mkdir "$TMP/uws"
+HOME="$TMP/uhome" TMPDIR=/var/tmp "$EGRESSD" --policy "$TMP/mp.conf" \
+    --env TMPDIR --workspace "$TMP/uws" -- sh -c \
+    'echo "t=$TMPDIR n=$NPM_CONFIG_USERCONFIG"' >"$TMP/uout" 2>"$TMP/err"
+if grep -q 'not enforced: network confinement' "$TMP/err"; then
+	skip "confined control: this host has no confinement ($(head -n 1 "$TMP/err"))"
+elif [ -d "$TMP/uws/.harn-tmp" ] && [ -f "$TMP/uws/.harn-cache/npmrc" ] &&
+    grep -q "^t=$TMP/uws/.harn-tmp n=$TMP/uws/.harn-cache/npmrc\$" "$TMP/uout"; then
+	ok "confined control: TMPDIR and the npmrc stand-in in the workspace"
+else
+	not_ok "confined control: TMPDIR and the npmrc stand-in in the workspace" \
+	    "$(ls -A "$TMP/uws"; cat "$TMP/uout" "$TMP/err")"
+fi
+
 # The systemd unit verifies, with the binary where make install puts it
 # (here: this build's) and the man pages it names.
 if command -v systemd-analyze >/dev/null 2>&1 && command -v man >/dev/null 2>&1; then
