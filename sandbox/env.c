@@ -210,10 +210,13 @@ sandbox_npmrc_standin(const struct sandbox_request *r, char *err,
 	/*
 	 * None (or not a plain file of at most 64 KiB: a FIFO would block,
 	 * a cut file could leave part of a secret): no stand-in, and none
-	 * left from an earlier run.
+	 * left from an earlier run.  Nor when a step to it is in the
+	 * command's reach: a link it left there would have us copy any file
+	 * we can read into its workspace.
 	 */
-	if (r->home == NULL || (in = open(src, O_RDONLY | O_NONBLOCK |
-	    O_CLOEXEC)) == -1 || fstat(in, &in_st) == -1 ||
+	if (r->home == NULL || (in = sandbox_open_out_of_reach(r, src,
+	    O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)) == -1 ||
+	    fstat(in, &in_st) == -1 ||
 	    !S_ISREG(in_st.st_mode) || in_st.st_size > (off_t)sizeof(buf)) {
 		(void)unlinkat(dir, NPMRC_STANDIN, 0);
 		rv = 0;

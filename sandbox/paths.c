@@ -684,3 +684,113 @@ out:
 	free(abs);
 	return w;
 }
+
+/*
+ * Open path the way open(2) would, following its symlinks, but only
+ * through names out of the command's reach: each name is looked up in a
+ * directory held open and already checked, never by a path the command
+ * could change under us, and a name in a writable root ends the walk
+ * (EACCES).  For files the supervisor reads for the command (~/.npmrc),
+ * where a link the command planted in an earlier run would otherwise
+ * have the supervisor read any file for it.
+ */
+int
+sandbox_open_out_of_reach(const struct sandbox_request *r, const char *path,
+    int flags)
+{
+	char done[PATH_MAX], rest[PATH_MAX], link[PATH_MAX], *c, *end, *slash;
+	struct stat st;
+	size_t n;
+	ssize_t len;
+	int dir, fd = -1, links = 0;
+
+	if (path[0] != '/' || snprintf(rest, sizeof(rest), "%s", path) >=
+	    (int)sizeof(rest)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	done[0] = '\0';
+	if ((dir = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1)
+		return -1;
+	c = rest;
+	for (;;) {
+		c += strspn(c, "/");
+		if (*c == '\0') {
+			errno = EISDIR;
+			goto fail;
+		}
+		n = strcspn(c, "/");
+		end = c + n + strspn(c + n, "/");
+		c[n] = '\0';
+		if (strcmp(c, ".") == 0) {
+			c = end;
+			continue;
+		}
+		if (strcmp(c, "..") == 0) {
+			if ((slash = strrchr(done, '/')) != NULL)
+				*slash = '\0';
+		} else if (snprintf(done + strlen(done), sizeof(done) -
+		    strlen(done), "/%s", c) >= (int)(sizeof(done) -
+		    strlen(done))) {
+			errno = ENAMETOOLONG;
+			goto fail;
+		}
+		if (writable_root(r, done[0] != '\0' ? done : "/")) {
+			errno = EACCES;
+			goto fail;
+		}
+		if ((fd = openat(dir, c, O_PATH | O_NOFOLLOW | O_CLOEXEC)) ==
+		    -1 || fstat(fd, &st) == -1)
+			goto fail;
+		if (S_ISLNK(st.st_mode)) {
+			len = readlinkat(fd, "", link, sizeof(link) - 1);
+			(void)close(fd);
+			fd = -1;
+			if (len <= 0 || ++links > 40) {
+				errno = len <= 0 ? EINVAL : ELOOP;
+				goto fail;
+			}
+			link[len] = '\0';
+			/* The link's own name is not a step of the path. */
+			*strrchr(done, '/') = '\0';
+			if (strlen(link) + 1 + strlen(end) + 1 > sizeof(rest)) {
+				errno = ENAMETOOLONG;
+				goto fail;
+			}
+			memmove(rest + len + 1, end, strlen(end) + 1);
+			memcpy(rest, link, (size_t)len);
+			rest[len] = '/';
+			c = rest;
+			if (link[0] == '/') {
+				done[0] = '\0';
+				(void)close(dir);
+				if ((dir = open("/", O_PATH | O_DIRECTORY |
+				    O_CLOEXEC)) == -1)
+					return -1;
+			}
+			continue;
+		}
+		if (*end == '\0') {
+			/* The last name: opened for real, and still no link. */
+			(void)close(fd);
+			fd = openat(dir, c, flags | O_NOFOLLOW);
+			(void)close(dir);
+			return fd;
+		}
+		if (!S_ISDIR(st.st_mode)) {
+			errno = ENOTDIR;
+			goto fail;
+		}
+		(void)close(dir);
+		dir = fd;
+		fd = -1;
+		c = end;
+	}
+fail:
+	n = (size_t)errno;
+	if (fd != -1)
+		(void)close(fd);
+	(void)close(dir);
+	errno = (int)n;
+	return -1;
+}

@@ -424,6 +424,66 @@ else
 	    "$(ls -A "$TMP/uws"; cat "$TMP/uout" "$TMP/err")"
 fi
 
+# The policy is read again by the next run (and at SIGHUP): a command
+# that could rewrite it would widen what the next run allows.  The
+# control: unconfined, the command does rewrite it.
+mkdir -p "$TMP/pws" "$TMP/pout"
+printf 'default deny\n' >"$TMP/pws/egress.conf"
+"$EGRESSD" --policy "$TMP/pws/egress.conf" --no-sandbox --workspace "$TMP/pws" \
+    -- sh -c 'echo "default allow" > egress.conf' >/dev/null 2>&1
+if grep -q 'default allow' "$TMP/pws/egress.conf"; then
+	ok "control: an unconfined command rewrites a policy in its workspace"
+else
+	not_ok "control: an unconfined command rewrites a policy in its workspace"
+fi
+printf 'default deny\n' >"$TMP/pws/egress.conf"
+ln -sfn "$TMP/pws/egress.conf" "$TMP/pout/link.conf"
+ln -sfn "$TMP/pws" "$TMP/pout/dirlink"
+mkdir -p "$TMP/pws/sub"
+printf 'default deny\n' >"$TMP/pws/sub/p.conf"
+for pol in "$TMP/pws/egress.conf" "$TMP/pout/link.conf" \
+    "$TMP/pout/dirlink/egress.conf"; do
+	expect_rc "--policy $pol in the command's reach: usage error" 2 \
+	    "$EGRESSD" --policy "$pol" --workspace "$TMP/pws" \
+	    -- sh -c 'echo "default allow" > egress.conf'
+	expect_grep "--policy $pol: says why and what to do" "$TMP/err" \
+	    '^harn-egressd: --policy .*: inside a root the command can write.*outside the workspace'
+done
+expect_rc "--policy in a --write-root: usage error" 2 "$EGRESSD" \
+    --policy "$TMP/pws/sub/p.conf" --workspace "$TMP/mws" \
+    --write-root "$TMP/pws/sub" -- true
+if grep -q 'default deny' "$TMP/pws/egress.conf"; then
+	ok "--policy in reach: nothing ran, the policy is as it was"
+else
+	not_ok "--policy in reach: nothing ran, the policy is as it was"
+fi
+cp "$TMP/pws/egress.conf" "$TMP/pout/egress.conf"
+expect_rc "--policy outside the workspace: runs" 0 "$EGRESSD" \
+    --policy "$TMP/pout/egress.conf" --workspace "$TMP/pws" -- true
+
+# A workspace or write root at (or above) the user's home would let the
+# command leave what runs at the next login.
+uhome=$(getent passwd "$(id -u)" | cut -d: -f6)
+if [ -n "$uhome" ] && [ -d "$uhome" ] && [ "$uhome" != / ]; then
+	rm -f "$uhome/.harn-home-probe"
+	expect_rc "--workspace at the home directory ($uhome): usage error" 2 \
+	    "$EGRESSD" --policy "$TMP/mp.conf" --workspace "$uhome" \
+	    -- touch "$uhome/.harn-home-probe"
+	expect_grep "--workspace at home: says why and what to do" "$TMP/err" \
+	    'is or holds the home directory .*give --workspace DIR'
+	expect_rc "--write-root at the home directory: usage error" 2 \
+	    "$EGRESSD" --policy "$TMP/mp.conf" --workspace "$TMP/mws" \
+	    --write-root "$uhome" -- touch "$uhome/.harn-home-probe"
+	if [ -e "$uhome/.harn-home-probe" ]; then
+		not_ok "home directory refused: nothing was written there"
+		rm -f "$uhome/.harn-home-probe"
+	else
+		ok "home directory refused: nothing was written there"
+	fi
+else
+	skip "workspace at the home directory: this user has none ($uhome)"
+fi
+
 # The systemd unit verifies, with the binary where make install puts it
 # (here: this build's) and the man pages it names.
 if command -v systemd-analyze >/dev/null 2>&1 && command -v man >/dev/null 2>&1; then

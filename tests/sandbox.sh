@@ -1886,8 +1886,81 @@ misc_checks() {
 	rm -f "$WS/linked.env" "$WS/linked-copy"
 }
 
+# box_home HOME WS [OPTION...] -- CMD...: box with another HOME and
+# workspace.
+box_home() {
+	bhome=$1 bws=$2
+	shift 2
+	# shellcheck disable=SC2086
+	env HOME="$bhome" $LAUNCH "$EGRESSD" --policy "$POL" --workspace "$bws" \
+	    --log "$TMP/decisions.log" "$@"
+}
+
+# standin_read LABEL HOME WS: the stand-in for ~/.npmrc the command gets
+# holds nothing of the planted file outside.
+standin_read() {
+	run_out "$TMP/box.out" box_home "$2" "$3" -- sh -c \
+	    'echo "cfg=$NPM_CONFIG_USERCONFIG"; cat "$NPM_CONFIG_USERCONFIG" 2>/dev/null; :'
+	if [ "$RC" -eq 0 ] && ! grep -Fq "$SECRET" "$TMP/box.out" &&
+	    ! grep -rFq "$SECRET" "$3" 2>/dev/null; then
+		ok "$1: no stand-in made through it ($(first_line "$TMP/box.out"))"
+	else
+		not_ok "$1: no stand-in made through it" \
+		    "exit $RC: $(head -c 400 "$TMP/box.out")"
+	fi
+}
+
+# harn-egressd reads ~/.npmrc for the command (the stand-in).  A link the
+# command could have left on the way must not make it read any other file
+# for it: the workspace at ~, ~ below the workspace, and a dotfile link
+# into the workspace.
+standin_checks() {
+	sfile=$TMP/standin-secret
+	printf 'stolen=%s\n' "$SECRET" >"$sfile"
+	chmod 600 "$sfile"
+	control direct "read a file outside the workspace (the link's target)" \
+	    read "$sfile" || return 0
+	H3=$TMP/home3
+	rm -rf "$H3" && mkdir -p "$H3" && chmod 777 "$H3"
+	# Planted by the command itself where it may (namespaces), else by a
+	# step before it.
+	run_out "$TMP/box.out" box_home "$H3" "$H3" -- ln -s "$sfile" "$H3/.npmrc"
+	[ -L "$H3/.npmrc" ] || ln -s "$sfile" "$H3/.npmrc"
+	standin_read "workspace at ~, ~/.npmrc a link to a file outside" "$H3" "$H3"
+	rm -rf "$H3" && mkdir -p "$H3/a/home" && chmod -R 777 "$H3"
+	ln -s "$sfile" "$H3/a/home/.npmrc"
+	standin_read "~ below the workspace, ~/.npmrc a link to a file outside" \
+	    "$H3/a/home" "$H3"
+	rm -rf "$H3/a/home" "$TMP/sdir" && mkdir -p "$TMP/sdir"
+	cp "$sfile" "$TMP/sdir/.npmrc"
+	ln -s "$TMP/sdir" "$H3/a/home"
+	standin_read "~ a link in the workspace to the directory of a file named .npmrc" \
+	    "$H3/a/home" "$H3"
+	rm -rf "$H3" && mkdir -p "$H3" "$TMP/home4/dotfiles" && chmod 777 "$H3"
+	ln -sfn "$H3/npmrc" "$TMP/home4/.npmrc"
+	ln -s "$sfile" "$H3/npmrc"
+	standin_read "~/.npmrc a dotfile link into the workspace, replaced there by a link" \
+	    "$TMP/home4" "$H3"
+	# The control: a dotfile link out of the command's reach is followed.
+	printf 'registry=https://npm.example.test/\n_authToken=%s\n' "$SECRET" \
+	    >"$TMP/home4/dotfiles/npmrc"
+	ln -sfn dotfiles/npmrc "$TMP/home4/.npmrc"
+	run_out "$TMP/box.out" box_home "$TMP/home4" "$H3" -- sh -c \
+	    'cat "$NPM_CONFIG_USERCONFIG"'
+	if [ "$RC" -eq 0 ] &&
+	    grep -q '^registry=https://npm.example.test/$' "$TMP/box.out" &&
+	    ! grep -Fq "$SECRET" "$TMP/box.out"; then
+		ok "~/.npmrc a dotfile link out of reach: followed, its settings in the stand-in"
+	else
+		not_ok "~/.npmrc a dotfile link out of reach: followed, its settings in the stand-in" \
+		    "exit $RC: $(head -c 400 "$TMP/box.out")"
+	fi
+	rm -rf "$H3" "$TMP/home4" "$TMP/sdir" "$sfile"
+}
+
 escape_checks() {
 	meta_checks
+	standin_checks
 	sock_checks
 	symlink_checks
 	late_checks
