@@ -704,8 +704,11 @@ sandbox_open_out_of_reach(const struct sandbox_request *r, const char *path,
 	ssize_t len;
 	int dir, fd = -1, links = 0;
 
-	if (path[0] != '/' || snprintf(rest, sizeof(rest), "%s", path) >=
-	    (int)sizeof(rest)) {
+	if (path[0] != '/') {
+		errno = EINVAL;
+		return -1;
+	}
+	if (snprintf(rest, sizeof(rest), "%s", path) >= (int)sizeof(rest)) {
 		errno = ENAMETOOLONG;
 		return -1;
 	}

@@ -44,33 +44,37 @@ if [ "$what" = all ] || [ "$what" = decide ]; then
 fi
 if [ "$what" = all ] || [ "$what" = sandbox ] || [ "$what" = tunnels ]; then
 	make -C "$top/build" tests/bench_broker >/dev/null
-	ws=$(mktemp -d "${TMPDIR:-/tmp}/harn-bench.XXXXXX")
-	printf 'default deny\n' >"$ws/p.conf"
+	# The policies beside the workspace: one inside it is refused.
+	base=$(mktemp -d "${TMPDIR:-/tmp}/harn-bench.XXXXXX")
+	ws=$base/ws
+	mkdir "$ws"
+	printf 'default deny\n' >"$base/p.conf"
 	cp "$top/build/tests/bench_broker" "$ws/bench_broker"
 	cc -O1 -o "$ws/dockerish" "$top/tests/dockerish.c" -lseccomp
 	egressd=$top/build/harn-egressd
 	# A root caller's command runs as uid 65533 in landlock where that
 	# uid can write the workspace: as in a real run, it can here.
-	[ "$(id -u)" -eq 0 ] && chmod 711 "$ws" && chown 65533:65533 "$ws"
+	[ "$(id -u)" -eq 0 ] && chmod 711 "$base" "$ws" &&
+	    chown 65533:65533 "$ws"
 fi
 if [ "$what" = all ] || [ "$what" = sandbox ]; then
 	echo "== connect(): unconfined"
 	(cd "$ws" && ./bench_broker 3000)
 	for c in namespaces landlock; do
 		echo "== connect(): confined, $c (every call through the connect broker)"
-		(cd "$ws" && "$egressd" --policy "$ws/p.conf" --confinement "$c" \
+		(cd "$ws" && "$egressd" --policy "$base/p.conf" --confinement "$c" \
 		    --workspace "$ws" -- ./bench_broker 3000 2>/dev/null)
 	done
 	echo "== connect(): confined, landlock in a default Docker container (no pidfd_getfd)"
-	(cd "$ws" && ./dockerish -- "$egressd" --policy "$ws/p.conf" \
+	(cd "$ws" && ./dockerish -- "$egressd" --policy "$base/p.conf" \
 	    --workspace "$ws" -- ./bench_broker 3000 2>/dev/null)
 	if command -v hyperfine >/dev/null 2>&1; then
 		echo "== a confined /bin/true, in each confinement, against an unconfined one"
 		(cd "$ws" && hyperfine -N -w 5 -r 50 \
-		    "$egressd --policy $ws/p.conf --confinement namespaces -- /bin/true" \
-		    "$egressd --policy $ws/p.conf --confinement landlock -- /bin/true" \
-		    "./dockerish -- $egressd --policy $ws/p.conf -- /bin/true" \
-		    "$egressd --policy $ws/p.conf --no-sandbox -- /bin/true" \
+		    "$egressd --policy $base/p.conf --confinement namespaces -- /bin/true" \
+		    "$egressd --policy $base/p.conf --confinement landlock -- /bin/true" \
+		    "./dockerish -- $egressd --policy $base/p.conf -- /bin/true" \
+		    "$egressd --policy $base/p.conf --no-sandbox -- /bin/true" \
 		    2>&1 | grep -E 'Benchmark|Time')
 	else
 		echo "(hyperfine is not installed: apt-get install hyperfine)"
@@ -115,7 +119,7 @@ NGX
 	ngx=$!
 	sleep 0.5
 	printf 'allow_loopback on\nallow 127.0.0.1:18080 127.0.0.1:18081 127.0.0.1:18082 127.0.0.1:18083\nmax_connections 20000\n' \
-	    >"$ws/t.conf"
+	    >"$base/t.conf"
 	dur=${DUR:-4}
 	# The same blocking client everywhere (bench_broker tunnels), and
 	# loadgen (epoll) where it can run: without pidfd_getfd a socket put in
@@ -125,21 +129,21 @@ NGX
 	echo "== new tunnels through the proxy, from a command inside (${dur}s each)"
 	for c in namespaces landlock; do
 		printf '%-40s ' "$c, 16 blocking threads"
-		(cd "$ws" && "$egressd" --policy "$ws/t.conf" --confinement "$c" \
+		(cd "$ws" && "$egressd" --policy "$base/t.conf" --confinement "$c" \
 		    --workspace "$ws" -- sh -c "$bt" 2>/dev/null)
 	done
 	printf '%-40s ' "landlock (Docker-like), 16 threads"
-	(cd "$ws" && ./dockerish -- "$egressd" --policy "$ws/t.conf" \
+	(cd "$ws" && ./dockerish -- "$egressd" --policy "$base/t.conf" \
 	    --workspace "$ws" -- sh -c "$bt" 2>/dev/null)
 	for c in namespaces landlock; do
 		printf '%-40s ' "$c, loadgen ka1 c=50"
-		(cd "$ws" && "$egressd" --policy "$ws/t.conf" --confinement "$c" \
+		(cd "$ws" && "$egressd" --policy "$base/t.conf" --confinement "$c" \
 		    --workspace "$ws" -- sh -c "$lg" 2>/dev/null | result)
 	done
 	kill "$ngx" 2>/dev/null
 	wait "$ngx" 2>/dev/null
 fi
-[ -n "${ws:-}" ] && rm -rf "$ws"
+[ -n "${base:-}" ] && rm -rf "$base"
 [ "$what" = all ] || [ "$what" = peers ] || exit 0
 
 missing=""

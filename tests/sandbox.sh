@@ -1385,13 +1385,18 @@ print(json.load(open(sys.argv[1]))["sandbox"]["confinement"])' "$TMP/doc-run.jso
 profile_checks() {
 	cp "$EGRESSD" "$WS/harn-inner"
 	printf 'default deny\n' > "$WS/inner.conf"
-	rm -f "$WS/hardened-ran" "$WS/worktree-ran"
+	# The inner workspace is a directory of the outer one: the policy
+	# may not lie in it.
+	mkdir -p "$WS/inner-ws"
+	chown --reference="$WS" "$WS/inner-ws" 2>/dev/null || true
+	chmod --reference="$WS" "$WS/inner-ws"
+	rm -f "$WS/inner-ws/hardened-ran" "$WS/inner-ws/worktree-ran"
 	# (No $HOME for the inner one: it could not list the directories the
 	# outer one splits around denied paths.)
 	run_out "$TMP/prof.out" box -- env HOME=/nonexistent "$WS/harn-inner" \
 	    --policy "$WS/inner.conf" \
-	    --profile os_hardened --workspace "$WS" -- sh -c ': > hardened-ran'
-	if [ "$RC" -eq 3 ] && [ ! -e "$WS/hardened-ran" ]; then
+	    --profile os_hardened --workspace "$WS/inner-ws" -- sh -c ': > hardened-ran'
+	if [ "$RC" -eq 3 ] && [ ! -e "$WS/inner-ws/hardened-ran" ]; then
 		ok "os_hardened without namespaces: exit 3, nothing ran"
 	else
 		not_ok "os_hardened without namespaces: exit 3, nothing ran" \
@@ -1407,8 +1412,8 @@ profile_checks() {
 	    "$TMP/prof.out" '"reason":"unsupported_fail_closed"'
 	run_out "$TMP/prof.out" box -- env HOME=/nonexistent "$WS/harn-inner" \
 	    --policy "$WS/inner.conf" \
-	    --profile worktree --workspace "$WS" -- sh -c ': > worktree-ran'
-	if [ "$RC" -eq 0 ] && [ -e "$WS/worktree-ran" ]; then
+	    --profile worktree --workspace "$WS/inner-ws" -- sh -c ': > worktree-ran'
+	if [ "$RC" -eq 0 ] && [ -e "$WS/inner-ws/worktree-ran" ]; then
 		ok "worktree without namespaces: runs"
 	else
 		not_ok "worktree without namespaces: runs" \
@@ -1416,8 +1421,7 @@ profile_checks() {
 	fi
 	expect_grep "worktree says what it could not enforce" "$TMP/prof.out" \
 	    '^harn-egressd: sandbox: not enforced: network confinement \('
-	rm -f "$WS/harn-inner" "$WS/inner.conf" "$WS/hardened-ran" \
-	    "$WS/worktree-ran"
+	rm -rf "$WS/harn-inner" "$WS/inner.conf" "$WS/inner-ws"
 }
 
 # ------------------------------------------------------------------ escapes

@@ -5,7 +5,8 @@
  *     of the address and the socket's own family;
  *   - sandbox_plan: which confinement a profile gets from what the host
  *     can do, and when it must refuse;
- *   - sandbox_may_write: which output paths the command could reach.
+ *   - sandbox_may_write: which output paths the command could reach;
+ *   - sandbox_open_out_of_reach: links followed only out of its reach.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -711,6 +712,93 @@ test_may_write(void **state UNUSED)
 	(void)rmdir(top);
 }
 
+/* opened, and the file it opened is top/want */
+static void
+opens(const struct sandbox_request *r, const char *path, const char *want)
+{
+	struct stat a, b;
+	int fd;
+
+	fd = sandbox_open_out_of_reach(r, path, O_RDONLY | O_CLOEXEC);
+	if (fd == -1)
+		fail_msg("%s: %s", path, strerror(errno));
+	assert_int_equal(fstat(fd, &a), 0);
+	assert_int_equal(stat(at(want), &b), 0);
+	assert_true(a.st_dev == b.st_dev && a.st_ino == b.st_ino);
+	close(fd);
+}
+
+static void
+refused(const struct sandbox_request *r, const char *path, int err)
+{
+	errno = 0;
+	assert_int_equal(sandbox_open_out_of_reach(r, path, O_RDONLY |
+	    O_CLOEXEC), -1);
+	assert_int_equal(errno, err);
+}
+
+/*
+ * sandbox_open_out_of_reach follows links, but never through a name the
+ * command could have made or changed.
+ */
+static void
+test_open_out_of_reach(void **state UNUSED)
+{
+	struct sandbox_request r;
+	char ws[PATH_MAX], *real;
+
+	snprintf(top, sizeof(top), "/tmp/harn-test-sandbox.XXXXXX");
+	assert_non_null(mkdtemp(top));
+	real = realpath(top, NULL);
+	snprintf(top, sizeof(top), "%s", real);
+	free(real);
+	mk("ws", true);
+	mk("ws/f", false);
+	mk("out", true);
+	mk("out/sub", true);
+	mk("out/f", false);
+	snprintf(ws, sizeof(ws), "%s", at("ws"));
+	memset(&r, 0, sizeof(r));
+	r.workspace = ws;
+	assert_int_equal(symlink("../out/f", at("out/rel")), 0);
+	assert_int_equal(symlink(at("out/f"), at("out/abs")), 0);
+	assert_int_equal(symlink("sub/../rel", at("out/chain")), 0);
+	assert_int_equal(symlink(at("ws/f"), at("out/into-ws")), 0);
+	assert_int_equal(symlink(at("ws"), at("out/ws-dir")), 0);
+	assert_int_equal(symlink(at("out/f"), at("ws/out-link")), 0);
+	assert_int_equal(symlink("loop", at("out/loop")), 0);
+
+	opens(&r, at("out/f"), "out/f");
+	opens(&r, at("out/rel"), "out/f");
+	opens(&r, at("out/abs"), "out/f");
+	opens(&r, at("out/chain"), "out/f");
+	opens(&r, at("out/sub/../f"), "out/f");
+	/* In the workspace, or through it, whatever it leads to. */
+	refused(&r, at("ws/f"), EACCES);
+	refused(&r, at("ws/../out/f"), EACCES);
+	refused(&r, at("ws/out-link"), EACCES);
+	refused(&r, at("out/into-ws"), EACCES);
+	refused(&r, at("out/ws-dir/f"), EACCES);
+	refused(&r, at("out/ws-dir/../out/f"), EACCES);
+	refused(&r, at("out/loop"), ELOOP);
+	refused(&r, at("out/none"), ENOENT);
+	refused(&r, at("out/f/x"), ENOTDIR);
+	refused(&r, "relative", EINVAL);
+	(void)unlink(at("out/rel"));
+	(void)unlink(at("out/abs"));
+	(void)unlink(at("out/chain"));
+	(void)unlink(at("out/into-ws"));
+	(void)unlink(at("out/ws-dir"));
+	(void)unlink(at("ws/out-link"));
+	(void)unlink(at("out/loop"));
+	(void)unlink(at("out/f"));
+	(void)unlink(at("ws/f"));
+	(void)rmdir(at("out/sub"));
+	(void)rmdir(at("out"));
+	(void)rmdir(at("ws"));
+	(void)rmdir(top);
+}
+
 static void
 test_writable_root(void **state UNUSED)
 {
@@ -743,6 +831,7 @@ main(void)
 		cmocka_unit_test(test_plan),
 		cmocka_unit_test(test_plan_detail),
 		cmocka_unit_test(test_may_write),
+		cmocka_unit_test(test_open_out_of_reach),
 		cmocka_unit_test(test_writable_root),
 	};
 
