@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <pwd.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -262,6 +263,28 @@ check_outputs(const struct options *o, const struct sandbox_request *r)
 }
 
 /*
+ * A file of ours with another hard link: that name could lie in the
+ * command's reach (a workspace copied with cp -al), and writing there
+ * would write this file.  fd, or path when fd is -1.
+ */
+static int
+check_links(const char *opt, const char *path, int fd,
+    enum sandbox_profile profile)
+{
+	struct stat st;
+
+	if (profile == PROFILE_UNRESTRICTED)
+		return 0;
+	if ((fd != -1 ? fstat(fd, &st) : stat(path, &st)) == -1 ||
+	    !S_ISREG(st.st_mode) || st.st_nlink <= 1)
+		return 0;
+	cli_error("%s %s: has %ju hard links, and the command could write "
+	    "this file through one in its reach; give it a file of its own",
+	    opt, path, (uintmax_t)st.st_nlink);
+	return -1;
+}
+
+/*
  * The policy is read again at each run and at SIGHUP: one the command
  * can write (or reach through a link it can change) would let it widen
  * what the next run, or this one after a reload, allows.
@@ -280,7 +303,7 @@ check_policy(const struct options *o, const struct sandbox_request *r)
 		free(real);
 	}
 	if (!reach)
-		return 0;
+		return check_links("--policy", o->policy, -1, r->profile);
 	cli_error("--policy %s: inside a root the command can write, so it "
 	    "could widen the policy of a later run or reload; keep the policy "
 	    "outside the workspace and the write roots (for example "
@@ -609,6 +632,7 @@ run_mode(const struct options *o, struct conf *c, struct report *rep)
 	    check_outputs(o, &r.req) == -1 || check_policy(o, &r.req) == -1)
 		goto out;
 	if (o->log != NULL && ((logfd = serve_open_log(o->log)) == -1 ||
+	    check_links("--log", o->log, logfd, profile) == -1 ||
 	    report_log_fd(rep, logfd) == -1))
 		goto out;
 	r.log_path = o->log;

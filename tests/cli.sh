@@ -461,6 +461,31 @@ cp "$TMP/pws/egress.conf" "$TMP/pout/egress.conf"
 expect_rc "--policy outside the workspace: runs" 0 "$EGRESSD" \
     --policy "$TMP/pout/egress.conf" --workspace "$TMP/pws" -- true
 
+# A policy or log with another hard link in the workspace: writing that
+# name writes the file.  (The command cannot link them itself; a
+# workspace made with cp -al can come so.)
+ln -f "$TMP/pout/egress.conf" "$TMP/pws/hard.conf"
+echo '{"planted":1}' >"$TMP/pout/run.log"
+ln -f "$TMP/pout/run.log" "$TMP/pws/hard.log"
+expect_rc "--policy with a hard link in the workspace: usage error" 2 \
+    "$EGRESSD" --policy "$TMP/pout/egress.conf" --workspace "$TMP/pws" \
+    -- sh -c 'echo "default allow" > hard.conf'
+expect_grep "--policy with a hard link: says why" "$TMP/err" \
+    '^harn-egressd: --policy .*: has 2 hard links'
+expect_rc "--log with a hard link in the workspace: usage error" 2 \
+    "$EGRESSD" --policy "$TMP/mp.conf" --log "$TMP/pout/run.log" \
+    --workspace "$TMP/pws" -- sh -c 'echo "{\"forged\":1}" >> hard.log'
+if grep -q 'default deny' "$TMP/pout/egress.conf" &&
+    ! grep -q forged "$TMP/pout/run.log"; then
+	ok "hard links refused: nothing ran, neither file changed"
+else
+	not_ok "hard links refused: nothing ran, neither file changed"
+fi
+rm -f "$TMP/pws/hard.conf" "$TMP/pws/hard.log"
+expect_rc "the same policy and log, their other links gone: runs" 0 \
+    "$EGRESSD" --policy "$TMP/pout/egress.conf" --log "$TMP/pout/run.log" \
+    --workspace "$TMP/pws" -- true
+
 # A workspace or write root at (or above) the user's home would let the
 # command leave what runs at the next login.
 uhome=$(getent passwd "$(id -u)" | cut -d: -f6)
