@@ -640,6 +640,19 @@ mk(const char *rel, bool dir)
 	}
 }
 
+/* top: a new directory, by its canonical name. */
+static void
+make_top(void)
+{
+	char *real;
+
+	snprintf(top, sizeof(top), "/tmp/harn-test-sandbox.XXXXXX");
+	assert_non_null(mkdtemp(top));
+	assert_non_null(real = realpath(top, NULL));
+	snprintf(top, sizeof(top), "%s", real);
+	free(real);
+}
+
 static const char *
 at(const char *rel)
 {
@@ -659,13 +672,8 @@ test_may_write(void **state UNUSED)
 	struct sandbox_request r;
 	const char *rw[1];
 	char ws[PATH_MAX], rwdir[PATH_MAX], link[PATH_MAX];
-	char *real;
 
-	snprintf(top, sizeof(top), "/tmp/harn-test-sandbox.XXXXXX");
-	assert_non_null(mkdtemp(top));
-	real = realpath(top, NULL);
-	snprintf(top, sizeof(top), "%s", real);
-	free(real);
+	make_top();
 	mk("ws", true);
 	mk("ws/sub", true);
 	mk("rw", true);
@@ -745,13 +753,9 @@ static void
 test_open_out_of_reach(void **state UNUSED)
 {
 	struct sandbox_request r;
-	char ws[PATH_MAX], *real;
+	char ws[PATH_MAX];
 
-	snprintf(top, sizeof(top), "/tmp/harn-test-sandbox.XXXXXX");
-	assert_non_null(mkdtemp(top));
-	real = realpath(top, NULL);
-	snprintf(top, sizeof(top), "%s", real);
-	free(real);
+	make_top();
 	mk("ws", true);
 	mk("ws/f", false);
 	mk("out", true);
