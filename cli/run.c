@@ -5,7 +5,6 @@
  * be met is refused with a record, never weakened in silence.
  */
 #include <errno.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -94,75 +93,16 @@ owned_free(struct owned *w)
 	}
 }
 
-/* path is dir or below it. */
-static bool
-is_under(const char *path, const char *dir)
-{
-	size_t n = strlen(dir);
-
-	return strncmp(path, dir, n) == 0 && (path[n] == '\0' ||
-	    path[n] == '/' || (n == 1 && dir[0] == '/'));
-}
-
-/*
- * The home directory of whoever runs us (and of the user sudo ran us
- * for), canonical; NULL when there is none.
- */
-static char *
-home_of(uid_t uid)
-{
-	struct passwd *pw;
-
-	if ((pw = getpwuid(uid)) == NULL || pw->pw_dir == NULL ||
-	    pw->pw_dir[0] != '/' || strcmp(pw->pw_dir, "/") == 0)
-		return NULL;
-	return realpath(pw->pw_dir, NULL);
-}
-
-/*
- * A root the command may write must not hold a user's home: the command
- * would own the shell's start-up files (~/.profile, ~/.bashrc), the
- * tools' settings and ~/.local/bin, and what it left there would run
- * unconfined the next time the user logs in.
- */
-static int
-check_home(const char *what, const char *path)
-{
-	const char *sudo = getenv("SUDO_UID");
-	uid_t uids[2] = { getuid(), getuid() };
-	char *home;
-	size_t i;
-	int rv = 0;
-
-	if (getuid() == 0 && sudo != NULL && strspn(sudo, "0123456789") ==
-	    strlen(sudo) && sudo[0] != '\0')
-		uids[1] = (uid_t)strtoul(sudo, NULL, 10);
-	for (i = 0; i < 2 && rv == 0; i++) {
-		if ((home = home_of(uids[i])) == NULL)
-			continue;
-		if (is_under(home, path)) {
-			cli_error("%s %s: is or holds the home directory %s: "
-			    "the command could change the shell's start-up "
-			    "files and tools' settings there, which run "
-			    "unconfined later; run from a project directory, "
-			    "or give --workspace DIR", what, path, home);
-			rv = -1;
-		}
-		free(home);
-	}
-	return rv;
-}
-
 static int
 check_writable(const char *what, const char *path)
 {
 	char err[512];
 
-	if (sandbox_writable_root_ok(path, err, sizeof(err)) == -1) {
-		cli_error("%s %s", what, err);
-		return -1;
-	}
-	return check_home(what, path);
+	if (sandbox_writable_root_ok(path, err, sizeof(err)) == 0 &&
+	    sandbox_home_root_ok(path, err, sizeof(err)) == 0)
+		return 0;
+	cli_error("%s %s", what, err);
+	return -1;
 }
 
 static int

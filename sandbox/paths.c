@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -234,6 +235,50 @@ sandbox_writable_root_ok(const char *path, char *err, size_t errlen)
 			return -1;
 		}
 	return 0;
+}
+
+/*
+ * The home directory of a user, canonical; NULL when there is none (or
+ * it is /).
+ */
+static char *
+home_of(uid_t uid)
+{
+	struct passwd *pw;
+
+	if ((pw = getpwuid(uid)) == NULL || pw->pw_dir == NULL ||
+	    pw->pw_dir[0] != '/' || strcmp(pw->pw_dir, "/") == 0)
+		return NULL;
+	return path_real(pw->pw_dir);
+}
+
+int
+sandbox_home_root_ok(const char *path, char *err, size_t errlen)
+{
+	const char *sudo = getenv("SUDO_UID");
+	uid_t uids[2] = { getuid(), getuid() };
+	char *home;
+	size_t i;
+	int rv = 0;
+
+	/* Under sudo, the home of the user it ran us for as well. */
+	if (getuid() == 0 && sudo != NULL && sudo[0] != '\0' &&
+	    strspn(sudo, "0123456789") == strlen(sudo))
+		uids[1] = (uid_t)strtoul(sudo, NULL, 10);
+	for (i = 0; i < NELEM(uids) && rv == 0; i++) {
+		if ((home = home_of(uids[i])) == NULL)
+			continue;
+		if (path_under(home, path)) {
+			snprintf(err, errlen, "%s is or holds the home "
+			    "directory %s: the command could change the "
+			    "shell's start-up files and tools' settings there, "
+			    "which run unconfined later; run from a project "
+			    "directory, or give --workspace DIR", path, home);
+			rv = -1;
+		}
+		free(home);
+	}
+	return rv;
 }
 
 static int

@@ -183,6 +183,11 @@ struct sandbox_request {
 /* A workspace or --write-root may not hold a system directory (or be /). */
 int	 sandbox_writable_root_ok(const char *canonical, char *err,
 	    size_t errlen);
+/*
+ * Nor be or hold the home directory of the user running us (or, under
+ * sudo, of the user it ran us for): the command would own ~/.profile.
+ */
+int	 sandbox_home_root_ok(const char *canonical, char *err, size_t errlen);
 
 /*
  * May the command write path (or its directory, for one that does not
