@@ -5,6 +5,7 @@
  * be met is refused with a record, never weakened in silence.
  */
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -46,7 +47,7 @@ struct run {
 
 /* Paths the request points into, owned here. */
 struct owned {
-	char	*ws;
+	char	*ws, *home;
 	char	*ro[OPT_MAX_ROOTS], *rw[OPT_MAX_ROOTS], *sock[OPT_MAX_ROOTS];
 };
 
@@ -55,10 +56,10 @@ static char *
 real_dir(const char *what, const char *path)
 {
 	struct stat st;
-	char *r;
+	char err[PATH_MAX * 2 + 200], *r;
 
-	if ((r = realpath(path, NULL)) == NULL) {
-		cli_error("%s %s: %s", what, path, strerror(errno));
+	if ((r = sandbox_root_path(path, err, sizeof(err))) == NULL) {
+		cli_error("%s %s", what, err);
 		return NULL;
 	}
 	if (stat(r, &st) == -1 || !S_ISDIR(st.st_mode)) {
@@ -86,6 +87,7 @@ owned_free(struct owned *w)
 	size_t i;
 
 	free(w->ws);
+	free(w->home);
 	for (i = 0; i < OPT_MAX_ROOTS; i++) {
 		free(w->ro[i]);
 		free(w->rw[i]);
@@ -121,6 +123,7 @@ static int
 build_request(const struct options *o, enum sandbox_profile profile,
     struct owned *w, struct sandbox_request *r)
 {
+	const char *home;
 	size_t i;
 
 	memset(r, 0, sizeof(*r));
@@ -146,9 +149,14 @@ build_request(const struct options *o, enum sandbox_profile profile,
 	r->profile = profile;
 	r->argv = o->cmd;
 	r->workspace = w->ws;
-	r->home = getenv("HOME");
-	if (r->home != NULL && r->home[0] != '/')
-		r->home = NULL;
+	/*
+	 * Canonical: the denied paths below it are judged by the canonical
+	 * names of what they lead to.  None (or not absolute, or missing):
+	 * nothing there to deny.
+	 */
+	if ((home = getenv("HOME")) != NULL && home[0] == '/')
+		w->home = realpath(home, NULL);
+	r->home = w->home;
 	r->ro_roots = (const char *const *)w->ro;
 	r->nro_roots = o->nro_roots;
 	r->rw_roots = (const char *const *)w->rw;

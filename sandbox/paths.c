@@ -680,6 +680,46 @@ lexical(char *p)
 	*out = '\0';
 }
 
+/*
+ * A root the command line gives: absolute, canonical, and reached without
+ * a symlink.  A link on the way could be one a command made in an earlier
+ * run (in its workspace, where the root lies), leading anywhere; the path
+ * it leads to must be given as such.
+ */
+char *
+sandbox_root_path(const char *path, char *err, size_t errlen)
+{
+	char cwd[PATH_MAX], *abs, *real;
+
+	if (path[0] == '/')
+		abs = strdup(path);
+	else if (getcwd(cwd, sizeof(cwd)) != NULL)
+		abs = path_join(cwd, path);
+	else {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	if (abs == NULL) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		return NULL;
+	}
+	lexical(abs);
+	if ((real = path_real(path)) == NULL) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		free(abs);
+		return NULL;
+	}
+	if (strcmp(abs, real) != 0) {
+		snprintf(err, errlen, "%s: leads through a symbolic link to %s, "
+		    "which a command could have made in an earlier run; give "
+		    "%s itself if that is what you mean", path, real, real);
+		free(real);
+		real = NULL;
+	}
+	free(abs);
+	return real;
+}
+
 static bool
 writable_root(const struct sandbox_request *r, const char *c)
 {

@@ -180,6 +180,13 @@ struct sandbox_request {
 	bool			  trial;	/* no exec: sandbox_trial's steps */
 };
 
+/*
+ * A root given on the command line, canonical, or NULL with err: it does
+ * not exist, or is reached through a symlink (which an earlier command
+ * could have made).
+ */
+char	*sandbox_root_path(const char *path, char *err, size_t errlen);
+
 /* A workspace or --write-root may not hold a system directory (or be /). */
 int	 sandbox_writable_root_ok(const char *canonical, char *err,
 	    size_t errlen);

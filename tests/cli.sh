@@ -486,6 +486,37 @@ expect_rc "the same policy and log, their other links gone: runs" 0 \
     "$EGRESSD" --policy "$TMP/pout/egress.conf" --log "$TMP/pout/run.log" \
     --workspace "$TMP/pws" -- true
 
+# A root given through a symlink: one a command made in its workspace in
+# an earlier run would lead the next run's roots anywhere.  Refused, with
+# the path it leads to; given as that path, it is taken.
+rm -rf "$TMP/lws" && mkdir -p "$TMP/lws/real" "$TMP/ltarget"
+"$EGRESSD" --policy "$TMP/mp.conf" --workspace "$TMP/lws" -- sh -c \
+    "ln -s '$TMP/ltarget' out" 2>/dev/null
+[ -L "$TMP/lws/out" ] || ln -s "$TMP/ltarget" "$TMP/lws/out"
+for opt in --workspace --write-root --read-only-root --unix-socket-root; do
+	ws_opt="--workspace $TMP/lws"
+	[ "$opt" = --workspace ] && ws_opt=""
+	# shellcheck disable=SC2086
+	expect_rc "$opt through a symlink in the workspace: usage error" 2 \
+	    "$EGRESSD" --policy "$TMP/mp.conf" $ws_opt "$opt" "$TMP/lws/out" \
+	    -- sh -c ": > '$TMP/ltarget/ran'"
+	expect_grep "$opt through a symlink: names where it leads" "$TMP/err" \
+	    "leads through a symbolic link to $TMP/ltarget.*give $TMP/ltarget itself"
+done
+expect_rc "a path through a symlinked directory: usage error" 2 \
+    "$EGRESSD" --policy "$TMP/mp.conf" --workspace "$TMP/lws/out/../lws/real" \
+    -- true
+if [ -e "$TMP/ltarget/ran" ]; then
+	not_ok "roots through a symlink: nothing ran"
+else
+	ok "roots through a symlink: nothing ran"
+fi
+expect_rc "the same root given as where it leads: runs" 0 "$EGRESSD" \
+    --policy "$TMP/mp.conf" --workspace "$TMP/lws" --write-root "$TMP/ltarget" \
+    -- true
+expect_rc "a root given with ., .. and //: runs" 0 "$EGRESSD" \
+    --policy "$TMP/mp.conf" --workspace "$TMP//lws/./real/../real/" -- true
+
 # A workspace or write root at (or above) the user's home would let the
 # command leave what runs at the next login.
 uhome=$(getent passwd "$(id -u)" | cut -d: -f6)

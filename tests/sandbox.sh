@@ -1962,8 +1962,26 @@ standin_checks() {
 	rm -rf "$H3" "$TMP/home4" "$TMP/sdir" "$sfile"
 }
 
+# $HOME written other than canonically (a trailing slash, //, ., ..):
+# the credential files below it are denied all the same.
+home_form_checks() {
+	control direct "read ~/.ssh/id_rsa" read "$H/.ssh/id_rsa" || return 0
+	for hf in "$H/" "/$H" "$H/." "$H/../$(basename "$H")"; do
+		run_out "$TMP/box.out" box_home "$hf" "$WS" -- "$ESC" read \
+		    "$H/.ssh/id_rsa"
+		if [ "$RC" -eq 0 ] && grep -q '^BLOCKED ' "$TMP/box.out" &&
+		    ! grep -Fq "$SECRET" "$TMP/box.out"; then
+			ok "HOME=$hf: ~/.ssh/id_rsa denied ($(first_line "$TMP/box.out"))"
+		else
+			not_ok "HOME=$hf: ~/.ssh/id_rsa denied" \
+			    "exit $RC: $(head -c 300 "$TMP/box.out")"
+		fi
+	done
+}
+
 escape_checks() {
 	meta_checks
+	home_form_checks
 	standin_checks
 	sock_checks
 	symlink_checks
