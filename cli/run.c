@@ -154,8 +154,9 @@ build_request(const struct options *o, enum sandbox_profile profile,
 	 * names of what they lead to.  None (or not absolute, or missing):
 	 * nothing there to deny.
 	 */
-	if ((home = getenv("HOME")) != NULL && home[0] == '/')
-		w->home = realpath(home, NULL);
+	if ((home = getenv("HOME")) != NULL && home[0] == '/' &&
+	    (w->home = realpath(home, NULL)) != NULL)
+		r->home_given = home;
 	r->home = w->home;
 	r->ro_roots = (const char *const *)w->ro;
 	r->nro_roots = o->nro_roots;

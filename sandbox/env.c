@@ -192,8 +192,12 @@ sandbox_npmrc_standin(const struct sandbox_request *r, char *err,
 	ssize_t len = 0, n;
 	int in = -1, dir = -1, out = -1, rv = -1;
 
-	if (asprintf(&src, "%s/.npmrc", r->home != NULL ? r->home : "/") ==
-	    -1) {
+	/*
+	 * By $HOME as written: a link on the way that the command could have
+	 * made (its canonical name hides it) means no stand-in.
+	 */
+	if (asprintf(&src, "%s/.npmrc", r->home_given != NULL ?
+	    r->home_given : "/") == -1) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}

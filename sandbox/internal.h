@@ -38,6 +38,20 @@ char	*path_join(const char *, const char *);
 bool	 path_under(const char *path, const char *dir);	/* or equal */
 char	*path_real(const char *);		/* realpath(3), faster */
 
+/*
+ * A file's device and its path from its filesystem's root: the same by
+ * every path (bind mount) that reaches it.  fsid_of_path follows links.
+ */
+struct fs_id {
+	dev_t	 dev;
+	char	*path;
+};
+
+int	 fsid_of_fd(int, struct fs_id *);
+int	 fsid_of_path(const char *, struct fs_id *);
+bool	 fsid_under(const struct fs_id *, const struct fs_id *dir);
+void	 fsid_free(struct fs_id *);
+
 /* ------------------------------------------------------------ Landlock */
 
 enum landlock_grant {

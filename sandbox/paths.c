@@ -257,6 +257,7 @@ sandbox_home_root_ok(const char *path, char *err, size_t errlen)
 {
 	const char *sudo = getenv("SUDO_UID");
 	uid_t uids[2] = { getuid(), getuid() };
+	struct fs_id root = { 0, NULL }, hid;
 	char *home;
 	size_t i;
 	int rv = 0;
@@ -265,10 +266,14 @@ sandbox_home_root_ok(const char *path, char *err, size_t errlen)
 	if (getuid() == 0 && sudo != NULL && sudo[0] != '\0' &&
 	    strspn(sudo, "0123456789") == strlen(sudo))
 		uids[1] = (uid_t)strtoul(sudo, NULL, 10);
+	(void)fsid_of_path(path, &root);
 	for (i = 0; i < NELEM(uids) && rv == 0; i++) {
 		if ((home = home_of(uids[i])) == NULL)
 			continue;
-		if (path_under(home, path)) {
+		/* By name, or by identity: the home mounted at a second path. */
+		hid.path = NULL;
+		if (path_under(home, path) || (root.path != NULL &&
+		    fsid_of_path(home, &hid) == 0 && fsid_under(&hid, &root))) {
 			snprintf(err, errlen, "%s is or holds the home "
 			    "directory %s: the command could change the "
 			    "shell's start-up files and tools' settings there, "
@@ -276,8 +281,10 @@ sandbox_home_root_ok(const char *path, char *err, size_t errlen)
 			    "directory, or give --workspace DIR", path, home);
 			rv = -1;
 		}
+		fsid_free(&hid);
 		free(home);
 	}
+	fsid_free(&root);
 	return rv;
 }
 
@@ -734,6 +741,82 @@ writable_root(const struct sandbox_request *r, const char *c)
 }
 
 /*
+ * The writable roots by filesystem identity: a root bound at a second
+ * path is in reach by that path too.
+ */
+struct reach {
+	struct fs_id	*ids;
+	size_t		 n;
+};
+
+static void
+reach_free(struct reach *rc)
+{
+	while (rc->n > 0)
+		fsid_free(&rc->ids[--rc->n]);
+	free(rc->ids);
+	rc->ids = NULL;
+}
+
+static int
+reach_build(const struct sandbox_request *r, struct reach *rc)
+{
+	size_t i;
+
+	rc->n = 0;
+	if ((rc->ids = calloc(r->nrw_roots + 1, sizeof(*rc->ids))) == NULL)
+		return -1;
+	for (i = 0; i <= r->nrw_roots; i++, rc->n++)
+		if (fsid_of_path(i == 0 ? r->workspace : r->rw_roots[i - 1],
+		    &rc->ids[i]) == -1) {
+			reach_free(rc);
+			return -1;
+		}
+	return 0;
+}
+
+/* fd is at or below a root; true when that cannot be told. */
+static bool
+reach_has(const struct reach *rc, int fd)
+{
+	struct fs_id id;
+	size_t i;
+	bool in = false;
+
+	if (fsid_of_fd(fd, &id) == -1)
+		return true;
+	for (i = 0; i < rc->n && !in; i++)
+		in = fsid_under(&id, &rc->ids[i]);
+	fsid_free(&id);
+	return in;
+}
+
+/* The directory path is in, or its nearest existing one, in reach. */
+static bool
+dir_in_reach(const struct sandbox_request *r, const char *dir)
+{
+	struct reach rc;
+	char *d, *slash;
+	bool in = true;
+	int fd;
+
+	if ((d = strdup(dir)) == NULL || reach_build(r, &rc) == -1) {
+		free(d);
+		return true;
+	}
+	while ((fd = open(d, O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1 &&
+	    errno == ENOENT && (slash = strrchr(d, '/')) != NULL)
+		*(slash == d ? slash + 1 : slash) = '\0';
+	if (fd != -1) {
+		in = reach_has(&rc, fd);
+		(void)close(fd);
+	}
+	reach_free(&rc);
+	free(d);
+	return in;
+}
+
+/*
  * As written and as it resolves: a symlink a command planted in its
  * workspace (in an earlier run) must not lead the path out of it, nor
  * the path's directory into it.  The last name is never followed (the
@@ -762,7 +845,7 @@ sandbox_may_write(const struct sandbox_request *r, const char *path)
 	*(slash == dir ? slash + 1 : slash) = '\0';
 	if ((c = canonical(dir)) == NULL)
 		goto out;
-	w = writable_root(r, c);
+	w = writable_root(r, c) || dir_in_reach(r, dir);
 out:
 	free(c);
 	free(dir);
@@ -784,6 +867,7 @@ sandbox_open_out_of_reach(const struct sandbox_request *r, const char *path,
     int flags)
 {
 	char done[PATH_MAX], rest[PATH_MAX], link[PATH_MAX], *c, *end, *slash;
+	struct reach rc;
 	struct stat st;
 	size_t n;
 	ssize_t len;
@@ -798,8 +882,12 @@ sandbox_open_out_of_reach(const struct sandbox_request *r, const char *path,
 		return -1;
 	}
 	done[0] = '\0';
-	if ((dir = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1)
+	if (reach_build(r, &rc) == -1)
 		return -1;
+	if ((dir = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1) {
+		reach_free(&rc);
+		return -1;
+	}
 	c = rest;
 	for (;;) {
 		c += strspn(c, "/");
@@ -853,16 +941,24 @@ sandbox_open_out_of_reach(const struct sandbox_request *r, const char *path,
 				done[0] = '\0';
 				(void)close(dir);
 				if ((dir = open("/", O_PATH | O_DIRECTORY |
-				    O_CLOEXEC)) == -1)
+				    O_CLOEXEC)) == -1) {
+					reach_free(&rc);
 					return -1;
+				}
 			}
 			continue;
+		}
+		/* The same by another name: a root mounted twice. */
+		if (reach_has(&rc, fd)) {
+			errno = EACCES;
+			goto fail;
 		}
 		if (*end == '\0') {
 			/* The last name: opened for real, and still no link. */
 			(void)close(fd);
 			fd = openat(dir, c, flags | O_NOFOLLOW);
 			(void)close(dir);
+			reach_free(&rc);
 			return fd;
 		}
 		if (!S_ISDIR(st.st_mode)) {
@@ -879,6 +975,7 @@ fail:
 	if (fd != -1)
 		(void)close(fd);
 	(void)close(dir);
+	reach_free(&rc);
 	errno = (int)n;
 	return -1;
 }

@@ -163,7 +163,8 @@ struct sandbox_request {
 	enum sandbox_profile	  profile;
 	char *const		 *argv;
 	const char		 *workspace;	/* canonical */
-	const char		 *home;		/* NULL: none */
+	const char		 *home;		/* canonical; NULL: none */
+	const char		 *home_given;	/* $HOME as the caller wrote it */
 	const char *const	 *ro_roots;	/* canonical */
 	size_t			  nro_roots;
 	const char *const	 *rw_roots;	/* canonical */

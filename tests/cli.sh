@@ -517,6 +517,51 @@ expect_rc "the same root given as where it leads: runs" 0 "$EGRESSD" \
 expect_rc "a root given with ., .. and //: runs" 0 "$EGRESSD" \
     --policy "$TMP/mp.conf" --workspace "$TMP//lws/./real/../real/" -- true
 
+# The same directory by a second name (a bind mount: a volume mounted
+# twice): in reach by that name too.  In a mount namespace of the test's
+# own (a user namespace as well when not root).
+in_mntns() {
+	if [ "$(id -u)" -eq 0 ]; then
+		unshare -m "$@"
+	else
+		unshare -rm "$@"
+	fi
+}
+if in_mntns true 2>/dev/null; then
+	rm -rf "$TMP/bws" "$TMP/balias" "$TMP/bsub" "$TMP/bout" "$TMP/bout2"
+	mkdir -p "$TMP/bws/inner" "$TMP/balias" "$TMP/bsub" "$TMP/bout" "$TMP/bout2"
+	printf 'default deny\n' >"$TMP/bws/p.conf"
+	printf 'default deny\n' >"$TMP/bws/inner/q.conf"
+	printf 'default deny\n' >"$TMP/bout/p.conf"
+	cat >"$TMP/bind.sh" <<EOF
+mount --bind "$TMP/bws" "$TMP/balias" &&
+mount --bind "$TMP/bws/inner" "$TMP/bsub" &&
+mount --bind "$TMP/bout" "$TMP/bout2" || exit 9
+"$EGRESSD" --policy "$TMP/balias/p.conf" --workspace "$TMP/bws" -- true 2>&1; echo "rc=\$? policy-alias"
+"$EGRESSD" --policy "$TMP/bws/p.conf" --workspace "$TMP/balias" -- true 2>&1; echo "rc=\$? workspace-alias"
+"$EGRESSD" --policy "$TMP/bsub/q.conf" --workspace "$TMP/bws" -- true 2>&1; echo "rc=\$? subdir-alias"
+"$EGRESSD" --policy "$TMP/bout/p.conf" --log "$TMP/balias/d.log" --workspace "$TMP/bws" -- true 2>&1; echo "rc=\$? log-alias"
+"$EGRESSD" --policy "$TMP/bout2/p.conf" --log "$TMP/bout2/d.log" --workspace "$TMP/bws" -- true 2>&1; echo "rc=\$? outside-alias"
+EOF
+	in_mntns sh "$TMP/bind.sh" >"$TMP/bind.out" 2>&1
+	for c in policy-alias workspace-alias subdir-alias log-alias; do
+		if grep -q "^rc=2 $c\$" "$TMP/bind.out"; then
+			ok "bind mount, $c: in reach by its second name (exit 2)"
+		else
+			not_ok "bind mount, $c: in reach by its second name (exit 2)" \
+			    "$(cat "$TMP/bind.out")"
+		fi
+	done
+	if grep -q "^rc=0 outside-alias\$" "$TMP/bind.out"; then
+		ok "bind mount of a directory outside the roots: runs"
+	else
+		not_ok "bind mount of a directory outside the roots: runs" \
+		    "$(cat "$TMP/bind.out")"
+	fi
+else
+	skip "bind-mount aliases: no mount namespace for this user here (unshare -m/-rm)"
+fi
+
 # A workspace or write root at (or above) the user's home would let the
 # command leave what runs at the next login.
 uhome=$(getent passwd "$(id -u)" | cut -d: -f6)

@@ -11,8 +11,8 @@ atomically once listening; SIGTERM exits 0):
               object {"method", "path", "headers": [[name, value]...],
               "body_len", "peer": the client's port}.  /closeafter is
               answered, then the connection closed (/closelater: 150 ms
-              after); /extra sends a second, unasked response after
-              its own; after /dropnext the
+              after); /extra sends a second, unasked response in the
+              same write as its own; after /dropnext the
               next request on that connection is read ("dropped": true)
               and the connection closed unanswered.
     tlsorigin the same over TLS (--cert, --key).
@@ -157,17 +157,19 @@ def make_handler(logpath, body):
             self.send_header("Content-Type", "text/plain")
             self.send_header("Content-Length", str(len(out)))
             self.end_headers()
+            if self.path.startswith("/extra"):
+                # A second response nobody asked for, on a connection kept
+                # open, sent with the first (one write: on the wire before
+                # the client can ask again): it must never answer the
+                # client's next request.
+                out += (b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n"
+                        b"\r\nsmuggled!\n")
             if self.command != "HEAD":
                 self.wfile.write(out)
             if getattr(self, "close_later", False):
                 self.wfile.flush()
                 time.sleep(0.15)
                 self.close_connection = True
-            if self.path.startswith("/extra"):
-                # A second response nobody asked for, on a connection kept
-                # open: it must never answer the client's next request.
-                self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n"
-                                 b"\r\nsmuggled!\n")
 
         do_GET = do_POST = do_PUT = do_HEAD = do_DELETE = handle_any
 
