@@ -791,7 +791,7 @@ reach_has(const struct reach *rc, int fd)
 	return in;
 }
 
-/* The directory path is in, or its nearest existing one, in reach. */
+/* dir (or, missing, its nearest existing parent) is in reach. */
 static bool
 dir_in_reach(const struct sandbox_request *r, const char *dir)
 {
@@ -805,7 +805,8 @@ dir_in_reach(const struct sandbox_request *r, const char *dir)
 		return true;
 	}
 	while ((fd = open(d, O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1 &&
-	    errno == ENOENT && (slash = strrchr(d, '/')) != NULL)
+	    errno == ENOENT && strcmp(d, "/") != 0 &&
+	    (slash = strrchr(d, '/')) != NULL)
 		*(slash == d ? slash + 1 : slash) = '\0';
 	if (fd != -1) {
 		in = reach_has(&rc, fd);
@@ -853,6 +854,34 @@ out:
 	return w;
 }
 
+/* Back at /: the walk starts again there (an absolute link). */
+static int
+walk_root(int *dir, char *done)
+{
+	if (*dir != -1)
+		(void)close(*dir);
+	done[0] = '\0';
+	return (*dir = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC));
+}
+
+/*
+ * rest becomes the link's target, then what was left after the link's
+ * name (end, which points into rest).
+ */
+static int
+walk_splice(char *rest, size_t size, const char *link, size_t len,
+    const char *end)
+{
+	if (len + 1 + strlen(end) + 1 > size) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memmove(rest + len + 1, end, strlen(end) + 1);
+	memcpy(rest, link, len);
+	rest[len] = '/';
+	return 0;
+}
+
 /*
  * Open path the way open(2) would, following its symlinks, but only
  * through names out of the command's reach: each name is looked up in a
@@ -871,7 +900,7 @@ sandbox_open_out_of_reach(const struct sandbox_request *r, const char *path,
 	struct stat st;
 	size_t n;
 	ssize_t len;
-	int dir, fd = -1, links = 0;
+	int dir = -1, fd = -1, links = 0;
 
 	if (path[0] != '/') {
 		errno = EINVAL;
@@ -881,13 +910,10 @@ sandbox_open_out_of_reach(const struct sandbox_request *r, const char *path,
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	done[0] = '\0';
 	if (reach_build(r, &rc) == -1)
 		return -1;
-	if ((dir = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1) {
-		reach_free(&rc);
-		return -1;
-	}
+	if (walk_root(&dir, done) == -1)
+		goto fail;
 	c = rest;
 	for (;;) {
 		c += strspn(c, "/");
@@ -926,26 +952,13 @@ sandbox_open_out_of_reach(const struct sandbox_request *r, const char *path,
 				errno = len <= 0 ? EINVAL : ELOOP;
 				goto fail;
 			}
-			link[len] = '\0';
 			/* The link's own name is not a step of the path. */
 			*strrchr(done, '/') = '\0';
-			if (strlen(link) + 1 + strlen(end) + 1 > sizeof(rest)) {
-				errno = ENAMETOOLONG;
+			if (walk_splice(rest, sizeof(rest), link, (size_t)len,
+			    end) == -1 || (link[0] == '/' &&
+			    walk_root(&dir, done) == -1))
 				goto fail;
-			}
-			memmove(rest + len + 1, end, strlen(end) + 1);
-			memcpy(rest, link, (size_t)len);
-			rest[len] = '/';
 			c = rest;
-			if (link[0] == '/') {
-				done[0] = '\0';
-				(void)close(dir);
-				if ((dir = open("/", O_PATH | O_DIRECTORY |
-				    O_CLOEXEC)) == -1) {
-					reach_free(&rc);
-					return -1;
-				}
-			}
 			continue;
 		}
 		/* The same by another name: a root mounted twice. */
@@ -974,7 +987,8 @@ fail:
 	n = (size_t)errno;
 	if (fd != -1)
 		(void)close(fd);
-	(void)close(dir);
+	if (dir != -1)
+		(void)close(dir);
 	reach_free(&rc);
 	errno = (int)n;
 	return -1;
