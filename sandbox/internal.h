@@ -52,6 +52,14 @@ int	 fsid_of_path(const char *, struct fs_id *);
 bool	 fsid_under(const struct fs_id *, const struct fs_id *dir);
 void	 fsid_free(struct fs_id *);
 
+/*
+ * open(2) of an absolute path, following its links only through names
+ * out of the command's reach (EACCES at a name in a writable root, by
+ * name or by identity).
+ */
+int	 sandbox_open_out_of_reach(const struct sandbox_request *,
+	    const char *path, int flags);
+
 /* ------------------------------------------------------------ Landlock */
 
 enum landlock_grant {

@@ -204,13 +204,6 @@ int	 sandbox_home_root_ok(const char *canonical, char *err, size_t errlen);
  */
 bool	 sandbox_may_write(const struct sandbox_request *, const char *path);
 
-/*
- * open(2) of an absolute path, following its links only through names
- * out of the command's reach (EACCES at a name in a writable root).
- */
-int	 sandbox_open_out_of_reach(const struct sandbox_request *,
-	    const char *path, int flags);
-
 /* A spawn that failed, and why. */
 struct sandbox_failure {
 	enum sandbox_area	 area;
