@@ -71,6 +71,9 @@ enum landlock_grant {
 struct landlock_path {
 	const char		*path;
 	enum landlock_grant	 grant;
+	/* A root: the directory it was when checked (ino 0: any). */
+	dev_t			 dev;
+	ino_t			 ino;
 };
 
 struct landlock_stats {
@@ -155,6 +158,8 @@ struct ns_bind {
 	bool		 idmap;		/* root caller: owner -> SANDBOX_UID */
 	uid_t		 owner;
 	gid_t		 group;
+	dev_t		 dev;		/* the directory it was when checked */
+	ino_t		 ino;
 };
 
 /*

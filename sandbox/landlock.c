@@ -1019,6 +1019,12 @@ grant_root(struct build *b, size_t gi)
 		seterr(b, "grant %s: %s", g->path, strerror(errno));
 		goto out;
 	}
+	/* A root: the directory that was checked, not one put there since. */
+	if (g->ino != 0 && (sb.st_dev != g->dev || sb.st_ino != g->ino)) {
+		seterr(b, "grant %s: no longer the directory that was checked "
+		    "(now %s)", g->path, canon);
+		goto out;
+	}
 	if (root_denied(b, canon, &sb, &denied) == -1)
 		goto out;
 	if (denied) {

@@ -231,6 +231,7 @@ clone_bind(const struct ns_bind *b, const int *idmap_fds,
 {
 	struct mount_attr attr = { .attr_set = MOUNT_ATTR_NOSUID |
 	    MOUNT_ATTR_NODEV };
+	struct stat st;
 	size_t i;
 	int t;
 
@@ -238,6 +239,14 @@ clone_bind(const struct ns_bind *b, const int *idmap_fds,
 	    OPEN_TREE_CLOEXEC | AT_RECURSIVE)) == -1)
 		return fail_step(f, MECH_NAMESPACES, b->ro ? AREA_HOME_READ :
 		    AREA_WRITE, "%s: %s", b->path, strerror(errno));
+	/* The directory that was checked, not one put at its path since. */
+	if (fstat(t, &st) == -1 || st.st_dev != b->dev ||
+	    st.st_ino != b->ino) {
+		(void)close(t);
+		errno = ESTALE;
+		return fail_step(f, MECH_NAMESPACES, AREA_WRITE, "%s: no "
+		    "longer the directory that was checked", b->path);
+	}
 	if (b->ro)
 		attr.attr_set |= MOUNT_ATTR_RDONLY;
 	else

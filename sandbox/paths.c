@@ -167,6 +167,7 @@ add_grant(struct build *b, struct landlock_path **vp, size_t *np,
 	if ((copy = strdup(path)) == NULL ||
 	    strv_add(&b->p->owned, copy) == -1)
 		return -1;
+	memset(&(*vp)[*np], 0, sizeof((*vp)[*np]));
 	(*vp)[*np].path = copy;
 	(*vp)[*np].grant = how;
 	(*np)++;
@@ -317,8 +318,41 @@ add_bind(struct build *b, const char *path, bool ro, bool idmap,
 	v->idmap = idmap;
 	v->owner = st->st_uid;
 	v->group = st->st_gid;
+	v->dev = st->st_dev;
+	v->ino = st->st_ino;
 	p->nbinds++;
 	return 0;
+}
+
+/*
+ * A root, canonical when it was checked: still reached without a link,
+ * and which directory it is.  A command running now (another run's,
+ * whose workspace holds it) could have swapped it for a link since.
+ * 1 with st, 0 when absent (no grant), -1.
+ */
+static int
+root_pin(struct build *b, const char *path, struct stat *st)
+{
+	char link[64], now[PATH_MAX];
+	ssize_t n;
+	int fd;
+
+	if ((fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1)
+		return 0;
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, now, sizeof(now) - 1);
+	if (n > 0 && (size_t)n < sizeof(now) - 1)
+		now[n] = '\0';
+	if (n <= 0 || (size_t)n >= sizeof(now) - 1 || strcmp(now, path) != 0 ||
+	    fstat(fd, st) == -1) {
+		snprintf(b->err, b->errlen, "%s: no longer the directory that "
+		    "was checked (%s): a symlink put there since?", path,
+		    n > 0 ? now : strerror(errno));
+		(void)close(fd);
+		return -1;
+	}
+	(void)close(fd);
+	return 1;
 }
 
 /*
@@ -331,11 +365,16 @@ static int
 root_grant(struct build *b, const char *path, enum landlock_grant how)
 {
 	struct stat st;
+	int rv;
 
-	if (stat(path, &st) == -1 || !S_ISDIR(st.st_mode))
-		return 0;
-	if (grant(b, path, how) == -1)
+	if ((rv = root_pin(b, path, &st)) != 1)
+		return rv;
+	if (add_grant(b, &b->p->grants, &b->p->ngrants, &b->cap_grants,
+	    path, how) == -1)
 		return -1;
+	/* Set up later by path: it must still be this directory then. */
+	b->p->grants[b->p->ngrants - 1].dev = st.st_dev;
+	b->p->grants[b->p->ngrants - 1].ino = st.st_ino;
 	if (!b->ns)
 		return 0;
 	return add_bind(b, path, how != GRANT_RW, b->root, &st);

@@ -1979,8 +1979,51 @@ home_form_checks() {
 	done
 }
 
+# Another run's command, whose workspace holds this run's --write-root,
+# swaps that root for a link to a directory outside between the check
+# and the set-up: the root set up must be the directory checked, or the
+# run must not start.  (Before: landlock granted the link's target in
+# about half of the runs.)
+race_checks() {
+	RW=$TMP/race-ws
+	rm -rf "$RW" "$TMP/race-target" "$TMP/race-stop"
+	mkdir -p "$RW/sub" "$TMP/race-target"
+	(cd "$RW" && while [ ! -e "$TMP/race-stop" ]; do
+		mv sub sub.real 2>/dev/null
+		ln -s "$TMP/race-target" sub 2>/dev/null
+		rm -f sub 2>/dev/null
+		mv sub.real sub 2>/dev/null
+	done) &
+	swapper=$!
+	rn=0 ran=0 held=0 out=0
+	while [ $rn -lt 60 ]; do
+		env HOME="$H" $LAUNCH "$EGRESSD" --policy "$POL" --workspace "$RW" \
+		    --write-root "$RW/sub" -- sh -c \
+		    'echo x > "$0/sub/x" 2>/dev/null; exit 0' "$RW" \
+		    >"$TMP/race.out" 2>&1
+		case $? in
+		0) ran=$((ran + 1)) ;;
+		*) grep -q 'no longer the directory that was checked\|leads through a symbolic link' \
+		    "$TMP/race.out" && held=$((held + 1)) ;;
+		esac
+		[ -e "$TMP/race-target/x" ] && out=$((out + 1))
+		rm -f "$TMP/race-target/x"
+		rn=$((rn + 1))
+	done
+	: >"$TMP/race-stop"
+	wait "$swapper" 2>/dev/null
+	if [ $out -eq 0 ] && [ $held -gt 0 ]; then
+		ok "a root swapped for a link during set-up: never the link's target (60 runs: $ran ran, $held refused, saying why)"
+	else
+		not_ok "a root swapped for a link during set-up: never the link's target" \
+		    "60 runs: $out wrote outside, $ran ran, $held refused saying why"
+	fi
+	rm -rf "$RW" "$TMP/race-target" "$TMP/race-stop"
+}
+
 escape_checks() {
 	meta_checks
+	race_checks
 	home_form_checks
 	standin_checks
 	sock_checks

@@ -676,7 +676,7 @@ static void
 test_file_grant(void **state UNUSED)
 {
 	struct landlock_path g[] = {
-		{ P("%s/file-only.txt", base), GRANT_RO },
+		{ .path = P("%s/file-only.txt", base), .grant = GRANT_RO },
 	};
 	struct jail j = { .grants = g, .ngrants = 1, .max = MAX_RULES };
 	struct outcome o;
@@ -695,7 +695,7 @@ test_file_grant(void **state UNUSED)
 static void
 test_deny_is_root(void **state UNUSED)
 {
-	struct landlock_path g[] = { { home, GRANT_RO } };
+	struct landlock_path g[] = { { .path = home, .grant = GRANT_RO } };
 	const char *d[] = { home };
 	struct jail j = { .grants = g, .ngrants = 1, .deny = d, .ndeny = 1,
 	    .max = MAX_RULES };
@@ -713,7 +713,9 @@ test_deny_is_root(void **state UNUSED)
 static void
 test_grant_below_deny(void **state UNUSED)
 {
-	struct landlock_path g[] = { { P("%s/.ssh", home), GRANT_RW } };
+	struct landlock_path g[] = {
+		{ .path = P("%s/.ssh", home), .grant = GRANT_RW }
+	};
 	struct jail j = { .grants = g, .ngrants = 1,
 	    .deny = (const char *const *)deny, .ndeny = NHOME_DENY,
 	    .max = MAX_RULES };
@@ -727,7 +729,7 @@ test_grant_below_deny(void **state UNUSED)
 static void
 test_two_denied(void **state UNUSED)
 {
-	struct landlock_path g[] = { { home, GRANT_RO } };
+	struct landlock_path g[] = { { .path = home, .grant = GRANT_RO } };
 	const char *d[] = { P("%s/.config/gh/hosts.yml", home),
 	    P("%s/.config/other/secret.txt", home) };
 	struct jail j = { .grants = g, .ngrants = 1, .deny = d, .ndeny = 2,
@@ -769,7 +771,7 @@ unplant_late(void)
 static void
 test_nonexistent_deny(void **state UNUSED)
 {
-	struct landlock_path g[] = { { home, GRANT_RO } };
+	struct landlock_path g[] = { { .path = home, .grant = GRANT_RO } };
 	const char *d[] = { P("%s/.netrc", home), "/nonexistent/harn/x",
 	    P("%s/ok.txt/below-a-file", home),
 	    P("%s/.config/gh/new-hosts.yml", home) };
@@ -806,7 +808,7 @@ test_nonexistent_deny(void **state UNUSED)
 static void
 test_deny_device_link(void **state UNUSED)
 {
-	struct landlock_path g[] = { { "/dev/null", GRANT_RW } };
+	struct landlock_path g[] = { { .path = "/dev/null", .grant = GRANT_RW } };
 	const char *d[] = { P("%s/.npmrc", home) };
 	struct jail j = { .grants = g, .ngrants = 1, .deny = d, .ndeny = 1,
 	    .max = MAX_RULES };
@@ -823,8 +825,8 @@ static void
 test_deny_through_symlink(void **state UNUSED)
 {
 	struct landlock_path g[] = {
-		{ home, GRANT_RO },
-		{ outside, GRANT_RO },
+		{ .path = home, .grant = GRANT_RO },
+		{ .path = outside, .grant = GRANT_RO },
 	};
 	const char *d[] = { P("%s/.kube/config", home) };
 	struct jail j = { .grants = g, .ngrants = 2, .deny = d, .ndeny = 1,
@@ -872,7 +874,7 @@ bind_mirror(void)
 static void
 test_bind_alias(void **state UNUSED)
 {
-	struct landlock_path g[] = { { alias, GRANT_RO } };
+	struct landlock_path g[] = { { .path = alias, .grant = GRANT_RO } };
 	const char *d[] = { P("%s/.ssh", home) };
 	struct jail j = { .grants = g, .ngrants = 1, .deny = d, .ndeny = 1,
 	    .max = MAX_RULES, .pre = bind_alias };
@@ -989,6 +991,7 @@ big_jail(const char *h, struct landlock_path *g, char **d, struct jail *j)
 {
 	size_t i;
 
+	memset(g, 0, sizeof(*g));
 	g[0].path = h;
 	g[0].grant = GRANT_RO;
 	for (i = 0; i < NHOME_DENY; i++)
@@ -1089,7 +1092,7 @@ test_max_rules(void **state UNUSED)
 static int
 p_build(const char *h, const char *denied)
 {
-	struct landlock_path g[] = { { h, GRANT_RO } };
+	struct landlock_path g[] = { { .path = h, .grant = GRANT_RO } };
 	const char *d[] = { denied };
 	int fd;
 
@@ -1165,7 +1168,7 @@ test_unlistable(void **state UNUSED)
 static void
 test_bad_args(void **state UNUSED)
 {
-	struct landlock_path g[] = { { "relative/path", GRANT_RO } };
+	struct landlock_path g[] = { { .path = "relative/path", .grant = GRANT_RO } };
 	const char *d[] = { "relative" };
 	char err[256];
 
@@ -1183,7 +1186,7 @@ test_bad_args(void **state UNUSED)
 static void
 test_enforce_needs_nnp(void **state UNUSED)
 {
-	struct landlock_path g[] = { { "/usr", GRANT_RO } };
+	struct landlock_path g[] = { { .path = "/usr", .grant = GRANT_RO } };
 	char err[256];
 	pid_t pid;
 	int fd, status, p[2];
