@@ -1142,14 +1142,11 @@ readonly_within(const struct broker *b, const char *real, const char *w)
 static bool
 meta_writable(const struct broker *b, int fd)
 {
-	char link[64], real[PATH_MAX];
-	ssize_t n;
+	char real[PATH_MAX];
 	size_t i;
 
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	if ((n = readlink(link, real, sizeof(real) - 1)) <= 0 || real[0] != '/')
+	if (fd_path(fd, real, sizeof(real)) == -1)
 		return false;
-	real[n] = '\0';
 	for (i = 0; i < b->nwritable; i++)
 		if (path_under(real, b->writable[i]) &&
 		    !readonly_within(b, real, b->writable[i]))

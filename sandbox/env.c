@@ -300,24 +300,33 @@ sandbox_workspace_dir(const char *ws, const char *name, char *err,
  * command that may write nowhere else.
  */
 static int
-env_add_workspace(struct strv *env, const char *tmp, const char *cache)
+env_add_workspace(struct strv *env, const char *ws)
 {
+	char *tmp, *cache = NULL;
 	size_t i;
+	int rv = -1;
 
+	if ((tmp = path_join(ws, ".harn-tmp")) == NULL ||
+	    (cache = path_join(ws, ".harn-cache")) == NULL)
+		goto out;
 	if (strv_add(env, pair("TMPDIR", tmp)) == -1 ||
 	    strv_add(env, pair("TMP", tmp)) == -1 ||
 	    strv_add(env, pair("TEMP", tmp)) == -1 ||
 	    strv_add(env, pair("XDG_CACHE_HOME", cache)) == -1)
-		return -1;
+		goto out;
 	for (i = 0; i < NELEM(caches); i++)
 		if (strv_add(env, pair_in(caches[i].name, cache,
 		    caches[i].dir)) == -1)
-			return -1;
+			goto out;
 	/* The credential-free stand-in for a denied ~/.npmrc, if made. */
 	if (has_standin(cache) && strv_add(env,
 	    pair_in("NPM_CONFIG_USERCONFIG", cache, NPMRC_STANDIN)) == -1)
-		return -1;
-	return 0;
+		goto out;
+	rv = 0;
+out:
+	free(tmp);
+	free(cache);
+	return rv;
 }
 
 char **
@@ -326,19 +335,16 @@ sandbox_env_build(const struct sandbox_request *r, unsigned short port,
 {
 	extern char **environ;
 	struct strv env = { NULL, 0, 0 };
-	char *tmp = NULL, *cache = NULL, url[64];
+	char url[64];
 	size_t i;
 
 	snprintf(err, errlen, "out of memory");
-	if ((tmp = path_join(r->workspace, ".harn-tmp")) == NULL ||
-	    (cache = path_join(r->workspace, ".harn-cache")) == NULL)
-		goto fail;
 	for (i = 0; environ[i] != NULL; i++)
 		if (!env_is_ours(environ[i], confined) &&
 		    env_passes(environ[i], r) &&
 		    strv_add(&env, strdup(environ[i])) == -1)
 			goto fail;
-	if (confined && env_add_workspace(&env, tmp, cache) == -1)
+	if (confined && env_add_workspace(&env, r->workspace) == -1)
 		goto fail;
 	snprintf(url, sizeof(url), "http://127.0.0.1:%u", port);
 	for (i = 0; port != 0 && i < NELEM(proxy_vars); i++)
@@ -355,13 +361,9 @@ sandbox_env_build(const struct sandbox_request *r, unsigned short port,
 	/* Node's fetch ignores the proxy variables without it. */
 	if (port != 0 && strv_add(&env, pair("NODE_USE_ENV_PROXY", "1")) == -1)
 		goto fail;
-	free(tmp);
-	free(cache);
 	err[0] = '\0';
 	return env.v;
 fail:
-	free(tmp);
-	free(cache);
 	strv_free(&env);
 	return NULL;
 }

@@ -82,23 +82,18 @@ mount_root(int id, char *root, char *point)
 int
 fsid_of_fd(int fd, struct fs_id *id)
 {
-	char link[64], seen[PATH_MAX], root[PATH_MAX], point[PATH_MAX];
+	char seen[PATH_MAX], root[PATH_MAX], point[PATH_MAX];
 	const char *rest;
 	struct stat st;
-	ssize_t n;
 	size_t k;
 	int mnt;
 
 	id->path = NULL;
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	if (fstat(fd, &st) == -1 || (n = readlink(link, seen,
-	    sizeof(seen) - 1)) <= 0 || (size_t)n >= sizeof(seen) - 1 ||
+	if (fstat(fd, &st) == -1 || fd_path(fd, seen, sizeof(seen)) == -1 ||
+	    strstr(seen, " (deleted)") != NULL ||
 	    (mnt = mount_of(fd)) == -1 || mount_root(mnt, root, point) == -1)
 		return -1;
-	seen[n] = '\0';
 	k = strlen(point);
-	if (seen[0] != '/' || strstr(seen, " (deleted)") != NULL)
-		return -1;
 	if (strcmp(point, "/") == 0)
 		rest = seen;
 	else if (strncmp(seen, point, k) == 0 && (seen[k] == '\0' ||

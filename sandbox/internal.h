@@ -37,6 +37,8 @@ void	 strv_free(struct strv *);
 char	*path_join(const char *, const char *);
 bool	 path_under(const char *path, const char *dir);	/* or equal */
 char	*path_real(const char *);		/* realpath(3), faster */
+/* The name the kernel gives fd (/proc/self/fd): absolute, whole; or -1. */
+int	 fd_path(int fd, char *buf, size_t len);
 
 /*
  * A file's device and its path from its filesystem's root: the same by

@@ -96,6 +96,27 @@ path_join(const char *a, const char *b)
 	return asprintf(&s, "%s/%s", a, b) == -1 ? NULL : s;
 }
 
+int
+fd_path(int fd, char *buf, size_t len)
+{
+	char link[64];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	if ((n = readlink(link, buf, len - 1)) <= 0 ||
+	    (size_t)n >= len - 1) {
+		if (n > 0)
+			errno = ENAMETOOLONG;
+		return -1;
+	}
+	buf[n] = '\0';
+	if (buf[0] != '/') {
+		errno = EINVAL;
+		return -1;
+	}
+	return 0;
+}
+
 /*
  * realpath(3) by the kernel: one open and one readlink, where glibc
  * reads every component's link.  NULL with errno as realpath's.
@@ -103,20 +124,16 @@ path_join(const char *a, const char *b)
 char *
 path_real(const char *path)
 {
-	char link[64], buf[PATH_MAX];
-	ssize_t n;
-	int fd;
+	char buf[PATH_MAX];
+	int fd, rv;
 
 	if ((fd = open(path, O_PATH | O_CLOEXEC)) == -1)
 		return NULL;
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	n = readlink(link, buf, sizeof(buf) - 1);
+	rv = fd_path(fd, buf, sizeof(buf));
 	(void)close(fd);
 	/* No /proc, or a name the kernel cannot give: the slow way. */
-	if (n <= 0 || (size_t)n >= sizeof(buf) - 1 || buf[0] != '/' ||
-	    strstr(buf, " (deleted)") != NULL)
+	if (rv == -1 || strstr(buf, " (deleted)") != NULL)
 		return realpath(path, NULL);
-	buf[n] = '\0';
 	return strdup(buf);
 }
 
@@ -333,21 +350,16 @@ add_bind(struct build *b, const char *path, bool ro, bool idmap,
 static int
 root_pin(struct build *b, const char *path, struct stat *st)
 {
-	char link[64], now[PATH_MAX];
-	ssize_t n;
-	int fd;
+	char now[PATH_MAX];
+	int fd, known;
 
 	if ((fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1)
 		return 0;
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	n = readlink(link, now, sizeof(now) - 1);
-	if (n > 0 && (size_t)n < sizeof(now) - 1)
-		now[n] = '\0';
-	if (n <= 0 || (size_t)n >= sizeof(now) - 1 || strcmp(now, path) != 0 ||
-	    fstat(fd, st) == -1) {
+	known = fd_path(fd, now, sizeof(now)) == 0;
+	if (!known || strcmp(now, path) != 0 || fstat(fd, st) == -1) {
 		snprintf(b->err, b->errlen, "%s: no longer the directory that "
 		    "was checked (%s): a symlink put there since?", path,
-		    n > 0 ? now : strerror(errno));
+		    known ? now : strerror(errno));
 		(void)close(fd);
 		return -1;
 	}
