@@ -19,6 +19,7 @@
 #include <event2/event.h>
 
 #include "cli/cli.h"
+#include "cli/direct.h"
 #include "cli/options.h"
 #include "cli/report.h"
 #include "cli/run.h"
@@ -41,6 +42,9 @@ struct run {
 	struct proxy		*px;
 	struct sandbox_child	*child;
 	struct event		*ctl_ev;
+	struct dlog		*log;
+	struct directs		*directs;	/* not_through_proxy */
+	char			 proxy_addr[64];	/* as CMD reaches it */
 	int			 wstatus;
 	bool			 done;
 };
@@ -338,12 +342,22 @@ drained_cb(void *arg)
 	event_base_loopexit(r->base, NULL);
 }
 
-/* The command ended (its init wrote the status, or the set-up died). */
+/*
+ * What the sandbox says: a refusal of its broker's (logged), or that the
+ * command ended (its init wrote the status, or the set-up died).
+ */
 static void
 ctl_cb(evutil_socket_t fd, short ev, void *arg)
 {
 	struct run *r = arg;
+	struct sandbox_direct d;
+	int rv;
 
+	while ((rv = sandbox_next(r->child, &d)) == 1)
+		if (r->directs != NULL)
+			directs_add(r->directs, &d);
+	if (rv == -1)
+		return;
 	r->wstatus = sandbox_wait(r->child);
 	r->done = true;
 	event_del(r->ctl_ev);
@@ -382,6 +396,7 @@ listen_on_host(struct run *r)
 		return -1;
 	}
 	r->req.host_port = (unsigned short)atoi(strrchr(bound, ':') + 1);
+	snprintf(r->proxy_addr, sizeof(r->proxy_addr), "%s", bound);
 	report_listen(r->rep, bound);
 	return port_file(r, bound);
 }
@@ -400,9 +415,9 @@ listen_inside(struct run *r)
 		cli_error("%s", err);
 		return -1;
 	}
-	conf_sockaddr_format(&lo, err, sizeof(err));
-	report_listen(r->rep, err);
-	return port_file(r, err);
+	conf_sockaddr_format(&lo, r->proxy_addr, sizeof(r->proxy_addr));
+	report_listen(r->rep, r->proxy_addr);
+	return port_file(r, r->proxy_addr);
 }
 
 /*
@@ -442,7 +457,7 @@ start_command(struct run *r)
 		    r->plan.tried, r->plan.ntried);
 		return EXIT_REFUSED;
 	}
-	if (sandbox_ready(r->child, r->base, &f) == -1) {
+	if (sandbox_ready(r->child, &f) == -1) {
 		sandbox_free(r->child);
 		r->child = NULL;
 		if (f.setup && r->plan.confinement != CONFINEMENT_NONE) {
@@ -458,7 +473,8 @@ start_command(struct run *r)
 		return EXIT_REFUSED;
 	}
 	r->spawned = true;
-	if (listen_inside(r) == -1) {
+	if (listen_inside(r) == -1 || (r->directs = directs_new(r->base,
+	    r->log, r->proxy_addr)) == NULL) {
 		sandbox_signal(r->child, SIGKILL);
 		(void)sandbox_wait(r->child);
 		return EXIT_RUNTIME;
@@ -510,7 +526,8 @@ serve_command(struct run *r, struct conf *c, int logfd)
 	size_t i;
 
 	if ((r->base = proxy_event_base_new()) == NULL ||
-	    (log = dlog_new(r->base, logfd, r->rep->r.run_id)) == NULL ||
+	    (log = r->log = dlog_new(r->base, logfd, r->rep->r.run_id)) ==
+	    NULL ||
 	    (r->px = proxy_new(r->base, c, log, err, sizeof(err))) == NULL) {
 		cli_error("cannot start the proxy");
 		if (r->px == NULL)
@@ -520,8 +537,8 @@ serve_command(struct run *r, struct conf *c, int logfd)
 	if ((rv = start_command(r)) != 0)
 		goto out;
 	rv = EXIT_RUNTIME;
-	r->ctl_ev = event_new(r->base, sandbox_ctl_fd(r->child), EV_READ,
-	    ctl_cb, r);
+	r->ctl_ev = event_new(r->base, sandbox_ctl_fd(r->child), EV_READ |
+	    EV_PERSIST, ctl_cb, r);
 	for (i = 0; i < 3; i++) {
 		sigs[i] = evsignal_new(r->base, fwd[i], signal_cb, r);
 		if (sigs[i] == NULL || evsignal_add(sigs[i], NULL) == -1)
@@ -544,9 +561,11 @@ out:
 			event_free(sigs[i]);
 	if (r->ctl_ev != NULL)
 		event_free(r->ctl_ev);
-	/* The broker first: the command is gone, its listener with it. */
+	/* The command is gone, its broker with it: the last folded lines. */
 	sandbox_free(r->child);
 	r->child = NULL;
+	directs_free(r->directs);
+	r->directs = NULL;
 	proxy_free(r->px);
 	if (log != NULL)
 		report_log(r->rep, log, r->log_path);

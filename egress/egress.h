@@ -38,6 +38,7 @@ enum egress_reason {
 	EGRESS_R_LIMIT_EXCEEDED,
 	EGRESS_R_LOG_UNAVAILABLE,	/* the decision log fails or is behind */
 	EGRESS_R_SHUTTING_DOWN,		/* arrived while the proxy drains */
+	EGRESS_R_NOT_THROUGH_PROXY,	/* run mode: a direct try, refused */
 	EGRESS_R_COUNT
 };
 

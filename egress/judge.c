@@ -25,6 +25,7 @@ static const char *const reason_names[EGRESS_R_COUNT] = {
 	[EGRESS_R_CONNECT_TIMEOUT] = "connect_timeout",
 	[EGRESS_R_LIMIT_EXCEEDED] = "limit_exceeded",
 	[EGRESS_R_LOG_UNAVAILABLE] = "log_unavailable",
+	[EGRESS_R_NOT_THROUGH_PROXY] = "not_through_proxy",
 	[EGRESS_R_SHUTTING_DOWN] = "shutting_down",
 };
 

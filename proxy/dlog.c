@@ -413,6 +413,18 @@ dlog_totals(struct dlog *l, struct dlog_totals *out)
 	EVP_MD_CTX_free(copy);
 }
 
+/* The length of the UTF-8 sequence at p, or 0 when it is not one. */
+static size_t
+utf8_len(const unsigned char *p)
+{
+	size_t n = *p >= 0xf0 ? 4 : *p >= 0xe0 ? 3 : 2, i;
+
+	for (i = 1; i < n; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
 /* 2026-12-02T15:30:00.123Z */
 static void
 format_ts(char *buf, size_t len)
@@ -461,6 +473,36 @@ count_only(struct dlog *l, enum proxy_protocol proto, const char *host,
 		    safe_host(host) : "-", port, egress_reason_name(reason));
 }
 
+/* Count a line's decisions, and queue it; a full buffer loses it. */
+static void
+record(struct dlog *l, const char *line, int n, bool allow,
+    enum egress_reason reason, uint64_t count)
+{
+	if (allow)
+		l->totals.allow += count;
+	else
+		l->totals.deny += count;
+	if ((unsigned)reason < EGRESS_R_COUNT)
+		l->totals.by_reason[reason] += count;
+	/* Never more than MAX_BYTES held: past it a record is lost, counted. */
+	if (l->dead || evbuffer_get_length(l->buf) + (size_t)n > MAX_BYTES ||
+	    evbuffer_add(l->buf, line, n) == -1) {
+		l->totals.lost++;
+		if (!l->dead && l->state == LOG_OK)
+			become(l, LOG_BEHIND, "its reader does not keep up");
+		if (l->lost_said == 0)
+			say_lost(l);
+		return;
+	}
+	if (evbuffer_get_length(l->buf) >= BEHIND_BYTES &&
+	    l->state == LOG_OK)
+		become(l, LOG_BEHIND, "its reader does not keep up");
+	if (evbuffer_get_length(l->buf) >= FLUSH_BYTES)
+		(void)dlog_flush(l);
+	else
+		arm(l, FLUSH_MS);
+}
+
 void
 dlog_decision(struct dlog *l, enum proxy_protocol proto, const char *host,
     uint16_t port, bool allow, enum egress_reason reason,
@@ -486,27 +528,77 @@ dlog_decision(struct dlog *l, enum proxy_protocol proto, const char *host,
 		count_only(l, proto, host, port, allow, reason);
 		return;
 	}
-	if (allow)
-		l->totals.allow++;
-	else
-		l->totals.deny++;
-	if ((unsigned)reason < EGRESS_R_COUNT)
-		l->totals.by_reason[reason]++;
-	/* Never more than MAX_BYTES held: past it a record is lost, counted. */
-	if (l->dead || evbuffer_get_length(l->buf) + (size_t)n > MAX_BYTES ||
-	    evbuffer_add(l->buf, line, n) == -1) {
-		l->totals.lost++;
-		if (!l->dead && l->state == LOG_OK)
-			become(l, LOG_BEHIND, "its reader does not keep up");
-		if (l->lost_said == 0)
-			say_lost(l);
+	record(l, line, n, allow, reason, 1);
+}
+
+/*
+ * A JSON string's inside: the quote, the backslash and control
+ * characters escaped; a byte that is not UTF-8 as \u00XX (a path may
+ * hold anything).  Cut short, never cut inside an escape.
+ */
+static void
+json_chars(const char *s, char *out, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t o = 0, k, need;
+	char esc[8];
+
+	for (; *p != '\0'; p += k) {
+		k = 1;
+		if (*p == '"' || *p == '\\')
+			snprintf(esc, sizeof(esc), "\\%c", *p);
+		else if (*p < 0x20 || *p == 0x7f || *p >= 0x80) {
+			k = *p >= 0xc2 && *p <= 0xf4 ? utf8_len(p) : 0;
+			if (k > 1) {
+				if (o + k >= len)
+					break;
+				memcpy(out + o, p, k);
+				o += k;
+				continue;
+			}
+			k = 1;
+			snprintf(esc, sizeof(esc), "\\u%04X", *p);
+		} else
+			snprintf(esc, sizeof(esc), "%c", *p);
+		need = strlen(esc);
+		if (o + need >= len)
+			break;
+		memcpy(out + o, esc, need);
+		o += need;
+	}
+	out[o] = '\0';
+}
+
+void
+dlog_direct(struct dlog *l, const char *addr, uint16_t port, pid_t pid,
+    const char *exe, uint64_t count)
+{
+	char line[1024], ts[64], a[300], x[600], run[64] = "", who[700] = "";
+	char n_[32] = "";
+	int n;
+
+	format_ts(ts, sizeof(ts));
+	json_chars(addr, a, sizeof(a));
+	if (l->run_id[0] != '\0')
+		snprintf(run, sizeof(run), ",\"run\":\"%s\"", l->run_id);
+	if (pid > 0 && exe != NULL && exe[0] != '\0') {
+		json_chars(exe, x, sizeof(x));
+		snprintf(who, sizeof(who), ",\"pid\":%ld,\"exe\":\"%s\"",
+		    (long)pid, x);
+	} else if (pid > 0)
+		snprintf(who, sizeof(who), ",\"pid\":%ld", (long)pid);
+	if (count > 1)
+		snprintf(n_, sizeof(n_), ",\"count\":%ju", (uintmax_t)count);
+	n = snprintf(line, sizeof(line), "{\"ts\":\"%s\",\"protocol\":"
+	    "\"direct\",\"host\":\"\",\"port\":%u,\"decision\":\"deny\","
+	    "\"reason\":\"not_through_proxy\",\"addr\":\"%s\"%s%s%s}\n", ts,
+	    port, a, run, who, n_);
+	if (n < 0 || (size_t)n >= sizeof(line))
+		return;
+	if (l->fd == -1) {
+		l->totals.deny += count;
+		l->totals.by_reason[EGRESS_R_NOT_THROUGH_PROXY] += count;
 		return;
 	}
-	if (evbuffer_get_length(l->buf) >= BEHIND_BYTES &&
-	    l->state == LOG_OK)
-		become(l, LOG_BEHIND, "its reader does not keep up");
-	if (evbuffer_get_length(l->buf) >= FLUSH_BYTES)
-		(void)dlog_flush(l);
-	else
-		arm(l, FLUSH_MS);
+	record(l, line, n, false, EGRESS_R_NOT_THROUGH_PROXY, count);
 }

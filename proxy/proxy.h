@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "conf/conf.h"
 
@@ -64,6 +65,14 @@ enum proxy_protocol {
 void		 dlog_decision(struct dlog *, enum proxy_protocol,
 		    const char *host, uint16_t port, bool allow,
 		    enum egress_reason, const struct egress_addr *addr);
+
+/*
+ * Record count refusals (folded into one line when count > 1) of a run's
+ * confined process toward addr:port that went around the proxy (SPEC 5's
+ * not_through_proxy).  pid 0, exe NULL: not known.
+ */
+void		 dlog_direct(struct dlog *, const char *addr, uint16_t port,
+		    pid_t pid, const char *exe, uint64_t count);
 
 /*
  * The event loop the proxy wants: epoll changes coalesced within a loop

@@ -1,40 +1,62 @@
 /*
- * The connect broker (SPEC 6.1, 6.5): every connect() of the command and
- * its descendants stops in the kernel (seccomp user notification) until
- * harn-egressd, on its event loop, has decided it and made it.
+ * The broker (SPEC 6.1, 6.2, 6.5): every call of the command and its
+ * descendants that names an endpoint (connect, bind, listen), another
+ * process (signals, priorities, limits) or, in the landlock confinement,
+ * a file's metadata stops in the kernel (seccomp user notification)
+ * until the broker has decided it, and made it where the broker makes
+ * it.
+ *
+ * The broker runs in init, the command's parent and subreaper, which
+ * took exactly the command's identity before the command was forked: its
+ * uid and gids, its user namespace, no capability, no_new_privs
+ * (spawn.c: become_command).  So whatever it does for the command, the
+ * command could have done itself outside the confinement's rules: the
+ * kernel refuses it a file capability, a trusted.* xattr, another owner,
+ * or a netlink message to another process, as it would the command; and
+ * this file refuses those (and set-ID modes) first besides.
  *
  *   - The address is read once, from /proc/PID/mem, into the broker's
  *     own memory, and the request is checked still alive after the read
  *     (the pid is then the caller's).  The kernel is never asked to
- *     continue the call (no SECCOMP_USER_NOTIF_FLAG_CONTINUE): another
- *     thread of the command rewriting the address changes nothing.
+ *     continue a call whose arguments sit in the caller's memory (no
+ *     SECCOMP_USER_NOTIF_FLAG_CONTINUE): another thread of the command
+ *     rewriting the address changes nothing.
  *   - Where the kernel lets us (pidfd_getfd), the socket is taken from
- *     the caller: its family is the object's, and the connect is made on
+ *     the caller: its family is the object's, and the call is made on
  *     it, so the caller keeps its socket, its options and its blocking
  *     or non-blocking semantics.  Where it does not (Docker's default
  *     profile), a fresh socket of the caller's kind (sock_diag says a
- *     unix socket's type) is connected and put in place of the caller's
- *     descriptor (SECCOMP_ADDFD_FLAG_SETFD), with its O_NONBLOCK and
- *     FD_CLOEXEC; options set before the connect are lost there.
+ *     unix socket's type) is connected or bound and put in place of the
+ *     caller's descriptor (SECCOMP_ADDFD_FLAG_SETFD), with its O_NONBLOCK
+ *     and FD_CLOEXEC; options set before are carried over where they
+ *     were seen.  A socket bound that way is held here until it listens
+ *     (listen() is made on the broker's own reference, never on a
+ *     descriptor number the caller could swap) or the command lets go.
  *   - A unix path is resolved beneath the root it is under, without
  *     leaving its mount (openat2, RESOLVE_BENEATH | RESOLVE_NO_XDEV): a
  *     symlink out of the root fails, and so does a path into a mount
- *     inside it (the caller's $HOME mounted back under /tmp); the connect
- *     goes to what was resolved (/proc/self/fd/N), with the command's
- *     own credentials, so that the server sees the command's uid and the
- *     socket's permissions are the command's to meet.
+ *     inside it (the caller's $HOME mounted back under /tmp).  A unix
+ *     socket is made (bind) only beneath a root the command may write,
+ *     with the caller's umask.
+ *   - Nothing comes in: TCP binds to loopback only; listen() on an
+ *     unbound socket (which would bind the wildcard) is refused.
  *   - In the landlock confinement TCP reaches the proxy on 127.0.0.1,
  *     or a loopback port held by a listener of the command's own: every
  *     listener on the port is looked up (sock_diag) and must be held by a
- *     process below the command's init.
+ *     process below init.
  *   - In the landlock confinement the calls that change file metadata
  *     (chmod, chown, utime, xattrs: no Landlock right covers them) come
- *     here too: they are made only on what lies in a writable root, with
- *     the command's credentials; elsewhere EROFS, as if read-only.
+ *     here too: they are made only on what lies in a writable root;
+ *     elsewhere EROFS, as if read-only.
+ *   - A call on another process goes on only toward the command's own.
+ *   - A command that keeps uid 0 (exempt from RLIMIT_NPROC) has its
+ *     tasks counted at each fork against --max-procs.
+ *   - Every refused endpoint is handed to conf->refused before the
+ *     caller is answered (the decision log's not_through_proxy).
  *   - A blocking connect that cannot finish at once keeps the caller
  *     waiting while the loop goes on; a bounded number may wait.
- *   - If the broker is gone (its listener closed, harn-egressd dead),
- *     the kernel fails every such call of the command: none passes.
+ *   - If the broker is gone (init dead), the kernel fails every such
+ *     call of the command: none passes.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -94,6 +116,8 @@
 #define MAX_LISTENERS	16		/* on one port */
 #define OPTS_MAX	256		/* socket options kept for fresh ones */
 #define OPT_LEN		16		/* the largest: struct timeval */
+#define HELD_MAX	64		/* bound sockets held until listen */
+#define INFLIGHT_MAX	64		/* forks let go, not yet seen */
 
 /*
  * The callers seen last: their memory and their pidfd stay open, so that
@@ -117,7 +141,7 @@ struct pending {
 	int			 flags;		/* the caller's status flags */
 	bool			 cloexec;	/* the caller's FD_CLOEXEC */
 	int			 target;	/* O_PATH of a unix peer, or -1 */
-	bool			 as_cmd;	/* connect with its credentials */
+	unsigned long		 ino;		/* the caller's socket's */
 	struct sockaddr_storage	 addr;
 	socklen_t		 addrlen;
 	struct event		*ev;
@@ -136,10 +160,9 @@ struct broker {
 	size_t			 nwritable;
 	char			**readonly;	/* roots inside writable ones */
 	size_t			 nreadonly;
-	uid_t			 uid;		/* (uid_t)-1: our own */
-	gid_t			 gid;
-	gid_t			 egid;		/* ours, to come back to */
-	bool			 proc_as_cmd;	/* /proc of it: as it */
+	char			**binds;	/* where unix sockets are made */
+	int			*bindfds;
+	size_t			 nbinds;
 	unsigned short		 proxy_port;
 	pid_t			 init;
 	bool			 getfd;
@@ -158,6 +181,18 @@ struct broker {
 		unsigned char	 val[OPT_LEN];
 	}			 opts[OPTS_MAX];
 	size_t			 opts_next;
+	struct {			/* bound fresh sockets, not listening */
+		unsigned long	 ino;
+		int		 fd;
+	}			 held[HELD_MAX];
+	size_t			 nheld;
+	/* Forks (max_procs): tasks counted, and those let go since. */
+	unsigned		 max_procs;
+	unsigned		 tasks;
+	pid_t			 inflight[INFLIGHT_MAX];
+	size_t			 ninflight;
+	void			(*refused)(void *, const struct broker_refusal *);
+	void			*arg;
 	struct seccomp_notif	*req;
 	size_t			 req_size;
 	size_t			 npending;
@@ -209,88 +244,19 @@ alive(const struct broker *b, uint64_t id)
 }
 
 /* ---------------------------------------------------------------- */
-/* Credentials. */
-
-/*
- * The command's credentials, for a unix connect (the peer sees the
- * command, and its permissions are the command's to meet) and for the
- * metadata calls.  Only a root caller's command has other ones
- * (SANDBOX_UID); this process is single-threaded and every step checked.
- */
-struct creds {
-	bool	 changed;
-};
-
-static void
-creds_enter(const struct broker *b, struct creds *c)
-{
-	c->changed = false;
-	if (b->uid == (uid_t)-1)
-		return;
-	if (setresgid(-1, b->gid, -1) == -1 || setresuid(-1, b->uid, -1) == -1)
-		abort();	/* half-changed: no safe way on */
-	c->changed = true;
-}
-
-static void
-creds_leave(const struct broker *b, const struct creds *c)
-{
-	if (!c->changed)
-		return;
-	if (setresuid(-1, 0, -1) == -1 || setresgid(-1, b->egid, -1) == -1)
-		abort();
-}
-
-/*
- * /proc of a command that runs as another uid, where we hold no
- * CAP_SYS_PTRACE (a default container): opened with its fsuid, which is
- * what the kernel's ptrace check on /proc files compares.
- */
-/* Nested: a series of /proc reads switches once (each switch costs). */
-static unsigned proc_depth;
-
-static void
-proc_enter(const struct broker *b)
-{
-	if (b->proc_as_cmd && proc_depth++ == 0) {
-		(void)setfsgid(b->gid);
-		(void)setfsuid(b->uid);
-	}
-}
-
-static void
-proc_leave(const struct broker *b)
-{
-	if (b->proc_as_cmd && --proc_depth == 0) {
-		(void)setfsuid(0);
-		(void)setfsgid(b->egid);
-	}
-}
+/* /proc of the command's processes. */
 
 static int
-proc_open(const struct broker *b, const char *path, int flags)
+proc_open(const char *path, int flags)
 {
-	int fd, saved;
-
-	proc_enter(b);
-	fd = open(path, flags | O_CLOEXEC);
-	saved = errno;
-	proc_leave(b);
-	errno = saved;
-	return fd;
+	return open(path, flags | O_CLOEXEC);
 }
 
 static ssize_t
-proc_readlink(const struct broker *b, const char *path, char *buf, size_t len)
+proc_readlink(const char *path, char *buf, size_t len)
 {
-	ssize_t n;
-	int saved;
+	ssize_t n = readlink(path, buf, len - 1);
 
-	proc_enter(b);
-	n = readlink(path, buf, len - 1);
-	saved = errno;
-	proc_leave(b);
-	errno = saved;
 	if (n >= 0)
 		buf[n] = '\0';
 	return n;
@@ -345,7 +311,7 @@ read_mem(struct broker *b, struct caller *c, uint64_t at, void *buf,
 		if (c->mem == -1) {
 			snprintf(path, sizeof(path), "/proc/%ld/mem",
 			    (long)c->tid);
-			if ((c->mem = proc_open(b, path, O_RDONLY)) == -1)
+			if ((c->mem = proc_open(path, O_RDONLY)) == -1)
 				return errno == ENOENT ? ESRCH : EPERM;
 		}
 		if (pread(c->mem, buf, len, (off_t)at) == (ssize_t)len)
@@ -384,7 +350,7 @@ read_cwd(const struct broker *b, pid_t pid, char *buf, size_t len)
 	ssize_t n;
 
 	snprintf(path, sizeof(path), "/proc/%ld/cwd", (long)pid);
-	if ((n = proc_readlink(b, path, buf, len)) <= 0 || (size_t)n >= len - 1)
+	if ((n = proc_readlink(path, buf, len)) <= 0 || (size_t)n >= len - 1)
 		return false;
 	/* A deleted directory: nothing to resolve against. */
 	return buf[0] == '/' && strstr(buf, " (deleted)") == NULL;
@@ -438,7 +404,7 @@ take_socket(struct broker *b, struct caller *c, int fd, int *err)
  * and the description's flags.  0 or an errno.
  */
 static int
-describe(const struct broker *b, pid_t tid, int fd, unsigned long *ino,
+describe(pid_t tid, int fd, unsigned long *ino,
     int *flags, bool *cloexec, char *proto, size_t protolen)
 {
 	char path[96], link[64], buf[512], *p;
@@ -447,17 +413,15 @@ describe(const struct broker *b, pid_t tid, int fd, unsigned long *ino,
 	unsigned long fl;
 
 	snprintf(path, sizeof(path), "/proc/%ld/fd/%d", (long)tid, fd);
-	if (proc_readlink(b, path, link, sizeof(link)) <= 0)
+	if (proc_readlink(path, link, sizeof(link)) <= 0)
 		return errno == ENOENT ? EBADF : EPERM;
 	if ((*ino = diag_socket_inode(link)) == 0)
 		return ENOTSOCK;
 	/* The protocol's name ("TCP", "UNIX-STREAM", ...), from sockfs. */
-	proc_enter(b);
 	n = getxattr(path, "system.sockprotoname", proto, protolen - 1);
-	proc_leave(b);
 	proto[n > 0 ? n : 0] = '\0';
 	snprintf(path, sizeof(path), "/proc/%ld/fdinfo/%d", (long)tid, fd);
-	if ((f = proc_open(b, path, O_RDONLY)) == -1)
+	if ((f = proc_open(path, O_RDONLY)) == -1)
 		return errno == ENOENT ? EBADF : EPERM;
 	n = read(f, buf, sizeof(buf) - 1);
 	(void)close(f);
@@ -476,7 +440,7 @@ describe(const struct broker *b, pid_t tid, int fd, unsigned long *ino,
  * the file it watched is gone with the swap.
  */
 static bool
-watched(const struct broker *b, pid_t tid, int fd, unsigned long ino)
+watched(pid_t tid, int fd, unsigned long ino)
 {
 	char path[320], link[64], buf[8192];
 	struct dirent *de;
@@ -487,9 +451,7 @@ watched(const struct broker *b, pid_t tid, int fd, unsigned long ino)
 	bool found = false;
 
 	snprintf(path, sizeof(path), "/proc/%ld/fd", (long)tid);
-	proc_enter(b);
 	d = opendir(path);
-	proc_leave(b);
 	if (d == NULL)
 		return false;
 	while (!found && (de = readdir(d)) != NULL) {
@@ -497,14 +459,12 @@ watched(const struct broker *b, pid_t tid, int fd, unsigned long ino)
 			continue;
 		snprintf(path, sizeof(path), "/proc/%ld/fd/%s", (long)tid,
 		    de->d_name);
-		if (proc_readlink(b, path, link, sizeof(link)) <= 0 ||
+		if (proc_readlink(path, link, sizeof(link)) <= 0 ||
 		    strcmp(link, "anon_inode:[eventpoll]") != 0)
 			continue;
 		snprintf(path, sizeof(path), "/proc/%ld/fdinfo/%s", (long)tid,
 		    de->d_name);
-		proc_enter(b);
 		f = fopen(path, "re");
-		proc_leave(b);
 		if (f == NULL)
 			continue;
 		while (!found && fgets(buf, sizeof(buf), f) != NULL) {
@@ -521,7 +481,33 @@ watched(const struct broker *b, pid_t tid, int fd, unsigned long ino)
 }
 
 /* ---------------------------------------------------------------- */
-/* Connecting. */
+/* Refusals said (the decision log's not_through_proxy). */
+
+/* The caller's process and program, and the endpoint: to conf->refused. */
+static void
+say_refused(struct broker *b, const struct seccomp_notif *req,
+    enum broker_op op, const struct sockaddr_storage *ss, socklen_t len,
+    const char *cwd)
+{
+	struct broker_refusal r;
+	char path[64];
+	pid_t tgid;
+
+	if (b->refused == NULL)
+		return;
+	memset(&r, 0, sizeof(r));
+	r.op = op;
+	tgid = diag_tgid((pid_t)req->pid);
+	r.pid = tgid > 0 ? tgid : (pid_t)req->pid;
+	snprintf(path, sizeof(path), "/proc/%ld/exe", (long)r.pid);
+	if (proc_readlink(path, r.exe, sizeof(r.exe)) <= 0)
+		r.exe[0] = '\0';
+	broker_endpoint(ss, len, cwd, r.addr, sizeof(r.addr), &r.port);
+	b->refused(b->arg, &r);
+}
+
+/* ---------------------------------------------------------------- */
+/* Sockets: connect, bind, listen. */
 
 static void
 pending_free(struct pending *p)
@@ -590,7 +576,6 @@ try_connect(struct pending *p)
 	struct sockaddr_un sun;
 	const struct sockaddr *sa = (const void *)&p->addr;
 	socklen_t len = p->addrlen;
-	struct creds c = { false };
 	int rv, err;
 
 	if (p->target != -1) {
@@ -601,8 +586,6 @@ try_connect(struct pending *p)
 		sa = (const void *)&sun;
 		len = (socklen_t)sizeof(sun);
 	}
-	if (p->as_cmd)
-		creds_enter(p->b, &c);
 	/* The caller's own socket: non-blocking for this one call. */
 	if (!p->fresh && !(p->flags & O_NONBLOCK))
 		(void)fcntl(p->sock, F_SETFL, p->flags | O_NONBLOCK);
@@ -610,7 +593,6 @@ try_connect(struct pending *p)
 	err = rv == 0 ? 0 : errno;
 	if (!p->fresh && !(p->flags & O_NONBLOCK))
 		(void)fcntl(p->sock, F_SETFL, p->flags);
-	creds_leave(p->b, &c);
 	return err;
 }
 
@@ -674,6 +656,59 @@ wait_cb(evutil_socket_t fd, short what, void *arg)
 	run_connect(p);
 }
 
+/* ---------------------------------------------------------------- */
+/* Sockets bound here, on fresh sockets, held until they listen. */
+
+static int
+held_find(const struct broker *b, unsigned long ino)
+{
+	size_t i;
+
+	for (i = 0; i < b->nheld; i++)
+		if (b->held[i].ino == ino)
+			return (int)i;
+	return -1;
+}
+
+static void
+held_drop(struct broker *b, size_t i)
+{
+	(void)close(b->held[i].fd);
+	b->held[i] = b->held[--b->nheld];
+}
+
+/* Let go of the sockets the command no longer holds (it closed them). */
+static void
+held_sweep(struct broker *b)
+{
+	size_t i = 0;
+
+	while (i < b->nheld) {
+		if (diag_held_below(b->init, b->held[i].ino))
+			i++;
+		else
+			held_drop(b, i);
+	}
+}
+
+/* Keep our reference to a socket bound in the caller's place. */
+static int
+held_add(struct broker *b, int sock, unsigned long ino)
+{
+	int fd;
+
+	if (b->nheld == HELD_MAX)
+		held_sweep(b);
+	if (b->nheld == HELD_MAX)
+		return ENOBUFS;
+	if ((fd = fcntl(sock, F_DUPFD_CLOEXEC, 3)) == -1)
+		return errno;
+	b->held[b->nheld].ino = ino;
+	b->held[b->nheld].fd = fd;
+	b->nheld++;
+	return 0;
+}
+
 /* Callers interrupted or killed while they waited: let their sockets go. */
 static void
 sweep_cb(evutil_socket_t fd, short what, void *arg)
@@ -688,34 +723,43 @@ sweep_cb(evutil_socket_t fd, short what, void *arg)
 		unlink_pending(p);
 		pending_free(p);
 	}
+	held_sweep(b);
 }
 
-/* Resolve a unix path beneath its root: an O_PATH of the socket. */
+/* Resolve a unix path beneath its root: an O_PATH of it. */
 static int
-resolve_beneath(struct broker *b, const struct broker_decision *d, int *err)
+resolve_beneath(int rootfd, const char *rest, int flags, int *err)
 {
 	/*
 	 * Beneath the root, and within its mount: a root mounted back
 	 * inside a private directory, or $HOME inside the workspace, is
 	 * judged by its own rule, not reached through the one around it.
 	 */
-	struct open_how how = { .flags = O_PATH | O_CLOEXEC,
+	struct open_how how = { .flags = O_PATH | O_CLOEXEC | flags,
 	    .resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS |
 	    RESOLVE_NO_XDEV };
-	struct stat st;
 	int fd;
 
-	if (b->rootfds[d->root] == -1) {
+	if (rootfd == -1) {
 		*err = ENOENT;
 		return -1;
 	}
-	fd = (int)syscall(SYS_openat2, b->rootfds[d->root], d->rest, &how,
-	    sizeof(how));
-	if (fd == -1) {
+	fd = (int)syscall(SYS_openat2, rootfd, rest, &how, sizeof(how));
+	if (fd == -1)
 		/* Out of the root (a symlink, ".."): not the command's. */
 		*err = errno == EXDEV || errno == EAGAIN ? EACCES : errno;
+	return fd;
+}
+
+/* The socket a unix connect goes to, resolved beneath its root. */
+static int
+connect_target(struct broker *b, const struct broker_decision *d, int *err)
+{
+	struct stat st;
+	int fd;
+
+	if ((fd = resolve_beneath(b->rootfds[d->root], d->rest, 0, err)) == -1)
 		return -1;
-	}
 	if (fstat(fd, &st) == -1 || !S_ISSOCK(st.st_mode)) {
 		(void)close(fd);
 		*err = ECONNREFUSED;	/* what connect() says of a non-socket */
@@ -747,9 +791,7 @@ owned_port(struct broker *b, unsigned short port)
 			    b->owned[k].ino == inos[i];
 		if (known)
 			continue;
-		proc_enter(b);
 		held = diag_held_below(b->init, inos[i]);
-		proc_leave(b);
 		if (!held)
 			return EACCES;
 		k = b->nowned < OWNED ? b->nowned++ : (size_t)port % OWNED;
@@ -775,8 +817,8 @@ relative(const struct sockaddr_storage *ss, socklen_t len)
  * but the one the address names (seccomp leaves TCP and route netlink).
  */
 static int
-fresh_kind(struct broker *b, struct pending *p, unsigned long ino,
-    const char *pname, int *domain, int *type, int *proto)
+fresh_kind(struct broker *b, struct pending *p, const char *pname,
+    int *domain, int *type, int *proto)
 {
 	int family = p->addrlen >= sizeof(sa_family_t) ?
 	    p->addr.ss_family : AF_UNSPEC;
@@ -786,7 +828,7 @@ fresh_kind(struct broker *b, struct pending *p, unsigned long ino,
 	if (strcmp(pname, "UNIX-STREAM") == 0)
 		utype = SOCK_STREAM;
 	else if (strncmp(pname, "UNIX", 4) == 0 || pname[0] == '\0')
-		utype = b->diag != -1 ? diag_unix_type(b->diag, ino) : -1;
+		utype = b->diag != -1 ? diag_unix_type(b->diag, p->ino) : -1;
 
 	*proto = 0;
 	if (utype != -1) {
@@ -798,7 +840,9 @@ fresh_kind(struct broker *b, struct pending *p, unsigned long ino,
 	if (strcmp(pname, "TCP") == 0 || strcmp(pname, "TCPv6") == 0) {
 		*domain = pname[3] == '\0' ? AF_INET : AF_INET6;
 		*type = SOCK_STREAM;
-		return family == *domain ? 0 : family == AF_UNSPEC ?
+		/* bind(AF_UNSPEC) on an AF_INET socket: the rules judge it. */
+		return family == *domain || (family == AF_UNSPEC &&
+		    *domain == AF_INET) ? 0 : family == AF_UNSPEC ?
 		    EOPNOTSUPP : EAFNOSUPPORT;
 	}
 	switch (family) {
@@ -819,10 +863,10 @@ fresh_kind(struct broker *b, struct pending *p, unsigned long ino,
 }
 
 /*
- * Socket options, where the broker connects a fresh socket in the
- * caller's place: seen as the caller sets them (the call goes on as
- * made), set again on the fresh one.  Keyed by the socket's inode, so a
- * descriptor closed and reused is no confusion.
+ * Socket options, where the broker makes a fresh socket in the caller's
+ * place: seen as the caller sets them (the call goes on as made), set
+ * again on the fresh one.  Keyed by the socket's inode, so a descriptor
+ * closed and reused is no confusion.
  */
 static void
 handle_setsockopt(struct broker *b, const struct seccomp_notif *req)
@@ -837,7 +881,7 @@ handle_setsockopt(struct broker *b, const struct seccomp_notif *req)
 	snprintf(path, sizeof(path), "/proc/%ld/fd/%d", (long)req->pid,
 	    (int)req->data.args[0]);
 	if (len <= 0 || len > OPT_LEN || read_mem(b, who, req->data.args[3],
-	    val, (size_t)len) != 0 || proc_readlink(b, path, link,
+	    val, (size_t)len) != 0 || proc_readlink(path, link,
 	    sizeof(link)) <= 0 || (ino = diag_socket_inode(link)) == 0) {
 		proceed(b, req->id);
 		return;
@@ -874,7 +918,7 @@ opts_apply(struct broker *b, unsigned long ino, int sock)
 	}
 }
 
-/* Once a run: why a connect() failed that would have worked elsewhere. */
+/* Once a run: why a call failed that would have worked elsewhere. */
 static void
 say_watched(pid_t tid, int fd)
 {
@@ -884,105 +928,252 @@ say_watched(pid_t tid, int fd)
 		return;
 	said = true;
 	fprintf(stderr, "harn-egressd: sandbox: connect broker: pid %ld "
-	    "put fd %d in an epoll set before connect(); without pidfd_getfd "
-	    "(a default Docker container) no other socket can take its place: "
-	    "connect() fails with EOPNOTSUPP (docker run --cap-add SYS_PTRACE "
-	    "lets the broker connect the command's own socket)\n", (long)tid,
-	    fd);
+	    "put fd %d in an epoll set before connect() or bind(); without "
+	    "pidfd_getfd (a default Docker container) no other socket can "
+	    "take its place: the call fails with EOPNOTSUPP (docker run "
+	    "--cap-add SYS_PTRACE lets the broker use the command's own "
+	    "socket)\n", (long)tid, fd);
 }
 
-/* One connect() of the command: decided, then made. */
-static void
-connect_decided(struct broker *b, const struct seccomp_notif *req)
+/*
+ * The caller's socket for a call on it: taken (pidfd_getfd), or, where
+ * that is refused, described, for a fresh one of its kind to be made in
+ * its place.  Its family in *domain.  0 or an errno.
+ */
+static int
+the_socket(struct broker *b, struct caller *who, struct pending *p,
+    int *domain, int *type, int *proto)
 {
-	const char *const *roots = (const char *const *)b->roots;
-	struct broker_rules rules = { b->mode, roots, b->nroots,
-	    b->proxy_port };
-	struct broker_decision d;
-	struct broker_call call;
+	socklen_t optlen = sizeof(int);
+	char pname[32];
+	int err;
+
+	if (b->getfd) {
+		if ((p->sock = take_socket(b, who, p->fdno, &err)) == -1)
+			return err;
+		if (getsockopt(p->sock, SOL_SOCKET, SO_DOMAIN, domain,
+		    &optlen) == -1 || (p->flags = fcntl(p->sock, F_GETFL)) ==
+		    -1)
+			return errno == ENOTSOCK ? ENOTSOCK : EBADF;
+		return 0;
+	}
+	if ((err = describe(who->tid, p->fdno, &p->ino, &p->flags,
+	    &p->cloexec, pname, sizeof(pname))) != 0 ||
+	    (err = fresh_kind(b, p, pname, domain, type, proto)) != 0)
+		return err;
+	if ((p->flags & O_NONBLOCK) && watched(who->tid, p->fdno, p->ino)) {
+		say_watched(who->tid, p->fdno);
+		return EOPNOTSUPP;
+	}
+	p->fresh = true;
+	return 0;
+}
+
+/*
+ * A connect() or bind() of the command: its address copied, its socket
+ * taken or described.  NULL when the caller was answered (or is gone).
+ */
+static struct pending *
+socket_call(struct broker *b, const struct seccomp_notif *req,
+    struct broker_call *call, char *cwd, size_t cwdlen, int *type,
+    int *proto)
+{
 	struct pending *p;
 	struct caller *who;
-	char cwd[PATH_MAX], pname[32];
-	socklen_t optlen = sizeof(int);
-	unsigned long ino = 0;
-	int domain = AF_UNSPEC, type = 0, proto = 0, err;
+	int err;
 
 	if ((p = calloc(1, sizeof(*p))) == NULL) {
 		(void)respond(b, req->id, ENOMEM);
-		return;
+		return NULL;
 	}
 	p->b = b;
 	p->id = req->id;
 	p->sock = p->target = -1;
 	p->fdno = (int)req->data.args[0];
-	/* connect(fd, addr, len): the kernel reads len as an int. */
+	/* connect(fd, addr, len), bind: the kernel reads len as an int. */
 	if ((int)req->data.args[2] < 0 ||
 	    (size_t)(int)req->data.args[2] > sizeof(p->addr)) {
 		finish(p, EINVAL);
-		return;
+		return NULL;
 	}
 	p->addrlen = (socklen_t)(int)req->data.args[2];
 	who = caller_of(b, (pid_t)req->pid);
 	if (p->addrlen > 0 && (err = read_mem(b, who, req->data.args[1],
 	    &p->addr, p->addrlen)) != 0) {
 		finish(p, err);
-		return;
+		return NULL;
 	}
-	if (b->getfd) {
-		if ((p->sock = take_socket(b, who, p->fdno, &err)) == -1) {
-			finish(p, err);
-			return;
-		}
-		if (getsockopt(p->sock, SOL_SOCKET, SO_DOMAIN, &domain,
-		    &optlen) == -1 || (p->flags = fcntl(p->sock, F_GETFL)) ==
-		    -1) {
-			finish(p, errno == ENOTSOCK ? ENOTSOCK : EBADF);
-			return;
-		}
-	} else {
-		if ((err = describe(b, who->tid, p->fdno, &ino, &p->flags,
-		    &p->cloexec, pname, sizeof(pname))) == 0 &&
-		    (err = fresh_kind(b, p, ino, pname, &domain, &type,
-		    &proto)) == 0 && (p->flags & O_NONBLOCK) &&
-		    watched(b, who->tid, p->fdno, ino)) {
-			say_watched(who->tid, p->fdno);
-			err = EOPNOTSUPP;
-		}
-		if (err != 0) {
-			finish(p, err);
-			return;
-		}
-		p->fresh = true;
+	memset(call, 0, sizeof(*call));
+	call->domain = AF_UNSPEC;
+	if ((err = the_socket(b, who, p, &call->domain, type, proto)) != 0) {
+		finish(p, err);
+		return NULL;
 	}
 	/* Only now is what was read known to be the caller's. */
 	if (!alive(b, req->id)) {
 		pending_free(p);
+		return NULL;
+	}
+	call->addr = &p->addr;
+	call->addrlen = p->addrlen;
+	call->pid = diag_tgid((pid_t)req->pid);
+	/* A relative path: against the caller's working directory. */
+	if (relative(&p->addr, p->addrlen) &&
+	    read_cwd(b, (pid_t)req->pid, cwd, cwdlen))
+		call->cwd = cwd;
+	return p;
+}
+
+/* A unix address's path, absolute (against cwd); -1 when not one. */
+static int
+unix_abs(const struct broker_call *c, char *abs, size_t len)
+{
+	const struct sockaddr_un *sun = (const void *)c->addr;
+	char path[sizeof(sun->sun_path) + 1];
+	size_t n;
+
+	if (c->domain != AF_UNIX || c->addrlen <= offsetof(struct sockaddr_un,
+	    sun_path) || sun->sun_family != AF_UNIX || sun->sun_path[0] == '\0')
+		return -1;
+	n = c->addrlen - offsetof(struct sockaddr_un, sun_path);
+	if (n > sizeof(sun->sun_path))
+		n = sizeof(sun->sun_path);
+	memcpy(path, sun->sun_path, n);
+	path[n] = '\0';
+	if (path[0] != '/' && c->cwd == NULL)
+		return -1;
+	if (snprintf(abs, len, "%s%s%s", path[0] == '/' ? "" : c->cwd,
+	    path[0] == '/' ? "" : "/", path) >= (int)len)
+		return -1;
+	return 0;
+}
+
+/*
+ * The same path with its directory's real name (/var/run -> /run), as an
+ * address; 0, or -1 (no such directory, or too long a name).
+ */
+static int
+unix_canonical(const char *abs, struct sockaddr_storage *out,
+    socklen_t *outlen)
+{
+	struct sockaddr_un *o = (void *)out;
+	char dir[PATH_MAX], *slash, *real;
+	int w;
+
+	snprintf(dir, sizeof(dir), "%s", abs);
+	if ((slash = strrchr(dir, '/')) == NULL)
+		return -1;
+	*slash = '\0';
+	if ((real = realpath(dir[0] != '\0' ? dir : "/", NULL)) == NULL)
+		return -1;
+	memset(out, 0, sizeof(*out));
+	o->sun_family = AF_UNIX;
+	w = snprintf(o->sun_path, sizeof(o->sun_path), "%s/%s",
+	    strcmp(real, "/") == 0 ? "" : real, slash + 1);
+	free(real);
+	if (w < 0 || (size_t)w >= sizeof(o->sun_path))
+		return -1;
+	*outlen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
+	    (size_t)w + 1);
+	return 0;
+}
+
+/*
+ * A unix path the rules refused by its name.  Where nothing is found
+ * there, the answer is what the kernel would give (ENOENT, which stat(2)
+ * tells anyone anyway), not a way out that was tried: glibc asks for
+ * nscd's socket in every process.  Otherwise it may reach a root through
+ * a symlink of the system's (/var/run -> /run): its directory's real
+ * name decides again, safely whatever that name is, since the call itself
+ * is still resolved beneath the root, never through a link out of it.
+ */
+static void
+decide_unix_again(const struct broker_rules *rules, struct pending *p,
+    struct broker_call *call, bool bind_op, struct broker_decision *d)
+{
+	struct sockaddr_storage canon;
+	struct broker_call c2 = *call;
+	char abs[PATH_MAX], dir[PATH_MAX], *slash;
+	struct stat st;
+	socklen_t len;
+
+	if (d->verdict != BROKER_REFUSE || !d->direct ||
+	    unix_abs(call, abs, sizeof(abs)) == -1)
+		return;
+	/* bind makes the name: its directory must be there. */
+	snprintf(dir, sizeof(dir), "%s", abs);
+	if (bind_op && (slash = strrchr(dir, '/')) != NULL)
+		*slash = '\0';
+	if (stat(bind_op ? (dir[0] != '\0' ? dir : "/") : abs, &st) == -1 &&
+	    (errno == ENOENT || errno == ENOTDIR)) {
+		d->err = errno;
+		d->direct = false;
 		return;
 	}
-	p->as_cmd = domain == AF_UNIX;
-	call.domain = domain;
-	call.addr = &p->addr;
-	call.addrlen = p->addrlen;
-	call.cwd = NULL;
+	if (unix_canonical(abs, &canon, &len) == -1)
+		return;
+	c2.addr = &canon;
+	c2.addrlen = len;
+	c2.cwd = NULL;
+	if (bind_op)
+		broker_decide_bind(rules, &c2, d);
+	else
+		broker_decide(rules, &c2, d);
+	if (d->verdict == BROKER_REFUSE)
+		return;
+	p->addr = canon;
+	p->addrlen = len;
+	*call = c2;
+	call->addr = &p->addr;
+}
+
+/* A refusal: said when it is of an endpoint, then answered. */
+static void
+refuse_call(struct broker *b, const struct seccomp_notif *req,
+    struct pending *p, enum broker_op op, const struct broker_decision *d,
+    const char *cwd)
+{
+	if (d->direct)
+		say_refused(b, req, op, &p->addr, p->addrlen, cwd);
+	finish(p, d->err);
+}
+
+/* One connect() of the command: decided, then made. */
+static void
+handle_connect(struct broker *b, const struct seccomp_notif *req)
+{
+	const char *const *roots = (const char *const *)b->roots;
+	struct broker_rules rules = { b->mode, roots, b->nroots,
+	    b->proxy_port, NULL, 0 };
+	struct broker_decision d;
+	struct broker_call call;
+	struct pending *p;
+	char cwd[PATH_MAX];
+	int type = 0, proto = 0, err = 0;
+
+	if ((p = socket_call(b, req, &call, cwd, sizeof(cwd), &type,
+	    &proto)) == NULL)
+		return;
 	broker_decide(&rules, &call, &d);
-	/* A relative path: against the caller's working directory. */
-	if (d.verdict == BROKER_REFUSE && relative(&p->addr, p->addrlen) &&
-	    read_cwd(b, (pid_t)req->pid, cwd, sizeof(cwd))) {
-		call.cwd = cwd;
-		broker_decide(&rules, &call, &d);
+	decide_unix_again(&rules, p, &call, false, &d);
+	if (d.verdict == BROKER_REFUSE) {
+		refuse_call(b, req, p, BROKER_OP_CONNECT, &d, call.cwd);
+		return;
 	}
-	err = 0;
-	if (d.verdict == BROKER_REFUSE)
-		err = d.err;
-	else if (d.verdict == BROKER_CONNECT_BENEATH)
-		p->target = resolve_beneath(b, &d, &err);
-	else if (d.verdict == BROKER_CONNECT_OWNED)
-		err = owned_port(b, d.port);
-	if (err == 0 && p->fresh && (p->sock = socket(domain, type |
+	if (d.verdict == BROKER_BENEATH)
+		p->target = connect_target(b, &d, &err);
+	else if (d.verdict == BROKER_OWNED && (err = owned_port(b,
+	    d.port)) == EACCES) {
+		d.direct = true;
+		d.err = EACCES;
+		refuse_call(b, req, p, BROKER_OP_CONNECT, &d, call.cwd);
+		return;
+	}
+	if (err == 0 && p->fresh && (p->sock = socket(call.domain, type |
 	    SOCK_NONBLOCK | SOCK_CLOEXEC, proto)) == -1)
 		err = errno;
 	if (err == 0 && p->fresh)
-		opts_apply(b, ino, p->sock);
+		opts_apply(b, p->ino, p->sock);
 	if (err != 0) {
 		finish(p, err);
 		return;
@@ -990,16 +1181,184 @@ connect_decided(struct broker *b, const struct seccomp_notif *req)
 	run_connect(p);
 }
 
+/* The caller's umask, for a unix socket made in its name. */
+static mode_t
+caller_umask(pid_t pid)
+{
+	char path[64], line[128];
+	unsigned long mask = 022;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%ld/status", (long)pid);
+	if ((f = fopen(path, "re")) == NULL)
+		return 022;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "Umask: %lo", &mask) == 1)
+			break;
+	(void)fclose(f);
+	return (mode_t)(mask & 0777);
+}
+
 /*
- * One connect() of the command.  Its /proc is read as it where we may
- * not read it as ourselves: one switch for all of it, not one for each.
+ * A unix socket made beneath a writable root: its directory resolved
+ * there, then bound by name from within it, with the caller's umask.
+ */
+static int
+bind_beneath(struct broker *b, struct pending *p,
+    const struct broker_decision *d, pid_t pid)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	char dir[sizeof(d->rest)];
+	const char *name;
+	mode_t old;
+	int dfd, err = 0, rv;
+	char *slash;
+
+	snprintf(dir, sizeof(dir), "%s", d->rest);
+	if ((slash = strrchr(dir, '/')) != NULL) {
+		*slash = '\0';
+		name = slash + 1;
+	} else {
+		name = dir;
+	}
+	if (strlen(name) >= sizeof(sun.sun_path))
+		return ENAMETOOLONG;
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", name);
+	if ((dfd = resolve_beneath(b->bindfds[d->root], slash != NULL ? dir :
+	    ".", O_DIRECTORY, &err)) == -1)
+		return err;
+	/* This process is single-threaded: its directory is its own. */
+	old = umask(caller_umask(pid));
+	if (fchdir(dfd) == -1)
+		err = errno;
+	else {
+		rv = bind(p->sock, (struct sockaddr *)&sun, (socklen_t)
+		    (offsetof(struct sockaddr_un, sun_path) + strlen(name) + 1));
+		err = rv == 0 ? 0 : errno;
+		if (chdir("/") == -1 && err == 0)
+			err = errno;
+	}
+	(void)umask(old);
+	(void)close(dfd);
+	return err;
+}
+
+/* One bind() of the command: nothing that lets anyone in. */
+static void
+handle_bind(struct broker *b, const struct seccomp_notif *req)
+{
+	const char *const *binds = (const char *const *)b->binds;
+	struct broker_rules rules = { b->mode, NULL, 0, b->proxy_port, binds,
+	    b->nbinds };
+	struct broker_decision d;
+	struct broker_call call;
+	struct pending *p;
+	char cwd[PATH_MAX];
+	int type = 0, proto = 0, err = 0;
+
+	if ((p = socket_call(b, req, &call, cwd, sizeof(cwd), &type,
+	    &proto)) == NULL)
+		return;
+	broker_decide_bind(&rules, &call, &d);
+	decide_unix_again(&rules, p, &call, true, &d);
+	if (d.verdict == BROKER_REFUSE) {
+		refuse_call(b, req, p, BROKER_OP_BIND, &d, call.cwd);
+		return;
+	}
+	if (p->fresh && (p->sock = socket(call.domain, type | SOCK_CLOEXEC,
+	    proto)) == -1) {
+		finish(p, errno);
+		return;
+	}
+	if (p->fresh)
+		opts_apply(b, p->ino, p->sock);
+	if (d.verdict == BROKER_BENEATH)
+		err = bind_beneath(b, p, &d, call.pid);
+	else if (bind(p->sock, (struct sockaddr *)&p->addr, p->addrlen) == -1)
+		err = errno;
+	/* A port our own reference still holds: the command let go of it. */
+	if (err == EADDRINUSE && p->fresh && b->nheld > 0) {
+		held_sweep(b);
+		err = bind(p->sock, (struct sockaddr *)&p->addr, p->addrlen) ==
+		    -1 ? errno : 0;
+	}
+	if (err == 0 && p->fresh) {
+		unsigned long ino = 0;
+		char link[64], path[64];
+
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", p->sock);
+		if (proc_readlink(path, link, sizeof(link)) > 0)
+			ino = diag_socket_inode(link);
+		if ((err = ino == 0 ? EBADF : install(p)) == 0)
+			err = held_add(b, p->sock, ino);
+	}
+	finish(p, err);
+}
+
+/*
+ * One listen() of the command.  Made on the socket we hold, never on a
+ * descriptor number: another thread could put an unbound socket there
+ * between a check and the call.
  */
 static void
-handle_connect(struct broker *b, const struct seccomp_notif *req)
+handle_listen(struct broker *b, const struct seccomp_notif *req)
 {
-	proc_enter(b);
-	connect_decided(b, req);
-	proc_leave(b);
+	struct broker_rules rules = { b->mode, NULL, 0, b->proxy_port, NULL,
+	    0 };
+	struct caller *who = caller_of(b, (pid_t)req->pid);
+	struct sockaddr_storage ss;
+	struct broker_decision d;
+	socklen_t len = sizeof(ss), optlen = sizeof(int);
+	char pname[32] = "";
+	unsigned long ino;
+	int sock, domain = AF_UNSPEC, err = 0, flags, h = -1;
+	bool cloexec;
+
+	if (b->getfd) {
+		if ((sock = take_socket(b, who, (int)req->data.args[0],
+		    &err)) == -1) {
+			(void)respond(b, req->id, err);
+			return;
+		}
+	} else if ((err = describe(who->tid, (int)req->data.args[0], &ino,
+	    &flags, &cloexec, pname, sizeof(pname))) != 0) {
+		(void)respond(b, req->id, err);
+		return;
+	} else if ((h = held_find(b, ino)) != -1) {
+		sock = b->held[h].fd;
+	} else {
+		/* Never bound here: unbound, or connected (EINVAL then). */
+		sock = -1;
+	}
+	if (!alive(b, req->id)) {
+		if (b->getfd)
+			(void)close(sock);
+		return;
+	}
+	memset(&ss, 0, sizeof(ss));
+	if (sock == -1 || getsockopt(sock, SOL_SOCKET, SO_DOMAIN, &domain,
+	    &optlen) == -1 || getsockname(sock, (struct sockaddr *)&ss, &len) ==
+	    -1) {
+		domain = strncmp(pname, "UNIX", 4) == 0 ? AF_UNIX :
+		    strcmp(pname, "TCPv6") == 0 ? AF_INET6 : AF_INET;
+		len = domain == AF_INET6 ? sizeof(struct sockaddr_in6) :
+		    sizeof(struct sockaddr_in);
+		ss.ss_family = (sa_family_t)domain;
+	}
+	broker_decide_listen(&rules, domain, &ss, len, &d);
+	if (d.verdict == BROKER_REFUSE || sock == -1) {
+		if (d.verdict != BROKER_REFUSE)
+			d.err = EINVAL;	/* a unix socket not bound here */
+		if (d.direct)
+			say_refused(b, req, BROKER_OP_LISTEN, &ss, len, NULL);
+		err = d.err;
+	} else if (listen(sock, (int)req->data.args[1]) == -1)
+		err = errno;
+	if (b->getfd)
+		(void)close(sock);
+	else if (h != -1 && err == 0)
+		held_drop(b, (size_t)h);	/* listening: the caller's now */
+	(void)respond(b, req->id, err);
 }
 
 /* ---------------------------------------------------------------- */
@@ -1020,6 +1379,7 @@ static const struct meta_call {
 	{ "chmod", M_CHMOD, K_PATH, false, -1 },
 	{ "fchmod", M_CHMOD, K_FD, false, -1 },
 	{ "fchmodat", M_CHMOD, K_AT, false, -1 },
+	{ "fchmodat2", M_CHMOD, K_AT, false, 3 },
 	{ "chown", M_CHOWN, K_PATH, false, -1 },
 	{ "lchown", M_CHOWN, K_PATH, true, -1 },
 	{ "fchown", M_CHOWN, K_FD, false, -1 },
@@ -1063,8 +1423,8 @@ meta_of(int nr)
 
 /*
  * The file a call names, as an O_PATH of ours, looked up with the
- * command's credentials (its search permissions are what count) in its
- * own working directory or directory descriptor.  -1 with an errno.
+ * command's credentials (ours: its search permissions are what count) in
+ * its own working directory or directory descriptor.  -1 with an errno.
  */
 static int
 meta_target(struct broker *b, struct caller *who,
@@ -1079,7 +1439,7 @@ meta_target(struct broker *b, struct caller *who,
 	if (m->kind == K_FD) {
 		snprintf(base, sizeof(base), "/proc/%ld/fd/%d", (long)who->tid,
 		    (int)req->data.args[0]);
-		if ((fd = proc_open(b, base, O_PATH)) == -1)
+		if ((fd = proc_open(base, O_PATH)) == -1)
 			*err = errno == ENOENT ? EBADF : errno;
 		return fd;
 	}
@@ -1103,7 +1463,7 @@ meta_target(struct broker *b, struct caller *who,
 		else
 			snprintf(base, sizeof(base), "/proc/%ld/fd/%d",
 			    (long)who->tid, dirfd);
-		if ((bfd = proc_open(b, base, O_PATH)) == -1) {
+		if ((bfd = proc_open(base, O_PATH)) == -1) {
 			*err = errno == ENOENT ? EBADF : errno;
 			return -1;
 		}
@@ -1111,14 +1471,8 @@ meta_target(struct broker *b, struct caller *who,
 	if (path[0] == '\0')
 		return bfd;
 	flags = O_PATH | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0);
-	{
-		struct creds c;
-
-		creds_enter(b, &c);
-		fd = openat(bfd, path, flags);
-		*err = errno;
-		creds_leave(b, &c);
-	}
+	fd = openat(bfd, path, flags);
+	*err = errno;
 	if (bfd != AT_FDCWD)
 		(void)close(bfd);
 	return fd;
@@ -1190,7 +1544,57 @@ meta_times(struct broker *b, struct caller *who, const struct meta_call *m,
 	}
 }
 
-/* The call itself, on fd, with the command's credentials: 0 or errno. */
+/* Is gid one of ours (the command's)? */
+static bool
+our_group(gid_t gid)
+{
+	gid_t groups[256];
+	int i, n;
+
+	if (gid == getegid())
+		return true;
+	if ((n = getgroups((int)NELEM(groups), groups)) == -1)
+		return false;
+	for (i = 0; i < n; i++)
+		if (groups[i] == gid)
+			return true;
+	return false;
+}
+
+/*
+ * What the broker never does for the command, whatever the kernel would
+ * let the command itself do (SPEC 6.2): a set-ID mode, another owner, a
+ * security.* (file capabilities, LSM labels) or trusted.* attribute.
+ */
+static int
+meta_allowed(const struct meta_call *m, const struct seccomp_notif *req,
+    int a, const char *name)
+{
+	uid_t uid;
+	gid_t gid;
+
+	switch (m->op) {
+	case M_CHMOD:
+		return (req->data.args[a] & (S_ISUID | S_ISGID)) ? EPERM : 0;
+	case M_CHOWN:
+		uid = (uid_t)req->data.args[a];
+		gid = (gid_t)req->data.args[a + 1];
+		if ((uid != (uid_t)-1 && uid != geteuid()) ||
+		    (gid != (gid_t)-1 && !our_group(gid)))
+			return EPERM;
+		return 0;
+	case M_SETX:
+	case M_REMX:
+		if (strncmp(name, "security.", 9) == 0 ||
+		    strncmp(name, "trusted.", 8) == 0)
+			return EPERM;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/* The call itself, on fd, as the command (which we are): 0 or errno. */
 static int
 meta_do(struct broker *b, struct caller *who, const struct seccomp_notif *req,
     const struct meta_call *m, int fd)
@@ -1200,12 +1604,12 @@ meta_do(struct broker *b, struct caller *who, const struct seccomp_notif *req,
 	char self[64], name[XATTR_NAME_MAX + 1];
 	static char value[XATTR_SIZE_MAX];
 	struct timespec ts[2], *tp = NULL;
-	struct creds c;
 	struct stat st;
 	size_t size = 0;
 	int err, rv;
 
 	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+	name[0] = '\0';
 	if (fstat(fd, &st) == -1)
 		return errno;
 	if (m->op == M_SETX || m->op == M_REMX) {
@@ -1222,10 +1626,11 @@ meta_do(struct broker *b, struct caller *who, const struct seccomp_notif *req,
 	if ((m->op == M_UTIMENS || m->op == M_UTIMES || m->op == M_UTIME) &&
 	    (err = meta_times(b, who, m, req->data.args[a], ts, &tp)) != 0)
 		return err;
+	if ((err = meta_allowed(m, req, a, name)) != 0)
+		return err;
 	/* A symlink itself: only its owner can change (lchown). */
 	if (S_ISLNK(st.st_mode) && m->op != M_CHOWN)
 		return EOPNOTSUPP;
-	creds_enter(b, &c);
 	switch (m->op) {
 	case M_CHMOD:
 		rv = chmod(self, (mode_t)req->data.args[a]);
@@ -1250,9 +1655,7 @@ meta_do(struct broker *b, struct caller *who, const struct seccomp_notif *req,
 		rv = -1;
 		errno = ENOSYS;
 	}
-	err = rv == 0 ? 0 : errno;
-	creds_leave(b, &c);
-	return err;
+	return rv == 0 ? 0 : errno;
 }
 
 static void
@@ -1292,31 +1695,33 @@ sigcall_of(int nr)
 	return -1;
 }
 
+/*
+ * Let a call on another process go on, as it was made, when the target is
+ * the command's own: its arguments are registers, which the kernel does
+ * not read again from the caller's memory.  What is left is a pid freed
+ * and handed to a process outside between the check and the call, which
+ * needs the pid space to wrap around in that time.
+ */
 static void
-handle_signal(struct broker *b, const struct seccomp_notif *req, int call)
+judge_target(struct broker *b, const struct seccomp_notif *req,
+    const struct broker_target *t)
 {
-	struct broker_target t;
-	uint64_t args[6];
 	char path[64];
 	int err = 0;
-	size_t i;
 
-	for (i = 0; i < NELEM(args); i++)
-		args[i] = req->data.args[i];
-	broker_signal_target((enum broker_sigcall)call, args, &t);
-	switch (t.kind) {
+	switch (t->kind) {
 	case TARGET_KERNEL:
 		break;
 	case TARGET_REFUSE:
-		err = t.err;
+		err = t->err;
 		break;
 	case TARGET_PROCESS:
 	case TARGET_GROUP:
-		if (t.kind == TARGET_PROCESS ? diag_pid_below(b->init, t.id) :
-		    diag_group_below(b->init, t.id))
+		if (t->kind == TARGET_PROCESS ? diag_pid_below(b->init, t->id) :
+		    diag_group_below(b->init, t->id))
 			break;
 		/* One that is gone is told apart: kill(pid, 0) asks that. */
-		snprintf(path, sizeof(path), "/proc/%ld", (long)t.id);
+		snprintf(path, sizeof(path), "/proc/%ld", (long)t->id);
 		err = access(path, F_OK) == 0 ? EPERM : ESRCH;
 		break;
 	}
@@ -1326,6 +1731,107 @@ handle_signal(struct broker *b, const struct seccomp_notif *req, int call)
 		(void)respond(b, req->id, err);
 }
 
+static void
+handle_signal(struct broker *b, const struct seccomp_notif *req, int call)
+{
+	struct broker_target t;
+	uint64_t args[6];
+
+	memcpy(args, req->data.args, sizeof(args));
+	broker_signal_target((enum broker_sigcall)call, args, &t);
+	judge_target(b, req, &t);
+}
+
+static int proc_nr[8];
+
+static const struct broker_procall_name *
+procall_of(int nr)
+{
+	size_t i;
+
+	for (i = 0; broker_process_names[i].name != NULL; i++)
+		if (proc_nr[i] == nr)
+			return &broker_process_names[i];
+	return NULL;
+}
+
+static void
+handle_procall(struct broker *b, const struct seccomp_notif *req,
+    const struct broker_procall_name *p)
+{
+	struct broker_target t;
+	uint64_t args[6];
+
+	memcpy(args, req->data.args, sizeof(args));
+	broker_procall_target(p, args, &t);
+	judge_target(b, req, &t);
+}
+
+/* ---------------------------------------------------------------- */
+/* Forks of a command that keeps uid 0 (max_procs). */
+
+/*
+ * Is tid still inside a fork it was let go into?  Its child is linked
+ * below it before the call returns, so one that has left the call is
+ * counted by a walk; one still running may be anywhere, and counts.
+ */
+static bool
+forking(pid_t tid)
+{
+	char path[64], buf[64];
+	ssize_t n;
+	long nr;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%ld/syscall", (long)tid);
+	if ((fd = proc_open(path, O_RDONLY)) == -1)
+		return false;	/* gone: its child, if any, is below */
+	n = read(fd, buf, sizeof(buf) - 1);
+	(void)close(fd);
+	if (n <= 0)
+		return true;
+	buf[n] = '\0';
+	if (strncmp(buf, "running", 7) == 0)
+		return true;
+	nr = strtol(buf, NULL, 10);
+	return nr == SYS_clone || nr == SYS_fork || nr == SYS_vfork;
+}
+
+/*
+ * The tasks below init, an upper bound: counted by a walk only when the
+ * running count reaches the limit (a walk costs a read a task), plus the
+ * forks let go that may not show in it yet.
+ */
+static unsigned
+tasks_now(struct broker *b)
+{
+	size_t i = 0;
+
+	while (i < b->ninflight) {
+		if (forking(b->inflight[i]))
+			i++;
+		else
+			b->inflight[i] = b->inflight[--b->ninflight];
+	}
+	b->tasks = diag_tasks_below(b->init);
+	return b->tasks + (unsigned)b->ninflight;
+}
+
+static void
+handle_fork(struct broker *b, const struct seccomp_notif *req)
+{
+	unsigned n = b->tasks + (unsigned)b->ninflight;
+
+	if (n >= b->max_procs || b->ninflight == INFLIGHT_MAX)
+		n = tasks_now(b);
+	if (n >= b->max_procs || b->ninflight == INFLIGHT_MAX) {
+		(void)respond(b, req->id, EAGAIN);
+		return;
+	}
+	b->inflight[b->ninflight++] = (pid_t)req->pid;
+	proceed(b, req->id);
+}
+
 /* ---------------------------------------------------------------- */
 /* The listener. */
 
@@ -1333,8 +1839,9 @@ static void
 notify_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct broker *b = arg;
+	const struct broker_procall_name *pc;
 	const struct meta_call *m;
-	int call;
+	int call, nr;
 
 	memset(b->req, 0, b->req_size);
 	if (ioctl(b->notify, SECCOMP_IOCTL_NOTIF_RECV, b->req) == -1) {
@@ -1349,8 +1856,18 @@ notify_cb(evutil_socket_t fd, short what, void *arg)
 			event_del(b->ev);
 		return;
 	}
-	if (b->req->data.nr == SYS_connect)
+	nr = b->req->data.nr;
+	if (nr == SYS_connect)
 		handle_connect(b, b->req);
+	else if (nr == SYS_bind)
+		handle_bind(b, b->req);
+	else if (nr == SYS_listen)
+		handle_listen(b, b->req);
+	else if ((pc = procall_of(nr)) != NULL)
+		handle_procall(b, b->req, pc);
+	else if (b->max_procs > 0 && (nr == SYS_clone || nr == SYS_fork ||
+	    nr == SYS_vfork))
+		handle_fork(b, b->req);
 	else if (b->mode == BROKER_LL && (m = meta_of(b->req->data.nr)) != NULL)
 		handle_meta(b, b->req, m);
 	else if (b->mode == BROKER_LL && b->req->data.nr == SYS_setsockopt)
@@ -1362,19 +1879,6 @@ notify_cb(evutil_socket_t fd, short what, void *arg)
 		handle_signal(b, b->req, call);
 	else
 		(void)respond(b, b->req->id, ENOSYS);
-}
-
-/* May we read the /proc of another uid's process? */
-static bool
-have_ptrace_cap(void)
-{
-	struct __user_cap_header_struct hdr = {
-	    _LINUX_CAPABILITY_VERSION_3, 0 };
-	struct __user_cap_data_struct data[2];
-
-	if (syscall(SYS_capget, &hdr, data) == -1)
-		return false;
-	return (data[0].effective & (1U << CAP_SYS_PTRACE)) != 0;
 }
 
 static char **
@@ -1396,6 +1900,59 @@ strings(const char *const *v, size_t n)
 	return out;
 }
 
+/* Close what a conf hands over (on every error path, fds are taken). */
+static void
+conf_close(const struct broker_conf *conf)
+{
+	size_t i;
+
+	if (conf->notify != -1)
+		(void)close(conf->notify);
+	for (i = 0; conf->rootfds != NULL && i < conf->nroots; i++)
+		if (conf->rootfds[i] != -1)
+			(void)close(conf->rootfds[i]);
+	free(conf->rootfds);
+	for (i = 0; conf->bindfds != NULL && i < conf->nbinds; i++)
+		if (conf->bindfds[i] != -1)
+			(void)close(conf->bindfds[i]);
+	free(conf->bindfds);
+}
+
+/* The numbers of the calls judged here, by name, once. */
+static int
+resolve_calls(char *err, size_t errlen)
+{
+	size_t i;
+
+	for (i = 0; i < NELEM(meta_calls); i++) {
+		meta_nr[i] = seccomp_syscall_resolve_name(meta_calls[i].name);
+		if (!meta_filtered(meta_calls[i].name)) {
+			snprintf(err, errlen, "broker: %s is not in the "
+			    "filter's list", meta_calls[i].name);
+			return -1;
+		}
+	}
+	for (i = 0; broker_signal_names[i].name != NULL; i++) {
+		if (i >= NELEM(sig_nr) || (sig_nr[i] =
+		    seccomp_syscall_resolve_name(broker_signal_names[i].name)) <
+		    0) {
+			snprintf(err, errlen, "broker: %s: no such call",
+			    broker_signal_names[i].name);
+			return -1;
+		}
+	}
+	for (i = 0; broker_process_names[i].name != NULL; i++) {
+		if (i >= NELEM(proc_nr) || (proc_nr[i] =
+		    seccomp_syscall_resolve_name(broker_process_names[i].name)) <
+		    0) {
+			snprintf(err, errlen, "broker: %s: no such call",
+			    broker_process_names[i].name);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 struct broker *
 broker_new(struct event_base *base, const struct broker_conf *conf,
     char *err, size_t errlen)
@@ -1407,11 +1964,7 @@ broker_new(struct event_base *base, const struct broker_conf *conf,
 
 	if ((b = calloc(1, sizeof(*b))) == NULL) {
 		snprintf(err, errlen, "out of memory");
-		(void)close(conf->notify);
-		for (i = 0; i < conf->nroots; i++)
-			if (conf->rootfds[i] != -1)
-				(void)close(conf->rootfds[i]);
-		free(conf->rootfds);
+		conf_close(conf);
 		return NULL;
 	}
 	TAILQ_INIT(&b->pending);
@@ -1420,51 +1973,28 @@ broker_new(struct event_base *base, const struct broker_conf *conf,
 	b->notify = conf->notify;
 	b->rootfds = conf->rootfds;
 	b->nroots = conf->nroots;
-	b->uid = conf->uid;
-	b->gid = conf->gid;
-	b->egid = getegid();
+	b->bindfds = conf->bindfds;
+	b->nbinds = conf->nbinds;
 	b->proxy_port = conf->proxy_port;
 	b->init = conf->init;
 	b->getfd = conf->getfd;
+	b->max_procs = conf->max_procs;
+	b->refused = conf->refused;
+	b->arg = conf->arg;
 	b->thread_pidfd = true;
 	b->diag = -1;
-	b->proc_as_cmd = conf->uid != (uid_t)-1 && !have_ptrace_cap();
 	for (i = 0; i < CALLERS; i++)
 		b->callers[i].mem = b->callers[i].pidfd = -1;
-	for (i = 0; i < NELEM(meta_calls); i++) {
-		meta_nr[i] = seccomp_syscall_resolve_name(meta_calls[i].name);
-		if (!meta_filtered(meta_calls[i].name)) {
-			snprintf(err, errlen, "broker: %s is not in the "
-			    "filter's list", meta_calls[i].name);
-			goto fail;
-		}
-	}
-	for (i = 0; broker_signal_names[i].name != NULL; i++) {
-		if (i >= NELEM(sig_nr) || (sig_nr[i] =
-		    seccomp_syscall_resolve_name(broker_signal_names[i].name)) <
-		    0) {
-			snprintf(err, errlen, "broker: %s: no such call",
-			    broker_signal_names[i].name);
-			goto fail;
-		}
-	}
+	if (resolve_calls(err, errlen) == -1)
+		goto fail;
 	snprintf(err, errlen, "out of memory");
 	if ((b->roots = strings(conf->roots, conf->nroots)) == NULL ||
+	    (b->binds = strings(conf->binds, conf->nbinds)) == NULL ||
 	    (b->writable = strings(conf->writable, conf->nwritable)) == NULL ||
 	    (b->readonly = strings(conf->readonly, conf->nreadonly)) == NULL)
 		goto fail;
 	b->nwritable = conf->nwritable;
 	b->nreadonly = conf->nreadonly;
-	/*
-	 * Connecting as the command (SANDBOX_UID) changes only our
-	 * effective ids; the supplementary groups a root caller has are of
-	 * no use to this process and would go with the command's connects:
-	 * they are dropped here once.
-	 */
-	if (conf->uid != (uid_t)-1 && setgroups(0, NULL) == -1) {
-		snprintf(err, errlen, "setgroups: %s", strerror(errno));
-		goto fail;
-	}
 	if (b->mode == BROKER_LL && (b->diag = diag_open()) == -1) {
 		snprintf(err, errlen, "sock_diag: %s", strerror(errno));
 		goto fail;
@@ -1496,6 +2026,27 @@ fail:
 	return NULL;
 }
 
+static void
+strings_free(char **v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; v != NULL && i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+static void
+fds_free(int *fds, size_t n)
+{
+	size_t i;
+
+	for (i = 0; fds != NULL && i < n; i++)
+		if (fds[i] != -1)
+			(void)close(fds[i]);
+	free(fds);
+}
+
 void
 broker_free(struct broker *b)
 {
@@ -1514,24 +2065,19 @@ broker_free(struct broker *b)
 		event_free(b->sweep);
 	for (i = 0; i < CALLERS; i++)
 		caller_close(&b->callers[i]);
-	/* Closing the listener fails every connect() still to come. */
+	while (b->nheld > 0)
+		held_drop(b, 0);
+	/* Closing the listener fails every call still to come. */
 	if (b->notify != -1)
 		(void)close(b->notify);
 	if (b->diag != -1)
 		(void)close(b->diag);
-	for (i = 0; b->roots != NULL && i < b->nroots; i++)
-		free(b->roots[i]);
-	free(b->roots);
-	for (i = 0; b->writable != NULL && i < b->nwritable; i++)
-		free(b->writable[i]);
-	free(b->writable);
-	for (i = 0; b->readonly != NULL && i < b->nreadonly; i++)
-		free(b->readonly[i]);
-	free(b->readonly);
-	for (i = 0; b->rootfds != NULL && i < b->nroots; i++)
-		if (b->rootfds[i] != -1)
-			(void)close(b->rootfds[i]);
-	free(b->rootfds);
+	strings_free(b->roots, b->nroots);
+	strings_free(b->binds, b->nbinds);
+	strings_free(b->writable, b->nwritable);
+	strings_free(b->readonly, b->nreadonly);
+	fds_free(b->rootfds, b->nroots);
+	fds_free(b->bindfds, b->nbinds);
 	free(b->req);
 	free(b);
 }

@@ -1,18 +1,29 @@
 /*
- * The connect broker's rules (SPEC 6.1, 6.5): which connect() of the
- * command goes through, decided on the broker's own copy of the address
- * and the socket's own family.  No I/O here: tests/test_broker.c holds
- * the table.
+ * The broker's rules (SPEC 6.1, 6.2, 6.5): which connect(), bind() and
+ * listen() of the command go through, decided on the broker's own copy of
+ * the address and the socket's own family; and whom a call on another
+ * process may reach.  No I/O here: tests/test_sandbox.c holds the tables.
  *
- * In the namespaces confinement the network namespace confines TCP, and
- * abstract unix names live in the command's own network namespace: only
- * pathname unix sockets are decided.  In the landlock confinement the
- * command shares the host's network: TCP reaches the proxy's port on
- * 127.0.0.1, or a loopback port a listener of the command's own holds
- * (the broker checks whose), and abstract names nothing.  Pathname unix
- * sockets are reachable under the roots alone (workspace and write
- * roots, the private directories, --unix-socket-root), resolved beneath
- * the root they are under.
+ * connect(): in the namespaces confinement the network namespace holds
+ * nothing but the command's own listeners and the proxy's, and abstract
+ * unix names live in it too; a TCP address off loopback is refused there
+ * as the namespace would (ENETUNREACH), and said.  In the landlock
+ * confinement the command shares the host's network: TCP reaches the
+ * proxy's port on 127.0.0.1, or a loopback port a listener of the
+ * command's own holds (the broker checks whose), and abstract names
+ * nothing.  Pathname unix sockets are reachable under the roots alone
+ * (workspace and write roots, the private directories,
+ * --unix-socket-root), resolved beneath the root they are under.
+ * Netlink reaches the kernel alone.
+ *
+ * bind() and listen(): nothing comes in from outside.  TCP binds to a
+ * loopback address only; a wildcard address, any other address, or
+ * listen() on an unbound socket (which binds the wildcard) is refused.
+ * A unix socket is made only beneath a root the command may write; an
+ * abstract name only in its own network namespace.
+ *
+ * Every refusal of an endpoint is marked direct: the broker says it in
+ * the decision log (not_through_proxy) and on stderr.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -22,6 +33,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/un.h>
+#include <linux/netlink.h>
+#include <linux/ioprio.h>
+#include <sys/resource.h>
 
 #include "sandbox/internal.h"
 
@@ -32,6 +46,14 @@ refuse(struct broker_decision *d, int err)
 {
 	d->verdict = BROKER_REFUSE;
 	d->err = err;
+}
+
+/* A refused endpoint, to be logged. */
+static void
+refuse_direct(struct broker_decision *d, int err)
+{
+	refuse(d, err);
+	d->direct = true;
 }
 
 /* "//" and "/./" taken out; ".." is left for the resolution to judge. */
@@ -60,19 +82,20 @@ tidy(char *p)
 	*out = '\0';
 }
 
-/* The root path is under, the longest; -1 when none. */
+/* The root of roots[] path is under, the longest; -1 when none. */
 static int
-root_of(const struct broker_rules *r, const char *path, size_t *len)
+root_of(const char *const *roots, size_t nroots, const char *path,
+    size_t *len)
 {
 	size_t i, n;
 	int best = -1;
 
 	*len = 0;
-	for (i = 0; i < r->nroots; i++) {
-		n = strlen(r->roots[i]);
-		if (strcmp(r->roots[i], "/") == 0)
+	for (i = 0; i < nroots; i++) {
+		n = strlen(roots[i]);
+		if (strcmp(roots[i], "/") == 0)
 			n = 0;
-		if (strncmp(path, r->roots[i], n) != 0 ||
+		if (strncmp(path, roots[i], n) != 0 ||
 		    (path[n] != '/' && path[n] != '\0'))
 			continue;
 		if (best == -1 || n > *len) {
@@ -109,7 +132,23 @@ loopback(const struct sockaddr_storage *ss, bool *exact_lo)
 	return (v4 >> 24) == 127 || v4 == INADDR_ANY;
 }
 
-/* The landlock confinement's TCP: the proxy, or a listener of CMD's. */
+/* 0.0.0.0, ::, or ::ffff:0.0.0.0: every address of the host. */
+static bool
+wildcard(const struct sockaddr_storage *ss)
+{
+	const struct sockaddr_in *sin = (const void *)ss;
+	const struct sockaddr_in6 *sin6 = (const void *)ss;
+	const uint8_t *a = sin6->sin6_addr.s6_addr;
+
+	if (ss->ss_family == AF_INET)
+		return sin->sin_addr.s_addr == htonl(INADDR_ANY);
+	if (IN6_IS_ADDR_UNSPECIFIED(&sin6->sin6_addr))
+		return true;
+	return IN6_IS_ADDR_V4MAPPED(&sin6->sin6_addr) &&
+	    (a[12] | a[13] | a[14] | a[15]) == 0;
+}
+
+/* TCP: the proxy, or a listener of CMD's (landlock); loopback (namespaces). */
 static void
 decide_tcp(const struct broker_rules *r, const struct broker_call *c,
     struct broker_decision *d)
@@ -130,17 +169,35 @@ decide_tcp(const struct broker_rules *r, const struct broker_call *c,
 	d->port = ntohs(c->addr->ss_family == AF_INET ? sin->sin_port :
 	    sin6->sin6_port);
 	if (!loopback(c->addr, &lo)) {
-		refuse(d, EACCES);
+		/* No route off loopback in the namespace: as it would say. */
+		refuse_direct(d, r->mode == BROKER_NS ? ENETUNREACH : EACCES);
 		return;
 	}
-	if (lo && d->port == r->proxy_port && r->proxy_port != 0)
+	if (r->mode == BROKER_NS ||
+	    (lo && d->port == r->proxy_port && r->proxy_port != 0))
 		return;
-	d->verdict = BROKER_CONNECT_OWNED;
+	d->verdict = BROKER_OWNED;
 }
 
-void
-broker_decide(const struct broker_rules *r, const struct broker_call *c,
-    struct broker_decision *d)
+/* Netlink: the kernel alone (port id 0, no group), never a process. */
+static void
+decide_netlink(const struct broker_call *c, struct broker_decision *d)
+{
+	const struct sockaddr_nl *nl = (const void *)c->addr;
+
+	if (c->addrlen < sizeof(*nl) || nl->nl_family != AF_NETLINK)
+		return;		/* EINVAL, from the kernel */
+	if (nl->nl_pid != 0 || nl->nl_groups != 0)
+		refuse_direct(d, EPERM);
+}
+
+/*
+ * A unix path, absolute or against the caller's working directory,
+ * beneath the longest of roots: BROKER_BENEATH, or a direct refusal.
+ */
+static void
+decide_path(const char *const *roots, size_t nroots,
+    const struct broker_call *c, struct broker_decision *d)
 {
 	const struct sockaddr_un *sun = (const void *)c->addr;
 	char abs[sizeof(d->rest) + sizeof(sun->sun_path)];
@@ -148,27 +205,6 @@ broker_decide(const struct broker_rules *r, const struct broker_call *c,
 	size_t n, len;
 	int root;
 
-	memset(d, 0, sizeof(*d));
-	d->verdict = BROKER_CONNECT;
-	if (r->mode == BROKER_LL &&
-	    (c->domain == AF_INET || c->domain == AF_INET6)) {
-		decide_tcp(r, c, d);
-		return;
-	}
-	/*
-	 * Not a unix socket, no address, another family: the kernel judges
-	 * the copy we pass (and refuses what it would refuse).  An abstract
-	 * name: the command's own network namespace's, or (landlock) the
-	 * host's, never reached.
-	 */
-	if (c->domain != AF_UNIX || c->addrlen <= SUN_OFF ||
-	    sun->sun_family != AF_UNIX)
-		return;
-	if (sun->sun_path[0] == '\0') {
-		if (r->mode == BROKER_LL)
-			refuse(d, EACCES);
-		return;
-	}
 	n = c->addrlen - SUN_OFF;
 	if (n > sizeof(sun->sun_path))
 		n = sizeof(sun->sun_path);
@@ -179,18 +215,225 @@ broker_decide(const struct broker_rules *r, const struct broker_call *c,
 	else if (c->cwd != NULL && c->cwd[0] == '/')
 		snprintf(abs, sizeof(abs), "%s/%s", c->cwd, path);
 	else {
-		refuse(d, EACCES);
+		refuse_direct(d, EACCES);
 		return;
 	}
 	tidy(abs);
-	if ((root = root_of(r, abs, &len)) == -1) {
-		refuse(d, EACCES);
+	if ((root = root_of(roots, nroots, abs, &len)) == -1) {
+		refuse_direct(d, EACCES);
 		return;
 	}
-	d->verdict = BROKER_CONNECT_BENEATH;
+	d->verdict = BROKER_BENEATH;
 	d->root = (size_t)root;
 	snprintf(d->rest, sizeof(d->rest), "%s",
 	    abs[len] == '\0' ? "." : abs + len + 1);
+}
+
+void
+broker_decide(const struct broker_rules *r, const struct broker_call *c,
+    struct broker_decision *d)
+{
+	const struct sockaddr_un *sun = (const void *)c->addr;
+
+	memset(d, 0, sizeof(*d));
+	d->verdict = BROKER_AS_IS;
+	switch (c->domain) {
+	case AF_INET:
+	case AF_INET6:
+		decide_tcp(r, c, d);
+		return;
+	case AF_NETLINK:
+		decide_netlink(c, d);
+		return;
+	case AF_UNIX:
+		break;
+	default:
+		refuse(d, EAFNOSUPPORT);	/* no socket() makes one */
+		return;
+	}
+	/*
+	 * No address, another family: the kernel judges the copy we pass
+	 * (and refuses what it would refuse).  An abstract name: the
+	 * command's own network namespace's, or (landlock) the host's,
+	 * never reached.
+	 */
+	if (c->addrlen <= SUN_OFF || sun->sun_family != AF_UNIX)
+		return;
+	if (sun->sun_path[0] == '\0') {
+		if (r->mode == BROKER_LL)
+			refuse_direct(d, EACCES);
+		return;
+	}
+	decide_path(r->roots, r->nroots, c, d);
+}
+
+/* May a TCP socket be bound to addr?  Loopback only (SPEC 6.5). */
+static void
+decide_tcp_bind(const struct broker_call *c, struct broker_decision *d)
+{
+	const struct sockaddr_in *sin = (const void *)c->addr;
+	socklen_t need;
+	bool lo;
+
+	if (c->addrlen < sizeof(sa_family_t))
+		return;		/* EINVAL, from the kernel */
+	/* An AF_INET socket reads AF_UNSPEC as the wildcard, for old code. */
+	if (c->addr->ss_family == AF_UNSPEC && c->domain == AF_INET &&
+	    c->addrlen >= sizeof(*sin)) {
+		refuse_direct(d, EACCES);
+		return;
+	}
+	if (c->addr->ss_family != c->domain)
+		return;		/* EAFNOSUPPORT or EINVAL, from the kernel */
+	need = c->domain == AF_INET ? sizeof(struct sockaddr_in) :
+	    sizeof(struct sockaddr_in6);
+	if (c->addrlen < need)
+		return;
+	d->port = ntohs(c->domain == AF_INET ? sin->sin_port :
+	    ((const struct sockaddr_in6 *)(const void *)c->addr)->sin6_port);
+	if (!loopback(c->addr, &lo) || wildcard(c->addr))
+		refuse_direct(d, EACCES);
+}
+
+void
+broker_decide_bind(const struct broker_rules *r, const struct broker_call *c,
+    struct broker_decision *d)
+{
+	const struct sockaddr_un *sun = (const void *)c->addr;
+	const struct sockaddr_nl *nl = (const void *)c->addr;
+
+	memset(d, 0, sizeof(*d));
+	d->verdict = BROKER_AS_IS;
+	switch (c->domain) {
+	case AF_INET:
+	case AF_INET6:
+		decide_tcp_bind(c, d);
+		return;
+	case AF_NETLINK:
+		/* Its own port id (or the kernel's choice), any group. */
+		if (c->addrlen >= sizeof(*nl) && nl->nl_family == AF_NETLINK &&
+		    nl->nl_pid != 0 && (pid_t)nl->nl_pid != c->pid &&
+		    r->mode == BROKER_LL)
+			refuse(d, EPERM);
+		return;
+	case AF_UNIX:
+		break;
+	default:
+		refuse(d, EAFNOSUPPORT);
+		return;
+	}
+	if (c->addrlen < sizeof(sa_family_t) || sun->sun_family != AF_UNIX)
+		return;
+	/*
+	 * An abstract name (or one the kernel picks, addrlen == the family
+	 * alone): in the namespaces confinement the command's own network
+	 * namespace holds it; in the host's, any process could connect in.
+	 */
+	if (c->addrlen <= SUN_OFF || sun->sun_path[0] == '\0') {
+		if (r->mode == BROKER_LL)
+			refuse_direct(d, EACCES);
+		return;
+	}
+	decide_path(r->binds, r->nbinds, c, d);
+	/* The socket is a name in a directory: the root itself is none. */
+	if (d->verdict == BROKER_BENEATH && strcmp(d->rest, ".") == 0)
+		refuse(d, EADDRINUSE);
+}
+
+void
+broker_decide_listen(const struct broker_rules *r, int domain,
+    const struct sockaddr_storage *addr, socklen_t len,
+    struct broker_decision *d)
+{
+	const struct sockaddr_in *sin = (const void *)addr;
+	const struct sockaddr_in6 *sin6 = (const void *)addr;
+	const struct sockaddr_un *sun = (const void *)addr;
+	bool lo;
+
+	memset(d, 0, sizeof(*d));
+	d->verdict = BROKER_AS_IS;
+	switch (domain) {
+	case AF_INET:
+	case AF_INET6:
+		/* Unbound (port 0): listen() would bind the wildcard. */
+		if (len < sizeof(sa_family_t) || addr->ss_family != domain ||
+		    (domain == AF_INET ? sin->sin_port : sin6->sin6_port) == 0 ||
+		    !loopback(addr, &lo) || wildcard(addr))
+			refuse_direct(d, EACCES);
+		return;
+	case AF_UNIX:
+		/* Unbound: the kernel says EINVAL; abstract: as bind. */
+		if (len <= SUN_OFF)
+			refuse(d, EINVAL);
+		else if (sun->sun_path[0] == '\0' && r->mode == BROKER_LL)
+			refuse_direct(d, EACCES);
+		return;
+	default:
+		return;		/* the kernel says what it says */
+	}
+}
+
+/* The endpoint an address names, for the log and for people. */
+void
+broker_endpoint(const struct sockaddr_storage *ss, socklen_t len,
+    const char *cwd, char *buf, size_t buflen, unsigned short *port)
+{
+	const struct sockaddr_in *sin = (const void *)ss;
+	const struct sockaddr_in6 *sin6 = (const void *)ss;
+	const struct sockaddr_un *sun = (const void *)ss;
+	const struct sockaddr_nl *nl = (const void *)ss;
+	char path[sizeof(sun->sun_path) + 1], abs[sizeof(path) + 4096];
+	size_t n, i;
+
+	*port = 0;
+	snprintf(buf, buflen, "%s", "");
+	if (len < sizeof(sa_family_t))
+		return;
+	switch (ss->ss_family) {
+	case AF_UNSPEC:
+	case AF_INET:
+		/* AF_UNSPEC on an AF_INET socket's bind: the wildcard. */
+		if (len >= sizeof(*sin)) {
+			inet_ntop(AF_INET, &sin->sin_addr, buf, buflen);
+			*port = ntohs(sin->sin_port);
+		}
+		return;
+	case AF_INET6:
+		if (len >= sizeof(*sin6)) {
+			inet_ntop(AF_INET6, &sin6->sin6_addr, buf, buflen);
+			*port = ntohs(sin6->sin6_port);
+		}
+		return;
+	case AF_NETLINK:
+		if (len >= sizeof(*nl))
+			snprintf(buf, buflen, "netlink:%u", nl->nl_pid);
+		return;
+	case AF_UNIX:
+		break;
+	default:
+		return;
+	}
+	n = len > SUN_OFF ? len - SUN_OFF : 0;
+	if (n > sizeof(sun->sun_path))
+		n = sizeof(sun->sun_path);
+	if (n == 0 || sun->sun_path[0] == '\0') {
+		/* Abstract: its NULs shown as '@', as ss(8) does. */
+		memcpy(path, n > 0 ? sun->sun_path + 1 : "", n > 0 ? n - 1 : 0);
+		path[n > 0 ? n - 1 : 0] = '\0';
+		for (i = 0; n > 0 && i < n - 1; i++)
+			if (path[i] == '\0')
+				path[i] = '@';
+		snprintf(buf, buflen, "unix:@%s", path);
+		return;
+	}
+	memcpy(path, sun->sun_path, n);
+	path[n] = '\0';
+	if (path[0] != '/' && cwd != NULL)
+		snprintf(abs, sizeof(abs), "%s/%s", cwd, path);
+	else
+		snprintf(abs, sizeof(abs), "%s", path);
+	tidy(abs);
+	snprintf(buf, buflen, "unix:%s", abs);
 }
 
 /*
@@ -248,4 +491,35 @@ broker_signal_target(enum broker_sigcall call, const uint64_t *args,
 		}
 		break;
 	}
+}
+
+/*
+ * Whom a call on another process reaches (setpriority, prlimit, ...),
+ * from its register arguments alone.  The filter stops only the calls
+ * that name another process (an id other than 0) or "every process of
+ * the caller's user", which no check of ours could bound: refused.
+ */
+void
+broker_procall_target(const struct broker_procall_name *p,
+    const uint64_t *args, struct broker_target *t)
+{
+	int which = (int)args[0], id = (int)args[p->pid_arg];
+
+	memset(t, 0, sizeof(*t));
+	t->kind = TARGET_KERNEL;
+	if (p->kind != PROCALL_PID && which == p->user_value) {
+		t->kind = TARGET_REFUSE;
+		t->err = EPERM;
+		return;
+	}
+	if (id <= 0)
+		return;		/* the caller's own, or EINVAL/ESRCH */
+	t->id = id;
+	t->kind = TARGET_PROCESS;
+	if ((p->kind == PROCALL_PRIORITY && which == PRIO_PGRP) ||
+	    (p->kind == PROCALL_IOPRIO && which == IOPRIO_WHO_PGRP))
+		t->kind = TARGET_GROUP;
+	else if ((p->kind == PROCALL_PRIORITY && which != PRIO_PROCESS) ||
+	    (p->kind == PROCALL_IOPRIO && which != IOPRIO_WHO_PROCESS))
+		t->kind = TARGET_KERNEL;	/* EINVAL, from the kernel */
 }

@@ -290,6 +290,44 @@ diag_pid_below(pid_t init, pid_t pid)
 	return false;
 }
 
+/* The tasks (threads) of pid's process: the entries of /proc/PID/task. */
+static unsigned
+tasks_of(pid_t pid)
+{
+	char path[64];
+	struct dirent *de;
+	unsigned n = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%ld/task", (long)pid);
+	if ((d = opendir(path)) == NULL)
+		return 0;
+	while ((de = readdir(d)) != NULL)
+		if (de->d_name[0] != '.')
+			n++;
+	(void)closedir(d);
+	return n;
+}
+
+static bool
+count_tasks(pid_t pid, const void *arg)
+{
+	unsigned *n = (unsigned *)(uintptr_t)arg;
+
+	*n += tasks_of(pid);
+	return false;
+}
+
+/* Every task of every process below init (init's own not counted). */
+unsigned
+diag_tasks_below(pid_t init)
+{
+	unsigned n = 0;
+
+	(void)any_below(init, count_tasks, &n);
+	return n;
+}
+
 static bool
 in_group(pid_t pid, const void *arg)
 {

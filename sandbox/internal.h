@@ -13,6 +13,8 @@
 
 #include "sandbox/sandbox.h"
 
+struct event_base;
+
 #define NELEM(t)	(sizeof(t) / sizeof((t)[0]))
 
 /*
@@ -115,26 +117,47 @@ int	 sandbox_landlock_abi(void);
 
 /* ------------------------------------------------------------ seccomp */
 
-/* The filter of SPEC 6.2 as generated at build time, and loading it. */
+/*
+ * The filters: SPEC 6.2's allowlist, and the broker's (its calls
+ * notified, the rest left to the allowlist), in variants.
+ */
+#define SECCOMP_MAIN		0	/* the allowlist */
+#define SECCOMP_BROKER		0x1	/* connect, bind, listen, processes */
+#define SECCOMP_BROKER_LL	0x2	/* and metadata, signals (landlock) */
+#define SECCOMP_BROKER_OPTS	0x4	/* and setsockopt (no pidfd_getfd) */
+#define SECCOMP_BROKER_ROOT	0x8	/* and forks; no IPC (uid 0 kept) */
+#define SECCOMP_PROGRAMS	16
+bool	 sandbox_seccomp_valid(int which);
+/* As generated at build time, and loading them. */
 int	 sandbox_seccomp_load(char *err, size_t errlen);	/* built now */
 int	 sandbox_seccomp_program(const void **prog, size_t *len);
+int	 sandbox_seccomp_generated(int which, const void **prog, size_t *len);
 int	 sandbox_seccomp_build_program(int which, void **prog, size_t *len,
 	    char *err, size_t errlen);
 int	 sandbox_seccomp_load_program(const void *prog, size_t len,
 	    char *err, size_t errlen);
 int	 sandbox_seccomp_export_bpf(int which, int fd, char *err,
 	    size_t errlen);
-#define SECCOMP_MAIN	0	/* SPEC 6.2's refusals */
-#define SECCOMP_BROKER	1	/* connect() to the broker */
-#define SECCOMP_BROKER_LL 2	/* and the metadata calls (landlock) */
-#define SECCOMP_BROKER_LL_OPTS 3 /* and setsockopt (no pidfd_getfd) */
 /*
- * The broker's filter (its calls notified, the rest allowed), loaded
- * with a new listener: the listener's fd, or -1 with err set.
+ * The broker's filter loaded with a new listener: the listener's fd, or
+ * -1 with err set.
  */
 int	 sandbox_seccomp_load_broker(int which, char *err, size_t errlen);
 /* The metadata calls the landlock confinement's broker makes (broker.c). */
 extern const char *const broker_meta_names[];
+/* The calls on another process by its id (broker.c). */
+enum broker_procall {
+	PROCALL_PID,		/* pid in pid_arg; 0: the caller */
+	PROCALL_PRIORITY,	/* setpriority(which, who, ...) */
+	PROCALL_IOPRIO		/* ioprio_set(which, who, ...) */
+};
+struct broker_procall_name {
+	const char		*name;
+	enum broker_procall	 kind;
+	unsigned		 pid_arg;
+	int			 user_value;	/* "which": all of the uid */
+};
+extern const struct broker_procall_name broker_process_names[];
 struct broker_sigcall_name {
 	const char	*name;
 	int		 call;		/* enum broker_sigcall */
@@ -180,6 +203,7 @@ struct sandbox_paths {
 	struct strv		 deny;		/* absolute, as given */
 	struct strv		 deny_inside;	/* those under an inside grant */
 	struct strv		 sockroots;	/* canonical socket roots */
+	struct strv		 bindroots;	/* where sockets may be made */
 	struct strv		 owned;		/* what grants point into */
 	const char		*workspace;
 };
@@ -212,16 +236,15 @@ const char *spawn_late_failure(const struct sandbox_child *);
 /* ------------------------------------------------------------ broker */
 
 /*
- * The connect broker's decision, a pure function of its inputs: the
- * socket's own family (read from the object where the kernel lets us,
- * else what the address says), the caller's address as the broker
- * copied it, the caller's working directory, and the roots and ports the
- * rules allow.
+ * The broker's decisions, pure functions of their inputs: the socket's
+ * own family (read from the object where the kernel lets us, else what
+ * the address says), the caller's address as the broker copied it, the
+ * caller's working directory, and the roots and ports the rules allow.
  */
 enum broker_verdict {
-	BROKER_CONNECT,		/* connect with the copied address as is */
-	BROKER_CONNECT_BENEATH,	/* resolve rest beneath roots[root] */
-	BROKER_CONNECT_OWNED,	/* loopback: only to a listener of CMD's */
+	BROKER_AS_IS,		/* act with the copied address as it is */
+	BROKER_BENEATH,		/* a unix path: rest beneath roots[root] */
+	BROKER_OWNED,		/* loopback: only to a listener of CMD's */
 	BROKER_REFUSE		/* fail the call with err */
 };
 
@@ -232,9 +255,11 @@ enum broker_mode {
 
 struct broker_rules {
 	enum broker_mode	 mode;
-	const char *const	*roots;		/* canonical directories */
+	const char *const	*roots;		/* connect: canonical dirs */
 	size_t			 nroots;
 	unsigned short		 proxy_port;	/* BROKER_LL: on 127.0.0.1 */
+	const char *const	*binds;		/* unix bind: canonical dirs */
+	size_t			 nbinds;
 };
 
 struct broker_call {
@@ -242,18 +267,29 @@ struct broker_call {
 	const struct sockaddr_storage	*addr;
 	socklen_t			 addrlen;
 	const char			*cwd;	/* NULL: unknown */
+	pid_t				 pid;	/* the caller's process */
 };
 
 struct broker_decision {
 	enum broker_verdict	 verdict;
 	int			 err;		/* BROKER_REFUSE */
-	size_t			 root;		/* BROKER_CONNECT_BENEATH */
+	bool			 direct;	/* a refused endpoint: logged */
+	size_t			 root;		/* BROKER_BENEATH */
 	char			 rest[4096];	/* relative to that root */
-	unsigned short		 port;		/* BROKER_CONNECT_OWNED */
+	unsigned short		 port;		/* BROKER_OWNED */
 };
 
 void	 broker_decide(const struct broker_rules *, const struct broker_call *,
 	    struct broker_decision *);
+void	 broker_decide_bind(const struct broker_rules *,
+	    const struct broker_call *, struct broker_decision *);
+/* listen() on a socket bound to addr (the socket's own, getsockname). */
+void	 broker_decide_listen(const struct broker_rules *, int domain,
+	    const struct sockaddr_storage *addr, socklen_t len,
+	    struct broker_decision *);
+/* The endpoint an address names, for the log: IP, unix:PATH, unix:@NAME. */
+void	 broker_endpoint(const struct sockaddr_storage *, socklen_t,
+	    const char *cwd, char *buf, size_t len, unsigned short *port);
 
 /* The landlock confinement's signal calls, and whom they reach. */
 enum broker_sigcall {
@@ -279,6 +315,23 @@ struct broker_target {
 
 void	 broker_signal_target(enum broker_sigcall, const uint64_t *args,
 	    struct broker_target *);
+void	 broker_procall_target(const struct broker_procall_name *,
+	    const uint64_t *args, struct broker_target *);
+
+/* What the broker refused on the way out (SPEC 5's not_through_proxy). */
+enum broker_op {
+	BROKER_OP_CONNECT,
+	BROKER_OP_BIND,
+	BROKER_OP_LISTEN
+};
+
+struct broker_refusal {
+	enum broker_op	 op;
+	pid_t		 pid;		/* the caller's process, as we see it */
+	char		 exe[256];	/* "" when it cannot be read */
+	char		 addr[128];
+	unsigned short	 port;
+};
 
 struct broker;
 
@@ -289,15 +342,20 @@ struct broker_conf {
 	const char *const	*roots;		/* as the command sees them */
 	int			*rootfds;	/* malloc'd; -1: absent */
 	size_t			 nroots;
+	const char *const	*binds;		/* where unix sockets are made */
+	int			*bindfds;	/* malloc'd; -1: absent */
+	size_t			 nbinds;
 	const char *const	*writable;	/* roots for metadata (BROKER_LL) */
 	size_t			 nwritable;
 	const char *const	*readonly;	/*   but not in these */
 	size_t			 nreadonly;
-	uid_t			 uid;		/* the command's, if not ours */
-	gid_t			 gid;		/*   ((uid_t)-1: ours) */
 	unsigned short		 proxy_port;	/* BROKER_LL */
 	pid_t			 init;		/* the command's processes below */
 	bool			 getfd;		/* pidfd_getfd may be used */
+	unsigned		 max_procs;	/* counted at each fork; 0: not */
+	/* A refusal to log; called before the caller is answered. */
+	void			(*refused)(void *, const struct broker_refusal *);
+	void			*arg;
 };
 
 struct broker *broker_new(struct event_base *, const struct broker_conf *,
@@ -315,6 +373,7 @@ bool	 diag_held_below(pid_t init, unsigned long ino);
 bool	 diag_pid_below(pid_t init, pid_t pid);
 bool	 diag_group_below(pid_t init, pid_t pgrp);
 pid_t	 diag_tgid(pid_t tid);
+unsigned diag_tasks_below(pid_t init);	/* threads counted */
 
 /* ------------------------------------------------------------ limits */
 
@@ -343,13 +402,13 @@ struct setup_fail {
 
 /* The namespaces confinement's set-up steps (sandbox/ns.c). */
 int	 ns_enter(const struct sandbox_paths *, const struct sandbox_limits *,
-	    bool root, int *listen_fd, unsigned short *port, int *rootfds,
-	    size_t *nrootfds, struct setup_fail *);
+	    bool root, int *listen_fd, unsigned short *port,
+	    struct setup_fail *);
 int	 ns_mount_proc(struct setup_fail *);
-int	 ns_user_map(pid_t pid, struct setup_fail *);
+/* pid's maps, written through the /proc at procfd. */
+int	 ns_user_map(int procfd, pid_t pid, struct setup_fail *);
 
 /* The landlock confinement's steps (sandbox/llc.c). */
 int	 llc_own_dir(const char *ws, const char *name, char *err, size_t errlen);
-int	 llc_become_user(struct setup_fail *);
 
 #endif

@@ -92,20 +92,3 @@ llc_own_dir(const char *ws, const char *name, char *err, size_t errlen)
 	(void)close(fd);
 	return 0;
 }
-
-/* In the command: a root caller's becomes SANDBOX_UID, with no groups. */
-int
-llc_become_user(struct setup_fail *f)
-{
-	if (setresgid(SANDBOX_GID, SANDBOX_GID, SANDBOX_GID) == -1 ||
-	    setgroups(0, NULL) == -1 ||
-	    setresuid(SANDBOX_UID, SANDBOX_UID, SANDBOX_UID) == -1) {
-		f->err = errno;
-		f->mech = -1;
-		f->area = AREA_WRITE;
-		snprintf(f->text, sizeof(f->text), "uid %u: %s", SANDBOX_UID,
-		    strerror(errno));
-		return -1;
-	}
-	return 0;
-}

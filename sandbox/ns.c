@@ -4,9 +4,9 @@
  * A caller that is not root gets a user namespace in which it keeps its
  * own uid (its command then owns what the caller owns, no more).  A root
  * caller makes the namespaces from the initial user namespace, and its
- * command is later moved into a user namespace of its own, as
- * SANDBOX_UID (ns_user_map): so the command is never root, and never the
- * owner of a host file outside the roots it was given.
+ * init (and so its command) later moves into a user namespace of its
+ * own, as SANDBOX_UID (ns_user_map): so the command is never root, and
+ * never the owner of a host file outside the roots it was given.
  *
  * The mount namespace:
  *   - every mount is made read-only (mount_setattr AT_RECURSIVE): no
@@ -65,17 +65,23 @@ fail_step(struct setup_fail *f, int mech, enum sandbox_area area,
 }
 
 static int
-write_file(const char *path, const char *text)
+write_file_at(int dirfd, const char *path, const char *text)
 {
 	size_t len = strlen(text);
 	int fd, rv;
 
-	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) == -1)
+	if ((fd = openat(dirfd, path, O_WRONLY | O_CLOEXEC)) == -1)
 		return -1;
 	rv = write(fd, text, len) == (ssize_t)len ? 0 : -1;
 	if (close(fd) == -1)
 		rv = -1;
 	return rv;
+}
+
+static int
+write_file(const char *path, const char *text)
+{
+	return write_file_at(AT_FDCWD, path, text);
 }
 
 /*
@@ -449,41 +455,11 @@ out:
 	return rv;
 }
 
-/* The roots the broker resolves in, as the command sees them. */
-static int
-open_roots(const struct sandbox_paths *p, int *fds, size_t *n,
-    struct setup_fail *f)
-{
-	size_t i;
-
-	if (p->sockroots.n > SANDBOX_MAX_FDS - 1) {
-		errno = E2BIG;
-		return fail_step(f, MECH_NAMESPACES, AREA_LOCAL_SOCKET,
-		    "more than %d unix socket roots", SANDBOX_MAX_FDS - 1);
-	}
-	for (i = 0; i < p->sockroots.n; i++) {
-		fds[i] = open(p->sockroots.v[i], O_PATH | O_DIRECTORY |
-		    O_CLOEXEC);
-		if (fds[i] == -1 && errno != ENOENT) {
-			while (i-- > 0)
-				if (fds[i] != -1)
-					(void)close(fds[i]);
-			return fail_step(f, MECH_NAMESPACES,
-			    AREA_LOCAL_SOCKET, "%s: %s", p->sockroots.v[i],
-			    strerror(errno));
-		}
-	}
-	*n = i;
-	return 0;
-}
-
 int
 ns_enter(const struct sandbox_paths *p, const struct sandbox_limits *l,
-    bool root, int *listen_fd, unsigned short *port, int *rootfds,
-    size_t *nrootfds, struct setup_fail *f)
+    bool root, int *listen_fd, unsigned short *port, struct setup_fail *f)
 {
 	*listen_fd = -1;
-	*nrootfds = 0;
 	if (!root && enter_userns(f) == -1)
 		return -1;
 	/*
@@ -494,8 +470,7 @@ ns_enter(const struct sandbox_paths *p, const struct sandbox_limits *l,
 		return fail_step(f, MECH_NAMESPACES, AREA_EGRESS,
 		    "namespaces: %s", strerror(errno));
 	if (lo_up(f) == -1 || (*listen_fd = make_listener(port, f)) == -1 ||
-	    setup_mounts(p, l, f) == -1 ||
-	    open_roots(p, rootfds, nrootfds, f) == -1)
+	    setup_mounts(p, l, f) == -1)
 		goto fail;
 	if (unshare(CLONE_NEWPID) == -1) {
 		(void)fail_step(f, MECH_NAMESPACES, AREA_EGRESS,
@@ -522,23 +497,23 @@ ns_mount_proc(struct setup_fail *f)
 }
 
 /*
- * A root caller's command has made its own user namespace: it is mapped
- * to SANDBOX_UID alone, so that it is not root there nor anywhere.
- * Written by init, which holds the capabilities over it.
+ * A root caller's init has made the user namespace it and the command
+ * share: it is mapped to SANDBOX_UID alone, so that neither is root there
+ * nor anywhere.  Written by setup, which holds the capabilities over it.
  */
 int
-ns_user_map(pid_t pid, struct setup_fail *f)
+ns_user_map(int procfd, pid_t pid, struct setup_fail *f)
 {
 	char path[64], map[64];
 
 	snprintf(map, sizeof(map), "%u %u 1\n", SANDBOX_UID, SANDBOX_UID);
-	snprintf(path, sizeof(path), "/proc/%ld/uid_map", (long)pid);
-	if (write_file(path, map) == -1)
+	snprintf(path, sizeof(path), "%ld/uid_map", (long)pid);
+	if (write_file_at(procfd, path, map) == -1)
 		return fail_step(f, MECH_NAMESPACES, AREA_WRITE, "uid map: %s",
 		    strerror(errno));
 	snprintf(map, sizeof(map), "%u %u 1\n", SANDBOX_GID, SANDBOX_GID);
-	snprintf(path, sizeof(path), "/proc/%ld/gid_map", (long)pid);
-	if (write_file(path, map) == -1)
+	snprintf(path, sizeof(path), "%ld/gid_map", (long)pid);
+	if (write_file_at(procfd, path, map) == -1)
 		return fail_step(f, MECH_NAMESPACES, AREA_WRITE, "gid map: %s",
 		    strerror(errno));
 	return 0;

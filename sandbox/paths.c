@@ -630,6 +630,8 @@ sandbox_paths_build(const struct sandbox_request *r,
 	for (i = 0; b.ns && sandbox_private_dirs[i] != NULL; i++)
 		if (grant_inside(&b, sandbox_private_dirs[i], GRANT_RW) == -1 ||
 		    strv_add(&p->sockroots, strdup(sandbox_private_dirs[i])) ==
+		    -1 ||
+		    strv_add(&p->bindroots, strdup(sandbox_private_dirs[i])) ==
 		    -1)
 			goto fail;
 	/*
@@ -646,10 +648,12 @@ sandbox_paths_build(const struct sandbox_request *r,
 			goto fail;
 	for (i = 0; i < r->nrw_roots; i++)
 		if (root_grant(&b, r->rw_roots[i], GRANT_RW) == -1 ||
-		    strv_add(&p->sockroots, strdup(r->rw_roots[i])) == -1)
+		    strv_add(&p->sockroots, strdup(r->rw_roots[i])) == -1 ||
+		    strv_add(&p->bindroots, strdup(r->rw_roots[i])) == -1)
 			goto fail;
 	if (root_grant(&b, r->workspace, GRANT_RW) == -1 ||
-	    strv_add(&p->sockroots, strdup(r->workspace)) == -1)
+	    strv_add(&p->sockroots, strdup(r->workspace)) == -1 ||
+	    strv_add(&p->bindroots, strdup(r->workspace)) == -1)
 		goto fail;
 	for (i = 0; i < r->nsocket_roots; i++)
 		if (socket_root(&b, r->socket_roots[i]) == -1)
@@ -682,6 +686,7 @@ sandbox_paths_free(struct sandbox_paths *p)
 	strv_free(&p->deny);
 	strv_free(&p->deny_inside);
 	strv_free(&p->sockroots);
+	strv_free(&p->bindroots);
 	strv_free(&p->owned);
 	memset(p, 0, sizeof(*p));
 }

@@ -242,6 +242,30 @@ landlock_missing(struct sandbox_plan *p, const struct sandbox_host *h)
 	return 0;
 }
 
+/*
+ * Whose rights a confined command has.  A root caller's never keeps a
+ * capability.  In a user namespace it is SANDBOX_UID, owner of its roots
+ * through idmapped mounts.  Without one, it is SANDBOX_UID only where
+ * that uid can write its roots as they are on disk and we can make it
+ * that uid (CAP_SETUID, SETGID, CHOWN for its directories); otherwise
+ * (the common CI container: root, a root-owned workspace, or every
+ * capability dropped) it keeps uid 0 without any capability, which owns
+ * root's files: then Landlock denies what only root may read, the broker
+ * counts its forks (uid 0 is exempt from RLIMIT_NPROC) and no SysV IPC
+ * is left to it.  Chowning the user's workspace to another uid would
+ * change the user's files, and leave them changed if we died.
+ */
+static enum sandbox_identity
+identity(enum sandbox_confinement c, const struct sandbox_plan_input *in)
+{
+	if (!in->host->root)
+		return IDENTITY_CALLER;
+	if (c == CONFINEMENT_NAMESPACES)
+		return IDENTITY_SANDBOX_UID;
+	return in->uid_fits && in->host->setid ? IDENTITY_SANDBOX_UID :
+	    IDENTITY_ROOT;
+}
+
 void
 sandbox_plan(const struct sandbox_plan_input *in, struct sandbox_plan *p)
 {
@@ -297,29 +321,7 @@ sandbox_plan(const struct sandbox_plan_input *in, struct sandbox_plan *p)
 		if (p->confinement == CONFINEMENT_NAMESPACES &&
 		    landlock_missing(p, h) == -1)
 			return;
-		/*
-		 * Without a user namespace, a root caller's command leaves
-		 * root only where SANDBOX_UID can write its roots as they
-		 * are on disk; otherwise it would own the host's files.
-		 */
-		if (p->confinement == CONFINEMENT_LANDLOCK && h->root) {
-			p->sandbox_uid = in->uid_fits;
-			if (!in->uid_fits && in->profile == PROFILE_OS_HARDENED) {
-				refuse(p, AREA_WRITE, -1, AVAIL_CANNOT_ATTACH,
-				    "file ownership: without a user namespace "
-				    "the command would run as root (uid 65533 "
-				    "cannot write the workspace)");
-				return;
-			}
-			if (!in->uid_fits) {
-				line(p, "file ownership", "the command runs as "
-				    "root without a user namespace: uid 65533 "
-				    "cannot write the workspace, and there is no "
-				    "idmapped mount here");
-				line(p, "--max-procs", "uid 0 is exempt from "
-				    "RLIMIT_NPROC");
-			}
-		}
+		p->identity = identity(p->confinement, in);
 	}
 	/*
 	 * A plain user's command outside a user namespace cannot empty its

@@ -18,6 +18,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <linux/capability.h>
 #include <linux/seccomp.h>
 
 #include "sandbox/internal.h"
@@ -96,14 +97,13 @@ try_namespaces(int wfd, bool root)
 	unsigned short port;
 	struct sandbox_paths none;
 	struct sandbox_limits lim = { .tmpfs_size = 1 << 20 };
-	int lfd, fds[SANDBOX_MAX_FDS];
-	size_t nfds = 0;
+	int lfd;
 	pid_t pid;
 	int st;
 
 	memset(&f, 0, sizeof(f));
 	memset(&none, 0, sizeof(none));
-	if (ns_enter(&none, &lim, root, &lfd, &port, fds, &nfds, &f) == 0) {
+	if (ns_enter(&none, &lim, root, &lfd, &port, &f) == 0) {
 		if ((pid = fork()) == -1) {
 			f.err = errno;
 			snprintf(f.text, sizeof(f.text), "fork: %s",
@@ -154,11 +154,30 @@ probe_namespaces(struct sandbox_host *h)
 	    AVAIL_ABSENT : AVAIL_CANNOT_ATTACH, f.text);
 }
 
+/*
+ * May a root caller make its command SANDBOX_UID (and its directories
+ * that uid's)?  Not in a container with every capability dropped.
+ */
+static bool
+have_setid(void)
+{
+	struct __user_cap_header_struct hdr = {
+	    _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct data[2];
+	const uint32_t need = 1U << CAP_SETUID | 1U << CAP_SETGID |
+	    1U << CAP_CHOWN;
+
+	if (syscall(SYS_capget, &hdr, data) == -1)
+		return false;
+	return (data[0].effective & need) == need;
+}
+
 void
 sandbox_probe(struct sandbox_host *h, bool quick, bool memory)
 {
 	memset(h, 0, sizeof(*h));
 	h->root = geteuid() == 0;
+	h->setid = h->root && have_setid();
 	probe_landlock(h);
 	probe_seccomp(h);
 	if (!quick || memory)

@@ -17,8 +17,6 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-struct event_base;
-
 enum sandbox_profile {
 	PROFILE_OS_HARDENED,	/* a confinement, every mechanism, or refuse */
 	PROFILE_WORKTREE,	/* what the host has; say what is missing */
@@ -56,6 +54,19 @@ enum sandbox_area {
 	AREA_UNKNOWN
 };
 
+/*
+ * Whose rights the command (and the broker, which acts for it) has.  A
+ * root caller's command never keeps a capability: it runs as SANDBOX_UID
+ * where it can, or keeps uid 0 without any (a root-owned workspace
+ * outside a user namespace, or no CAP_SETUID), and then the files only
+ * root may read are denied to it and its forks are counted.
+ */
+enum sandbox_identity {
+	IDENTITY_CALLER,	/* the caller's own uid (not root) */
+	IDENTITY_SANDBOX_UID,	/* a root caller's, as SANDBOX_UID */
+	IDENTITY_ROOT		/* a root caller's, uid 0, no capability */
+};
+
 enum sandbox_avail {
 	AVAIL_YES,
 	AVAIL_ABSENT,		/* absent_on_host */
@@ -70,6 +81,7 @@ enum sandbox_avail {
  */
 struct sandbox_host {
 	bool			 root;
+	bool			 setid;		/* CAP_SETUID, SETGID, CHOWN */
 	enum sandbox_avail	 avail[MECH_COUNT];
 	char			 why[MECH_COUNT][256];
 	int			 landlock_abi;
@@ -112,7 +124,7 @@ struct sandbox_plan {
 	bool			 landlock;
 	bool			 seccomp;
 	bool			 memory;	/* a memory cgroup is made */
-	bool			 sandbox_uid;	/* root's command as SANDBOX_UID */
+	enum sandbox_identity	 identity;
 	bool			 getfd;		/* the broker may pidfd_getfd */
 	int			 landlock_abi;
 	/* "sandbox: not enforced: WHAT (WHY)" lines, WHAT\tWHY. */
@@ -222,14 +234,38 @@ struct sandbox_child;
 struct sandbox_child *sandbox_start(const struct sandbox_request *,
 	    const struct sandbox_plan *, struct sandbox_failure *f);
 /*
- * Wait until the command is set up and about to exec, then serve its
- * connect broker on base.  -1 with f set: no child is left.
+ * Wait until the command is set up and about to exec, its broker
+ * serving.  -1 with f set: no child is left.
  */
-int	 sandbox_ready(struct sandbox_child *, struct event_base *,
-	    struct sandbox_failure *f);
+int	 sandbox_ready(struct sandbox_child *, struct sandbox_failure *f);
+/*
+ * What the sandbox refused on the way out, beyond the proxy (SPEC 5's
+ * not_through_proxy): a connect(), bind() or listen() toward an endpoint
+ * the confinement does not allow.
+ */
+enum sandbox_direct_op {
+	DIRECT_CONNECT,
+	DIRECT_BIND,
+	DIRECT_LISTEN
+};
+
+struct sandbox_direct {
+	enum sandbox_direct_op	 op;
+	pid_t			 pid;		/* as the host sees it; 0: unknown */
+	char			 exe[256];	/* "": unknown */
+	char			 addr[128];	/* IP, unix:PATH, unix:@NAME */
+	unsigned short		 port;
+};
+
+/*
+ * What the control socket holds, without waiting: 1 a refusal (*d), 0 the
+ * command ended (sandbox_wait then has its status), -1 nothing yet.
+ */
+int	 sandbox_next(struct sandbox_child *, struct sandbox_direct *d);
+
 /* The proxy's listener inside CMD's network namespace, or -1 (taken). */
 int	 sandbox_take_listener(struct sandbox_child *, unsigned short *port);
-/* Readable when the command has ended. */
+/* Readable when there is something for sandbox_next. */
 int	 sandbox_ctl_fd(const struct sandbox_child *);
 void	 sandbox_signal(const struct sandbox_child *, int sig);
 /* The command's wait status, once it has ended (blocks until then). */

@@ -1,13 +1,22 @@
 /*
  * seccomp (SPEC 6.2), built with libseccomp for the native architecture.
  *
- * Default action ERRNO(EPERM).  Every syscall number libseccomp names for
- * the native architecture, up to the last number reviewed for this file,
- * is allowed unless it is listed as refused below.  A number libseccomp
- * cannot name, or one above NR_REVIEWED, fails with ENOSYS, as on a kernel
- * without it: a libc then falls back (fchmodat2, say), and a call added to
- * the kernel later fails closed.  Numbers above NR_LAST, and calls with
- * arguments no rule allows, take the default action.
+ * An allowlist, as moby's default profile and systemd's
+ * SystemCallFilter= are: the calls named in allowed[] pass, the calls in
+ * checked[] pass for the arguments their rules allow, the calls in
+ * refused[] fail with EPERM, and every other number up to NR_LAST fails
+ * with ENOSYS, as on a kernel without it (a libc then falls back; a call
+ * added to the kernel later is refused until it is reviewed and named
+ * here).  Numbers above NR_LAST, and a checked call's arguments no rule
+ * allows, take the default action, EPERM.  harn-egressd(8) lists the same
+ * calls (SYSTEM CALLS), and tests/test_seccomp.c holds the two to each
+ * other over every number.
+ *
+ * The base is what moby's default profile allows a container without
+ * added capabilities (compilers, package managers and test runners run
+ * under it every day), less what SPEC 6.2 refuses and what a sandboxed
+ * command has no use for (NUMA memory policy, fanotify marks, the *xattrat
+ * calls, which are newer than every libc).
  *
  * A foreign ABI takes the bad-architecture action, KILL_PROCESS: i386 via
  * int 0x80 carries its own audit arch; x32 shares AUDIT_ARCH_X86_64 but
@@ -26,15 +35,23 @@
  * and optname as 32-bit values: every comparison is MASKED_EQ with a mask
  * inside the low 32 bits, so garbage above bit 31 can neither pass a
  * refused value nor refuse an allowed one.
+ *
+ * The connect broker's filter (build_broker) is the second filter the
+ * command carries: it stops the calls the broker decides (user
+ * notification) and lets the rest go to this one.  The kernel takes the
+ * stricter answer of the two, so a call this filter refuses never
+ * reaches the broker.
  */
 #include <sys/ioctl.h>
 #include <sys/personality.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
 #include <linux/filter.h>
+#include <linux/ioprio.h>
 #include <linux/netlink.h>
 #include <linux/seccomp.h>
 #include <netinet/in.h>
@@ -60,9 +77,7 @@
 #define ANY		(-1)		/* any value of this argument */
 #define NR_NONE		(-1)
 
-/* Highest number reviewed for this list: file_setattr, Linux 6.17. */
-#define NR_REVIEWED	469
-/* Below this, unknown numbers fail with ENOSYS; above, EPERM. */
+/* Below this, numbers no table names fail with ENOSYS; above, EPERM. */
 #define NR_LAST		511
 
 /* clone() may not create a namespace. */
@@ -74,77 +89,198 @@
 #define SOCK_FLAGS	(SOCK_NONBLOCK | SOCK_CLOEXEC)
 
 /*
- * Refused with EPERM.  nr is given for a call newer than some libseccomp:
- * from 424 on, numbers are the same on every architecture.  Otherwise a
- * name libseccomp does not know is a typo, and the filter is not built.
+ * A call by name; nr is given for a call newer than some libseccomp (from
+ * 424 on, numbers are the same on every architecture).  A name libseccomp
+ * knows for no architecture, without nr, is a typo: the filter is not
+ * built.  One known on other architectures only is left out here.
  */
-static const struct refused {
+struct named {
 	const char	*name;
 	int		 nr;
-} refused[] = {
-	/* Kernel attack surface. */
-	{ "bpf",		NR_NONE },
-	{ "io_uring_setup",	NR_NONE },
-	{ "io_uring_enter",	NR_NONE },
-	{ "io_uring_register",	NR_NONE },
-	{ "perf_event_open",	NR_NONE },
-	{ "userfaultfd",	NR_NONE },
-	{ "fanotify_init",	NR_NONE },
-	{ "lookup_dcookie",	NR_NONE },
-	/* Other processes' memory and descriptors. */
-	{ "ptrace",		NR_NONE },
-	{ "process_vm_readv",	NR_NONE },
-	{ "process_vm_writev",	NR_NONE },
-	{ "pidfd_getfd",	NR_NONE },
-	/* Files by handle bypass the path walk Landlock sees. */
-	{ "open_by_handle_at",	NR_NONE },
-	{ "name_to_handle_at",	NR_NONE },
-	/* The kernel itself. */
-	{ "kexec_load",		NR_NONE },
-	{ "kexec_file_load",	NR_NONE },
-	{ "init_module",	NR_NONE },
-	{ "finit_module",	NR_NONE },
-	{ "delete_module",	NR_NONE },
-	{ "create_module",	NR_NONE },
-	{ "iopl",		NR_NONE },
-	{ "ioperm",		NR_NONE },
-	/* Mounts: the mount namespace hides the credential files. */
-	{ "mount",		NR_NONE },
-	{ "umount2",		NR_NONE },
-	{ "pivot_root",		NR_NONE },
-	{ "move_mount",		NR_NONE },
-	{ "open_tree",		NR_NONE },
-	{ "open_tree_attr",	467 },
-	{ "fsopen",		NR_NONE },
-	{ "fsconfig",		NR_NONE },
-	{ "fsmount",		NR_NONE },
-	{ "fspick",		NR_NONE },
-	{ "mount_setattr",	NR_NONE },
-	{ "quotactl",		NR_NONE },
-	{ "quotactl_fd",	NR_NONE },
-	/* Keys are shared beyond the sandbox. */
-	{ "keyctl",		NR_NONE },
-	{ "add_key",		NR_NONE },
-	{ "request_key",	NR_NONE },
-	/* Namespaces: clone() is filtered by flag, clone3() is ENOSYS. */
-	{ "unshare",		NR_NONE },
-	{ "setns",		NR_NONE },
-	/* Host state. */
-	{ "acct",		NR_NONE },
-	{ "swapon",		NR_NONE },
-	{ "swapoff",		NR_NONE },
-	{ "reboot",		NR_NONE },
-	{ "settimeofday",	NR_NONE },
-	{ "clock_settime",	NR_NONE },
-	{ "adjtimex",		NR_NONE },
-	{ "clock_adjtime",	NR_NONE },
-	{ "syslog",		NR_NONE },
-	{ "vhangup",		NR_NONE },
-	{ "uselib",		NR_NONE },
-	{ "nfsservctl",		NR_NONE },
-	{ "_sysctl",		NR_NONE },
 };
 
+/* Allowed whatever their arguments. */
+static const struct named allowed[] = {
+	/* Memory. */
+	{ "brk", NR_NONE }, { "mmap", NR_NONE }, { "munmap", NR_NONE },
+	{ "mprotect", NR_NONE }, { "mremap", NR_NONE }, { "madvise", NR_NONE },
+	{ "mincore", NR_NONE }, { "msync", NR_NONE }, { "mlock", NR_NONE },
+	{ "mlock2", NR_NONE }, { "mlockall", NR_NONE },
+	{ "munlock", NR_NONE }, { "munlockall", NR_NONE },
+	{ "remap_file_pages", NR_NONE }, { "membarrier", NR_NONE },
+	{ "memfd_create", NR_NONE }, { "memfd_secret", NR_NONE },
+	{ "pkey_alloc", NR_NONE }, { "pkey_free", NR_NONE },
+	{ "pkey_mprotect", NR_NONE }, { "map_shadow_stack", NR_NONE },
+	{ "mseal", 462 }, { "cachestat", NR_NONE },
+	/* Descriptors and I/O. */
+	{ "read", NR_NONE }, { "write", NR_NONE }, { "readv", NR_NONE },
+	{ "writev", NR_NONE }, { "pread64", NR_NONE }, { "pwrite64", NR_NONE },
+	{ "preadv", NR_NONE }, { "pwritev", NR_NONE }, { "preadv2", NR_NONE },
+	{ "pwritev2", NR_NONE }, { "lseek", NR_NONE }, { "close", NR_NONE },
+	{ "close_range", NR_NONE }, { "dup", NR_NONE }, { "dup2", NR_NONE },
+	{ "dup3", NR_NONE }, { "fcntl", NR_NONE }, { "flock", NR_NONE },
+	{ "pipe", NR_NONE }, { "pipe2", NR_NONE }, { "splice", NR_NONE },
+	{ "tee", NR_NONE }, { "vmsplice", NR_NONE }, { "sendfile", NR_NONE },
+	{ "copy_file_range", NR_NONE }, { "readahead", NR_NONE },
+	{ "fadvise64", NR_NONE }, { "fallocate", NR_NONE },
+	{ "fsync", NR_NONE }, { "fdatasync", NR_NONE }, { "sync", NR_NONE },
+	{ "syncfs", NR_NONE }, { "sync_file_range", NR_NONE },
+	{ "ftruncate", NR_NONE }, { "truncate", NR_NONE },
+	{ "io_setup", NR_NONE }, { "io_destroy", NR_NONE },
+	{ "io_submit", NR_NONE }, { "io_cancel", NR_NONE },
+	{ "io_getevents", NR_NONE }, { "io_pgetevents", NR_NONE },
+	/* Waiting. */
+	{ "poll", NR_NONE }, { "ppoll", NR_NONE }, { "select", NR_NONE },
+	{ "pselect6", NR_NONE }, { "epoll_create", NR_NONE },
+	{ "epoll_create1", NR_NONE }, { "epoll_ctl", NR_NONE },
+	{ "epoll_wait", NR_NONE }, { "epoll_pwait", NR_NONE },
+	{ "epoll_pwait2", NR_NONE }, { "eventfd", NR_NONE },
+	{ "eventfd2", NR_NONE }, { "signalfd", NR_NONE },
+	{ "signalfd4", NR_NONE }, { "timerfd_create", NR_NONE },
+	{ "timerfd_settime", NR_NONE }, { "timerfd_gettime", NR_NONE },
+	{ "inotify_init", NR_NONE }, { "inotify_init1", NR_NONE },
+	{ "inotify_add_watch", NR_NONE }, { "inotify_rm_watch", NR_NONE },
+	{ "futex", NR_NONE }, { "futex_waitv", NR_NONE },
+	{ "futex_wake", NR_NONE }, { "futex_wait", NR_NONE },
+	{ "futex_requeue", NR_NONE }, { "set_robust_list", NR_NONE },
+	{ "get_robust_list", NR_NONE }, { "nanosleep", NR_NONE },
+	{ "clock_nanosleep", NR_NONE }, { "pause", NR_NONE },
+	{ "sched_yield", NR_NONE }, { "restart_syscall", NR_NONE },
+	/* Files and directories (Landlock and the mounts judge the paths). */
+	{ "access", NR_NONE }, { "faccessat", NR_NONE },
+	{ "faccessat2", NR_NONE }, { "stat", NR_NONE }, { "fstat", NR_NONE },
+	{ "lstat", NR_NONE }, { "newfstatat", NR_NONE }, { "statx", NR_NONE },
+	{ "statfs", NR_NONE }, { "fstatfs", NR_NONE },
+	{ "statmount", 457 }, { "listmount", 458 },
+	{ "getdents", NR_NONE }, { "getdents64", NR_NONE },
+	{ "getcwd", NR_NONE }, { "chdir", NR_NONE }, { "fchdir", NR_NONE },
+	{ "readlink", NR_NONE }, { "readlinkat", NR_NONE },
+	{ "rename", NR_NONE }, { "renameat", NR_NONE },
+	{ "renameat2", NR_NONE }, { "link", NR_NONE }, { "linkat", NR_NONE },
+	{ "symlink", NR_NONE }, { "symlinkat", NR_NONE },
+	{ "unlink", NR_NONE }, { "unlinkat", NR_NONE }, { "rmdir", NR_NONE },
+	{ "umask", NR_NONE }, { "chown", NR_NONE }, { "fchown", NR_NONE },
+	{ "lchown", NR_NONE }, { "fchownat", NR_NONE }, { "utime", NR_NONE },
+	{ "utimes", NR_NONE }, { "futimesat", NR_NONE },
+	{ "utimensat", NR_NONE }, { "getxattr", NR_NONE },
+	{ "lgetxattr", NR_NONE }, { "fgetxattr", NR_NONE },
+	{ "listxattr", NR_NONE }, { "llistxattr", NR_NONE },
+	{ "flistxattr", NR_NONE }, { "setxattr", NR_NONE },
+	{ "lsetxattr", NR_NONE }, { "fsetxattr", NR_NONE },
+	{ "removexattr", NR_NONE }, { "lremovexattr", NR_NONE },
+	{ "fremovexattr", NR_NONE },
+	/* Sockets (socket() itself is checked; connect, bind and listen
+	 * stop for the broker). */
+	{ "connect", NR_NONE }, { "bind", NR_NONE }, { "listen", NR_NONE },
+	{ "accept", NR_NONE }, { "accept4", NR_NONE },
+	{ "getsockname", NR_NONE }, { "getpeername", NR_NONE },
+	{ "getsockopt", NR_NONE }, { "recvfrom", NR_NONE },
+	{ "recvmsg", NR_NONE }, { "recvmmsg", NR_NONE },
+	{ "shutdown", NR_NONE },
+	/* Processes: their own, their children, their threads. */
+	{ "execve", NR_NONE }, { "execveat", NR_NONE }, { "fork", NR_NONE },
+	{ "vfork", NR_NONE }, { "exit", NR_NONE }, { "exit_group", NR_NONE },
+	{ "wait4", NR_NONE }, { "waitid", NR_NONE }, { "getpid", NR_NONE },
+	{ "getppid", NR_NONE }, { "gettid", NR_NONE },
+	{ "set_tid_address", NR_NONE }, { "getpgid", NR_NONE },
+	{ "getpgrp", NR_NONE }, { "setpgid", NR_NONE }, { "getsid", NR_NONE },
+	{ "setsid", NR_NONE }, { "getpriority", NR_NONE },
+	{ "prctl", NR_NONE }, { "arch_prctl", NR_NONE },
+	{ "modify_ldt", NR_NONE }, { "get_thread_area", NR_NONE },
+	{ "set_thread_area", NR_NONE }, { "rseq", NR_NONE },
+	{ "seccomp", NR_NONE }, { "landlock_create_ruleset", NR_NONE },
+	{ "landlock_add_rule", NR_NONE }, { "landlock_restrict_self", NR_NONE },
+	{ "capget", NR_NONE }, { "capset", NR_NONE },
+	{ "sched_getaffinity", NR_NONE }, { "sched_getattr", NR_NONE },
+	{ "sched_getparam", NR_NONE }, { "sched_getscheduler", NR_NONE },
+	{ "sched_get_priority_max", NR_NONE },
+	{ "sched_get_priority_min", NR_NONE },
+	{ "sched_rr_get_interval", NR_NONE }, { "ioprio_get", NR_NONE },
+	{ "getrlimit", NR_NONE }, { "setrlimit", NR_NONE },
+	{ "getrusage", NR_NONE }, { "times", NR_NONE },
+	{ "pidfd_open", NR_NONE }, { "pidfd_send_signal", NR_NONE },
+	/* Another process of the command's (the broker judges which). */
+	{ "setpriority", NR_NONE }, { "ioprio_set", NR_NONE },
+	{ "sched_setaffinity", NR_NONE }, { "sched_setscheduler", NR_NONE },
+	{ "sched_setparam", NR_NONE }, { "sched_setattr", NR_NONE },
+	{ "prlimit64", NR_NONE },
+	{ "process_mrelease", NR_NONE },
+	/* Identity: no capability, so only among ids already held. */
+	{ "getuid", NR_NONE }, { "geteuid", NR_NONE }, { "getgid", NR_NONE },
+	{ "getegid", NR_NONE }, { "getresuid", NR_NONE },
+	{ "getresgid", NR_NONE }, { "getgroups", NR_NONE },
+	{ "setuid", NR_NONE }, { "setgid", NR_NONE }, { "setreuid", NR_NONE },
+	{ "setregid", NR_NONE }, { "setresuid", NR_NONE },
+	{ "setresgid", NR_NONE }, { "setfsuid", NR_NONE },
+	{ "setfsgid", NR_NONE }, { "setgroups", NR_NONE },
+	/* Signals (the landlock confinement's broker judges whom). */
+	{ "rt_sigaction", NR_NONE }, { "rt_sigprocmask", NR_NONE },
+	{ "rt_sigreturn", NR_NONE }, { "rt_sigpending", NR_NONE },
+	{ "rt_sigsuspend", NR_NONE }, { "rt_sigtimedwait", NR_NONE },
+	{ "rt_sigqueueinfo", NR_NONE }, { "rt_tgsigqueueinfo", NR_NONE },
+	{ "sigaltstack", NR_NONE }, { "kill", NR_NONE }, { "tkill", NR_NONE },
+	{ "tgkill", NR_NONE },
+	/* Time. */
+	{ "clock_gettime", NR_NONE }, { "clock_getres", NR_NONE },
+	{ "gettimeofday", NR_NONE }, { "time", NR_NONE }, { "alarm", NR_NONE },
+	{ "getitimer", NR_NONE }, { "setitimer", NR_NONE },
+	{ "timer_create", NR_NONE }, { "timer_settime", NR_NONE },
+	{ "timer_gettime", NR_NONE }, { "timer_getoverrun", NR_NONE },
+	{ "timer_delete", NR_NONE },
+	/* The system, read. */
+	{ "uname", NR_NONE }, { "sysinfo", NR_NONE }, { "getcpu", NR_NONE },
+	{ "getrandom", NR_NONE },
+	/* SysV and POSIX IPC: the namespaces confinement's own (a root
+	 * caller's command that keeps uid 0 is refused them, build_broker). */
+	{ "msgget", NR_NONE }, { "msgsnd", NR_NONE }, { "msgrcv", NR_NONE },
+	{ "msgctl", NR_NONE }, { "semget", NR_NONE }, { "semop", NR_NONE },
+	{ "semtimedop", NR_NONE }, { "semctl", NR_NONE },
+	{ "shmget", NR_NONE }, { "shmat", NR_NONE }, { "shmdt", NR_NONE },
+	{ "shmctl", NR_NONE }, { "mq_open", NR_NONE }, { "mq_unlink", NR_NONE },
+	{ "mq_timedsend", NR_NONE }, { "mq_timedreceive", NR_NONE },
+	{ "mq_notify", NR_NONE }, { "mq_getsetattr", NR_NONE },
+};
+
+/* Refused with EPERM (SPEC 6.2), named so that the refusal says so. */
+static const struct named refused[] = {
+	/* Kernel attack surface. */
+	{ "bpf", NR_NONE }, { "io_uring_setup", NR_NONE },
+	{ "io_uring_enter", NR_NONE }, { "io_uring_register", NR_NONE },
+	{ "perf_event_open", NR_NONE }, { "userfaultfd", NR_NONE },
+	{ "fanotify_init", NR_NONE }, { "lookup_dcookie", NR_NONE },
+	/* Other processes' memory and descriptors. */
+	{ "ptrace", NR_NONE }, { "process_vm_readv", NR_NONE },
+	{ "process_vm_writev", NR_NONE }, { "pidfd_getfd", NR_NONE },
+	{ "kcmp", NR_NONE }, { "process_madvise", NR_NONE },
+	{ "migrate_pages", NR_NONE }, { "move_pages", NR_NONE },
+	/* Files by handle bypass the path walk Landlock sees. */
+	{ "open_by_handle_at", NR_NONE }, { "name_to_handle_at", NR_NONE },
+	/* The kernel itself. */
+	{ "kexec_load", NR_NONE }, { "kexec_file_load", NR_NONE },
+	{ "init_module", NR_NONE }, { "finit_module", NR_NONE },
+	{ "delete_module", NR_NONE }, { "create_module", NR_NONE },
+	{ "iopl", NR_NONE }, { "ioperm", NR_NONE },
+	/* Mounts: the mount namespace hides the credential files. */
+	{ "mount", NR_NONE }, { "umount2", NR_NONE }, { "pivot_root", NR_NONE },
+	{ "chroot", NR_NONE }, { "move_mount", NR_NONE },
+	{ "open_tree", NR_NONE }, { "open_tree_attr", 467 },
+	{ "fsopen", NR_NONE }, { "fsconfig", NR_NONE }, { "fsmount", NR_NONE },
+	{ "fspick", NR_NONE }, { "mount_setattr", NR_NONE },
+	{ "quotactl", NR_NONE }, { "quotactl_fd", NR_NONE },
+	/* Keys are shared beyond the sandbox. */
+	{ "keyctl", NR_NONE }, { "add_key", NR_NONE },
+	{ "request_key", NR_NONE },
+	/* Namespaces: clone() is checked by flag, clone3() is ENOSYS. */
+	{ "unshare", NR_NONE }, { "setns", NR_NONE },
+	/* Host state. */
+	{ "acct", NR_NONE }, { "swapon", NR_NONE }, { "swapoff", NR_NONE },
+	{ "reboot", NR_NONE }, { "settimeofday", NR_NONE },
+	{ "clock_settime", NR_NONE }, { "adjtimex", NR_NONE },
+	{ "clock_adjtime", NR_NONE }, { "syslog", NR_NONE },
+	{ "sethostname", NR_NONE }, { "setdomainname", NR_NONE },
+	{ "vhangup", NR_NONE }, { "uselib", NR_NONE },
+	{ "nfsservctl", NR_NONE }, { "_sysctl", NR_NONE },
+};
 /*
  * socket() may create only these (domain, type, protocol).  No unix
  * datagram socket (SOCK_RAW is one for AF_UNIX): every send on one may
@@ -210,7 +346,11 @@ static const struct special {
 	{ "creat",	add_mode_a1 },
 	{ "mknod",	add_mode_a1 },
 	{ "fchmodat",	add_mode_a2 },
+	{ "fchmodat2",	add_mode_a2 },
 	{ "mknodat",	add_mode_a2 },
+	/* The kernel keeps no set-ID bit of mkdir's mode; nor does this. */
+	{ "mkdir",	add_mode_a1 },
+	{ "mkdirat",	add_mode_a2 },
 	{ "open",	add_open },
 	{ "openat",	add_openat },
 	{ "openat2",	add_openat2 },
@@ -282,14 +422,15 @@ set_has_prefix(const uint32_t *set, size_t n, uint32_t mask, uint32_t prefix)
 /*
  * One level of a walk down the binary trie of set[]: prefix fixes the top
  * depth bits.  A child that leads to no member of set[] is a block of the
- * complement, allowed by one rule on the top depth + 1 bits; a child that
- * does is walked further, down to the member itself, which gets no rule.
+ * complement, given action by one rule on the top depth + 1 bits; a
+ * child that does is walked further, down to the member itself, which
+ * gets no rule.
  * The blocks are disjoint and cover every 32-bit value outside set[], in
  * at most 32 rules per member.
  */
 static int
-allow_walk(scmp_filter_ctx ctx, int nr, unsigned int arg, const uint32_t *set,
-    size_t n, int depth, uint32_t prefix)
+act_walk(scmp_filter_ctx ctx, uint32_t action, int nr, unsigned int arg,
+    const uint32_t *set, size_t n, int depth, uint32_t prefix)
 {
 	uint32_t bit, mask, p;
 	int b, rc;
@@ -298,10 +439,13 @@ allow_walk(scmp_filter_ctx ctx, int nr, unsigned int arg, const uint32_t *set,
 	mask = ~(bit - 1);
 	for (b = 0; b < 2; b++) {
 		p = prefix | (b ? bit : 0);
-		if (!set_has_prefix(set, n, mask, p))
-			rc = allow_if(ctx, nr, arg, mask, p);
-		else if (depth < 31)
-			rc = allow_walk(ctx, nr, arg, set, n, depth + 1, p);
+		if (!set_has_prefix(set, n, mask, p)) {
+			struct scmp_arg_cmp cmp = masked(arg, mask, p);
+
+			rc = rule(ctx, action, nr, 1, &cmp);
+		} else if (depth < 31)
+			rc = act_walk(ctx, action, nr, arg, set, n, depth + 1,
+			    p);
 		else
 			rc = 0;
 		if (rc < 0)
@@ -315,7 +459,7 @@ static int
 allow_unless(scmp_filter_ctx ctx, int nr, unsigned int arg,
     const uint32_t *set, size_t n)
 {
-	return allow_walk(ctx, nr, arg, set, n, 0, 0);
+	return act_walk(ctx, SCMP_ACT_ALLOW, nr, arg, set, n, 0, 0);
 }
 
 static int
@@ -482,79 +626,102 @@ add_openat2(scmp_filter_ctx ctx, int nr)
 	return rule(ctx, SCMP_ACT_ERRNO(ENOSYS), nr, 0, NULL);
 }
 
-static const struct special *
-find_special(const char *name)
-{
-	size_t i;
+/* What the filter does with each number up to NR_LAST. */
+enum nr_kind {
+	NR_ENOSYS = 0,		/* named nowhere */
+	NR_ALLOW,
+	NR_CHECK,
+	NR_REFUSE
+};
 
-	for (i = 0; i < NELEM(special); i++)
-		if (strcmp(special[i].name, name) == 0)
-			return &special[i];
-	return NULL;
+struct nr_plan {
+	enum nr_kind		 kind[NR_LAST + 1];
+	const struct special	*check[NR_LAST + 1];
+};
+
+/*
+ * The number name has here: -1 when the call does not exist on this
+ * architecture, -2 when libseccomp knows it nowhere and the table gives
+ * no number (a typo, which must not leave a call allowed).
+ */
+static int
+named_nr(uint32_t arch, const char *name, int given)
+{
+	int nr = seccomp_syscall_resolve_name_arch(arch, name);
+
+	if (nr == __NR_SCMP_ERROR)
+		return given != NR_NONE ? given : -2;
+	return nr < 0 ? -1 : nr;
 }
 
+/* Put one named call in the plan; a number named twice is an error. */
 static int
-is_refused(const char *name, int nr)
+plan_one(struct nr_plan *p, uint32_t arch, const char *name, int given,
+    enum nr_kind kind, const struct special *s, char *err, size_t errlen)
 {
-	size_t i;
+	int nr = named_nr(arch, name, given);
 
-	for (i = 0; i < NELEM(refused); i++)
-		if ((name != NULL && strcmp(refused[i].name, name) == 0) ||
-		    (name == NULL && refused[i].nr == nr))
-			return 1;
+	if (nr == -1)
+		return 0;
+	if (nr == -2)
+		return fail(err, errlen, "unknown call", name, -EINVAL);
+	if (nr > NR_LAST)
+		return fail(err, errlen, "call above NR_LAST", name, -EINVAL);
+	if (p->kind[nr] != NR_ENOSYS)
+		return fail(err, errlen, "call named twice", name, -EINVAL);
+	p->kind[nr] = kind;
+	p->check[nr] = s;
 	return 0;
 }
 
-/* A typo in a table must not leave a call allowed. */
 static int
-check_tables(uint32_t arch, char *err, size_t errlen)
+plan_numbers(struct nr_plan *p, uint32_t arch, char *err, size_t errlen)
 {
 	size_t i;
-	int nr;
 
-	for (i = 0; i < NELEM(refused); i++) {
-		nr = seccomp_syscall_resolve_name_arch(arch, refused[i].name);
-		if (nr == __NR_SCMP_ERROR && refused[i].nr == NR_NONE)
-			return fail(err, errlen, "unknown refused call",
-			    refused[i].name, -EINVAL);
-	}
-	for (i = 0; i < NELEM(special); i++) {
-		nr = seccomp_syscall_resolve_name_arch(arch, special[i].name);
-		if (nr < 0 || nr > NR_REVIEWED)
-			return fail(err, errlen, "unknown filtered call",
-			    special[i].name, -EINVAL);
-	}
+	memset(p, 0, sizeof(*p));
+	for (i = 0; i < NELEM(allowed); i++)
+		if (plan_one(p, arch, allowed[i].name, allowed[i].nr, NR_ALLOW,
+		    NULL, err, errlen) == -1)
+			return -1;
+	for (i = 0; i < NELEM(special); i++)
+		if (plan_one(p, arch, special[i].name, NR_NONE, NR_CHECK,
+		    &special[i], err, errlen) == -1)
+			return -1;
+	for (i = 0; i < NELEM(refused); i++)
+		if (plan_one(p, arch, refused[i].name, refused[i].nr,
+		    NR_REFUSE, NULL, err, errlen) == -1)
+			return -1;
 	return 0;
 }
 
 /* The rules for one syscall number. */
 static int
-add_nr(scmp_filter_ctx ctx, uint32_t arch, int nr, char *err, size_t errlen)
+add_nr(scmp_filter_ctx ctx, const struct nr_plan *p, int nr, char *err,
+    size_t errlen)
 {
-	const struct special *s;
-	char *name;
-	int rc;
+	char num[16];
+	int rc = 0;
 
-	name = seccomp_syscall_resolve_num_arch(arch, nr);
-	if (name == NULL || nr > NR_REVIEWED) {
-		if (is_refused(NULL, nr))
-			rc = 0;
-		else
-			rc = rule(ctx, SCMP_ACT_ERRNO(ENOSYS), nr, 0, NULL);
-	} else if ((s = find_special(name)) != NULL)
-		rc = s->add(ctx, nr);
-	else if (is_refused(name, nr))
-		rc = 0;
-	else
+	switch (p->kind[nr]) {
+	case NR_ENOSYS:
+		rc = rule(ctx, SCMP_ACT_ERRNO(ENOSYS), nr, 0, NULL);
+		break;
+	case NR_ALLOW:
 		rc = rule(ctx, SCMP_ACT_ALLOW, nr, 0, NULL);
-	if (rc < 0) {
-		char num[16];
-
-		snprintf(num, sizeof(num), "%d", nr);
-		fail(err, errlen, "rule for", name != NULL ? name : num, rc);
+		break;
+	case NR_CHECK:
+		rc = p->check[nr]->add(ctx, nr);
+		break;
+	case NR_REFUSE:
+		break;		/* the default action, EPERM */
 	}
-	free(name);
-	return rc < 0 ? -1 : 0;
+	if (rc < 0) {
+		snprintf(num, sizeof(num), "%d", nr);
+		return fail(err, errlen, "rule for", p->check[nr] != NULL ?
+		    p->check[nr]->name : num, rc);
+	}
+	return 0;
 }
 
 static int
@@ -575,12 +742,13 @@ set_attrs(scmp_filter_ctx ctx, char *err, size_t errlen)
 static scmp_filter_ctx
 build(char *err, size_t errlen)
 {
+	static struct nr_plan plan;
 	scmp_filter_ctx ctx;
 	uint32_t arch;
 	int nr;
 
 	arch = seccomp_arch_native();
-	if (check_tables(arch, err, errlen) == -1)
+	if (plan_numbers(&plan, arch, err, errlen) == -1)
 		return NULL;
 	/* Native architecture only: seccomp_init adds nothing else. */
 	if ((ctx = seccomp_init(SCMP_ACT_ERRNO(EPERM))) == NULL) {
@@ -590,7 +758,7 @@ build(char *err, size_t errlen)
 	if (set_attrs(ctx, err, errlen) == -1)
 		goto bad;
 	for (nr = 0; nr <= NR_LAST; nr++)
-		if (add_nr(ctx, arch, nr, err, errlen) == -1)
+		if (add_nr(ctx, &plan, nr, err, errlen) == -1)
 			goto bad;
 	return ctx;
  bad:
@@ -604,7 +772,8 @@ build(char *err, size_t errlen)
  * broker judges them too (sandbox/broker.c).
  */
 const char *const broker_meta_names[] = {
-	"chmod", "fchmod", "fchmodat", "chown", "lchown", "fchown", "fchownat",
+	"chmod", "fchmod", "fchmodat", "fchmodat2", "chown", "lchown", "fchown",
+	"fchownat",
 	"utime", "utimes", "futimesat", "utimensat", "setxattr", "lsetxattr",
 	"fsetxattr", "removexattr", "lremovexattr", "fremovexattr", NULL
 };
@@ -623,6 +792,22 @@ const struct broker_sigcall_name broker_signal_names[] = {
 	{ "rt_tgsigqueueinfo", SIGCALL_TGSIGQUEUE },
 	{ "pidfd_open", SIGCALL_PIDFD_OPEN },
 	{ NULL, 0 }
+};
+
+/*
+ * The calls that act on another process by its id (which argument holds
+ * it), and the value of their "which" argument that means every process
+ * of the caller's user, or -1.
+ */
+const struct broker_procall_name broker_process_names[] = {
+	{ "setpriority", PROCALL_PRIORITY, 1, PRIO_USER },
+	{ "ioprio_set", PROCALL_IOPRIO, 1, IOPRIO_WHO_USER },
+	{ "sched_setaffinity", PROCALL_PID, 0, -1 },
+	{ "sched_setscheduler", PROCALL_PID, 0, -1 },
+	{ "sched_setparam", PROCALL_PID, 0, -1 },
+	{ "sched_setattr", PROCALL_PID, 0, -1 },
+	{ "prlimit64", PROCALL_PID, 0, -1 },
+	{ NULL, 0, 0, 0 }
 };
 
 const struct broker_sockopt broker_sockopts[] = {
@@ -658,11 +843,6 @@ sandbox_seccomp_load(char *err, size_t errlen)
 	return 0;
 }
 
-/*
- * The connect broker's filter: connect() stops for the broker (user
- * notification), everything else is left to the main filter.  A foreign
- * ABI is killed here too.
- */
 /*
  * The landlock confinement's signal calls (broker_signal_names, and
  * fcntl(F_SETOWN)) stop for the broker.  An owner given through memory
@@ -702,19 +882,115 @@ broker_signals(scmp_filter_ctx ctx)
 	return 0;
 }
 
-/*
- * The connect broker's filter: connect() stops for the broker (user
- * notification), everything else is left to the main filter.  A foreign
- * ABI is killed here too.  In the landlock confinement (ll), metadata and
- * signal calls stop for it as well, and, where it connects fresh sockets
- * (opts), the socket options it must carry over.
- */
-static scmp_filter_ctx
-build_broker(bool ll, bool opts, char *err, size_t errlen)
+/* Stop nr for the broker when the low 32 bits of arg are not 0. */
+static int
+notify_unless_zero(scmp_filter_ctx ctx, int nr, unsigned int arg)
 {
-	scmp_filter_ctx ctx;
+	static const uint32_t zero[] = { 0 };
+
+	return act_walk(ctx, SCMP_ACT_NOTIFY, nr, arg, zero, NELEM(zero), 0,
+	    0);
+}
+
+/*
+ * The calls that act on another process by its id: the broker lets them
+ * go on only toward the command's own processes (broker_process_names).
+ * 0 names the caller itself, which needs no broker; so does
+ * setpriority's and ioprio_set's "the caller's group".  "The caller's
+ * user" reaches every process of the uid: it stops for the broker, which
+ * refuses it.
+ */
+static int
+broker_processes(scmp_filter_ctx ctx)
+{
+	struct scmp_arg_cmp cmp;
 	size_t i;
 	int rc, nr;
+
+	for (i = 0; broker_process_names[i].name != NULL; i++) {
+		const struct broker_procall_name *p = &broker_process_names[i];
+
+		if ((nr = seccomp_syscall_resolve_name(p->name)) < 0)
+			return -EINVAL;
+		if ((rc = notify_unless_zero(ctx, nr, p->pid_arg)) < 0)
+			return rc;
+		if (p->user_value < 0)
+			continue;
+		cmp = masked(0, ARG32, (uint32_t)p->user_value);
+		if ((rc = rule(ctx, SCMP_ACT_NOTIFY, nr, 1, &cmp)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/*
+ * A root caller's command that keeps uid 0 (SECCOMP_BROKER_ROOT): uid 0
+ * is exempt from RLIMIT_NPROC, so the broker counts its processes at
+ * each fork; and the host's SysV and POSIX IPC objects, which are
+ * root's, are none of its business.
+ */
+static const char *const root_forks[] = { "clone", "fork", "vfork" };
+static const char *const root_ipc[] = {
+	"msgget", "msgsnd", "msgrcv", "msgctl", "semget", "semop",
+	"semtimedop", "semctl", "shmget", "shmat", "shmdt", "shmctl",
+	"mq_open", "mq_unlink", "mq_timedsend", "mq_timedreceive",
+	"mq_notify", "mq_getsetattr",
+};
+
+static int
+broker_root(scmp_filter_ctx ctx)
+{
+	size_t i;
+	int rc, nr;
+
+	for (i = 0; i < NELEM(root_forks); i++) {
+		if ((nr = seccomp_syscall_resolve_name(root_forks[i])) < 0)
+			continue;
+		if ((rc = rule(ctx, SCMP_ACT_NOTIFY, nr, 0, NULL)) < 0)
+			return rc;
+	}
+	for (i = 0; i < NELEM(root_ipc); i++) {
+		if ((nr = seccomp_syscall_resolve_name(root_ipc[i])) < 0)
+			continue;
+		if ((rc = rule(ctx, SCMP_ACT_ERRNO(EPERM), nr, 0, NULL)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int
+notify_names(scmp_filter_ctx ctx, const char *const *names)
+{
+	size_t i;
+	int rc, nr;
+
+	for (i = 0; names[i] != NULL; i++) {
+		if ((nr = seccomp_syscall_resolve_name(names[i])) < 0)
+			return -EINVAL;
+		if ((rc = rule(ctx, SCMP_ACT_NOTIFY, nr, 0, NULL)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/*
+ * The connect broker's filter, the command's second: the calls the
+ * broker decides stop for it (user notification), everything else is
+ * left to the main filter.  A foreign ABI is killed here too.  Always:
+ * connect, bind and listen (SPEC 6.2, 6.5: nothing inbound) and the calls
+ * on another process.  In the landlock confinement (LL), the metadata and
+ * signal calls as well; where it connects fresh sockets (OPTS), the
+ * socket options it must carry over; for a command that keeps uid 0
+ * (ROOT), its forks.
+ */
+static scmp_filter_ctx
+build_broker(int which, char *err, size_t errlen)
+{
+	static const char *const sockets[] = { "connect", "bind", "listen",
+	    NULL };
+	scmp_filter_ctx ctx;
+	size_t i;
+	int rc;
 
 	if ((ctx = seccomp_init(SCMP_ACT_ALLOW)) == NULL) {
 		fail(err, errlen, "seccomp_init", NULL, -ENOMEM);
@@ -723,21 +999,16 @@ build_broker(bool ll, bool opts, char *err, size_t errlen)
 	if ((rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH,
 	    SCMP_ACT_KILL_PROCESS)) < 0 ||
 	    (rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 1)) < 0 ||
-	    (rc = rule(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(connect), 0, NULL)) < 0)
+	    (rc = notify_names(ctx, sockets)) < 0 ||
+	    (rc = broker_processes(ctx)) < 0)
 		goto bad;
 	/* Without a read-only host, metadata is the broker's to judge too. */
-	for (i = 0; ll && broker_meta_names[i] != NULL; i++) {
-		if ((nr = seccomp_syscall_resolve_name(broker_meta_names[i])) <
-		    0) {
-			rc = -EINVAL;
-			goto bad;
-		}
-		if ((rc = rule(ctx, SCMP_ACT_NOTIFY, nr, 0, NULL)) < 0)
-			goto bad;
-	}
-	if (ll && (rc = broker_signals(ctx)) < 0)
+	if ((which & SECCOMP_BROKER_LL) &&
+	    ((rc = notify_names(ctx, broker_meta_names)) < 0 ||
+	    (rc = broker_signals(ctx)) < 0))
 		goto bad;
-	for (i = 0; opts && i < broker_nsockopts; i++) {
+	for (i = 0; (which & SECCOMP_BROKER_OPTS) && i < broker_nsockopts;
+	    i++) {
 		const struct broker_sockopt *o = &broker_sockopts[i];
 		struct scmp_arg_cmp cmp[2] = {
 			masked(1, 0xffffffffUL, (uint32_t)o->level),
@@ -748,6 +1019,8 @@ build_broker(bool ll, bool opts, char *err, size_t errlen)
 		    cmp)) < 0)
 			goto bad;
 	}
+	if ((which & SECCOMP_BROKER_ROOT) && (rc = broker_root(ctx)) < 0)
+		goto bad;
 	return ctx;
 bad:
 	fail(err, errlen, "broker filter", NULL, rc);
@@ -755,58 +1028,65 @@ bad:
 	return NULL;
 }
 
+/* The programs there are: the main one, and the broker's variants. */
+bool
+sandbox_seccomp_valid(int which)
+{
+	if (which == SECCOMP_MAIN || which == SECCOMP_BROKER)
+		return true;
+	if (which < 0 || which >= SECCOMP_PROGRAMS ||
+	    !(which & SECCOMP_BROKER) || !(which & SECCOMP_BROKER_LL))
+		return false;
+	return true;
+}
+
 static scmp_filter_ctx
 build_which(int which, char *err, size_t errlen)
 {
+	if (!sandbox_seccomp_valid(which)) {
+		fail(err, errlen, "no such filter", NULL, -EINVAL);
+		return NULL;
+	}
 	if (which == SECCOMP_MAIN)
 		return build(err, errlen);
-	return build_broker(which == SECCOMP_BROKER_LL ||
-	    which == SECCOMP_BROKER_LL_OPTS, which == SECCOMP_BROKER_LL_OPTS,
-	    err, errlen);
+	return build_broker(which, err, errlen);
 }
 
 #ifndef SECCOMP_GEN_ONLY	/* the generator itself has no program yet */
 /* The programs generated at build time (sandbox/seccomp-prog.c). */
-extern const unsigned char sandbox_seccomp_bpf[];
-extern const size_t sandbox_seccomp_bpf_len;
-extern const unsigned char sandbox_seccomp_broker_bpf[];
-extern const size_t sandbox_seccomp_broker_bpf_len;
-extern const unsigned char sandbox_seccomp_broker_ll_bpf[];
-extern const size_t sandbox_seccomp_broker_ll_bpf_len;
-extern const unsigned char sandbox_seccomp_broker_ll_opts_bpf[];
-extern const size_t sandbox_seccomp_broker_ll_opts_bpf_len;
+extern const unsigned char *const sandbox_seccomp_progs[SECCOMP_PROGRAMS];
+extern const size_t sandbox_seccomp_progs_len[SECCOMP_PROGRAMS];
 
 int
 sandbox_seccomp_program(const void **prog, size_t *len)
 {
-	*prog = sandbox_seccomp_bpf;
-	*len = sandbox_seccomp_bpf_len;
+	*prog = sandbox_seccomp_progs[SECCOMP_MAIN];
+	*len = sandbox_seccomp_progs_len[SECCOMP_MAIN];
+	return 0;
+}
+
+int
+sandbox_seccomp_generated(int which, const void **prog, size_t *len)
+{
+	if (!sandbox_seccomp_valid(which) || which == SECCOMP_MAIN)
+		return -1;
+	*prog = sandbox_seccomp_progs[which];
+	*len = sandbox_seccomp_progs_len[which];
 	return 0;
 }
 
 int
 sandbox_seccomp_load_broker(int which, char *err, size_t errlen)
 {
-	static const struct {
-		const unsigned char	*prog;
-		const size_t		*len;
-	} progs[] = {
-		[SECCOMP_BROKER] = { sandbox_seccomp_broker_bpf,
-		    &sandbox_seccomp_broker_bpf_len },
-		[SECCOMP_BROKER_LL] = { sandbox_seccomp_broker_ll_bpf,
-		    &sandbox_seccomp_broker_ll_bpf_len },
-		[SECCOMP_BROKER_LL_OPTS] = { sandbox_seccomp_broker_ll_opts_bpf,
-		    &sandbox_seccomp_broker_ll_opts_bpf_len },
-	};
 	struct sock_fprog fp;
+	const void *prog;
+	size_t len;
 	int fd;
 
-	if (which < SECCOMP_BROKER || which > SECCOMP_BROKER_LL_OPTS)
+	if (sandbox_seccomp_generated(which, &prog, &len) == -1)
 		return fail(err, errlen, "user notification", NULL, -EINVAL);
-	fp.len = (unsigned short)(*progs[which].len /
-	    sizeof(struct sock_filter));
-	fp.filter = (struct sock_filter *)(uintptr_t)progs[which].prog;
-
+	fp.len = (unsigned short)(len / sizeof(struct sock_filter));
+	fp.filter = (struct sock_filter *)(uintptr_t)prog;
 	fd = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
 	    SECCOMP_FILTER_FLAG_NEW_LISTENER, &fp);
 	if (fd == -1)

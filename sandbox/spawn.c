@@ -1,17 +1,23 @@
 /*
  * Spawning the confined command (SPEC 6).  Four processes:
  *
- *   harn-egressd (host namespaces; the proxy and the connect broker)
+ *   harn-egressd (host namespaces; the proxy and the decision log)
  *     `- setup: the confinement's namespaces and mounts (ns.c), the
- *        proxy's listener and the broker's roots handed over; then waits
- *          `- init: PID 1 of the new PID namespace; mounts /proc, maps a
- *             root caller's command to SANDBOX_UID, forwards signals,
- *             reaps, reports the command's status; when it exits, the
- *             kernel ends everything left inside
- *               `- command: setsid, Landlock, its own user namespace (a
- *                  root caller's), limits, capabilities dropped,
- *                  no_new_privs, seccomp and the broker's filter (whose
- *                  listener goes to harn-egressd), fds above 2 closed, exec
+ *        proxy's listener handed over; then waits, the subreaper of
+ *        whatever init leaves behind
+ *          `- init: PID 1 of the new PID namespace (namespaces), or the
+ *             command's subreaper (landlock).  It takes exactly the
+ *             command's identity (become_command: its uid, gids, user
+ *             namespace, no capability, no_new_privs), then forks the
+ *             command and serves its broker (broker.c) on an event loop
+ *             of its own: whatever is done for the command is done with
+ *             the command's rights, never harn-egressd's.  It forwards
+ *             signals, reaps, reports the command's status and what the
+ *             broker refused; when it exits, what is left ends too
+ *               `- command: setsid, Landlock, limits, capabilities
+ *                  dropped, no_new_privs, seccomp (the allowlist) and the
+ *                  broker's filter (whose listener goes to init), fds
+ *                  above 2 closed, exec
  *
  * Every step that fails says so on the control socket before anything
  * is run, and nothing is sent to the children, so a failure's word is
@@ -31,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -41,19 +48,26 @@
 #include <linux/capability.h>
 #include <linux/securebits.h>
 
+#include <event2/event.h>
+
 #include "sandbox/internal.h"
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open		434
+#endif
 
 #define SETUP_TIMEOUT_MS	10000
 #define OPT_ROOTS_MAX		128	/* writable roots the broker knows */
 #define MAX_LANDLOCK_RULES	4096
 
 enum msg_kind {
-	MSG_SETUP = 1,	/* the listener and the broker's roots */
+	MSG_SETUP = 1,	/* the listener */
 	MSG_INIT,	/* init's host pid */
-	MSG_READY,	/* about to exec; carries the broker's listener */
+	MSG_READY,	/* the command is about to exec, its broker serving */
 	MSG_FAIL,	/* a step failed; nothing was run */
 	MSG_EXIT,	/* the command's wait status */
-	MSG_RULESET	/* to the command: the Landlock ruleset, host grants */
+	MSG_RULESET,	/* to the command: the Landlock ruleset, host grants */
+	MSG_DIRECT	/* a refusal of the broker's (with a pidfd) */
 };
 
 struct msg {
@@ -63,6 +77,7 @@ struct msg {
 	unsigned short		 port;
 	bool			 setup;		/* MSG_FAIL: the confinement's */
 	struct setup_fail	 fail;
+	struct broker_refusal	 refusal;	/* MSG_DIRECT */
 };
 
 struct sandbox_child {
@@ -71,10 +86,6 @@ struct sandbox_child {
 	int			 ctl;
 	int			 listen_fd;
 	unsigned short		 port;
-	int			 notify;
-	int			*rootfds;
-	size_t			 nroots;
-	struct broker		*broker;
 	struct sandbox_paths	 paths;
 	const struct sandbox_request *req;
 	const struct sandbox_plan *plan;
@@ -82,6 +93,8 @@ struct sandbox_child {
 	bool			 root;
 	char			*cgroup;
 	bool			 exited;
+	bool			 ended;		/* MSG_EXIT read, or none will come */
+	bool			 silent;	/*   none will */
 	int			 wstatus;
 	char			 late[256];	/* a trial's failed step */
 };
@@ -94,7 +107,11 @@ struct job {
 	bool				 ns, ll, root;
 	int				 ctl;
 	unsigned short			 port;
+	pid_t				 setup;		/* init's parent */
 	int				 map_req[2], map_ack[2];
+	int				 lsn[2];	/* init <- command */
+	/* The broker's roots, opened where the command's view is ours. */
+	int				*rootfds, *bindfds;
 };
 
 static int
@@ -261,29 +278,6 @@ close_fds_above_2(void)
 		(void)close(fd);
 }
 
-/*
- * A root caller's command leaves the initial user namespace for one of
- * its own, where init maps it to SANDBOX_UID alone; then it becomes that
- * uid, with no supplementary group.
- */
-static void
-become_sandbox_user(struct job *j)
-{
-	char c = 'u';
-
-	if (unshare(CLONE_NEWUSER) == -1)
-		child_fail(j->ctl, AREA_WRITE, MECH_NAMESPACES,
-		    "user namespace: %s", strerror(errno));
-	if (write(j->map_req[1], &c, 1) != 1 ||
-	    read(j->map_ack[0], &c, 1) != 1 || c != 'k')
-		_exit(3);	/* init said why */
-	if (setresgid(SANDBOX_GID, SANDBOX_GID, SANDBOX_GID) == -1 ||
-	    setgroups(0, NULL) == -1 ||
-	    setresuid(SANDBOX_UID, SANDBOX_UID, SANDBOX_UID) == -1)
-		child_fail(j->ctl, AREA_WRITE, MECH_NAMESPACES,
-		    "uid %u: %s", SANDBOX_UID, strerror(errno));
-}
-
 /* The ruleset the parent built; -1 if none came. */
 static int
 take_ruleset(int ctl)
@@ -397,8 +391,9 @@ run_command(struct job *j)
 	const void *prog;
 	size_t plen;
 	char err[256], **envp;
-	int ll = -1, notify = -1;
+	int ll = -1, notify = -1, which;
 
+	(void)close(j->lsn[0]);
 	if (setsid() == -1)
 		child_fail(j->ctl, AREA_UNKNOWN, -1, "setsid: %s",
 		    strerror(errno));
@@ -415,21 +410,11 @@ run_command(struct job *j)
 	    sizeof(err)) == -1)
 		child_fail(j->ctl, AREA_HOME_READ, MECH_LANDLOCK,
 		    "landlock: %s", err);
-	if (j->ns && j->root)
-		become_sandbox_user(j);
-	else if (j->ll && p->sandbox_uid) {
-		struct setup_fail f;
-
-		/* While root can: leaving uid 0 takes the other sets along. */
-		drop_bounding_set(j->ctl);
-		memset(&f, 0, sizeof(f));
-		if (llc_become_user(&f) == -1)
-			report_fail(j->ctl, true, &f);
-	}
-	if (limits_apply_rlimits(&j->req->limits, j->ll, err,
-	    sizeof(err)) == -1)
+	/* uid 0 is exempt from RLIMIT_NPROC: the broker counts its forks. */
+	if (p->identity != IDENTITY_ROOT && limits_apply_rlimits(
+	    &j->req->limits, j->ll, err, sizeof(err)) == -1)
 		child_fail(j->ctl, AREA_UNKNOWN, -1, "%s", err);
-	drop_privileges(j->ctl, j->ns || have_setpcap());
+	drop_privileges(j->ctl, false);
 	if (ll != -1 && sandbox_landlock_enforce(ll, err, sizeof(err)) == -1)
 		child_fail(j->ctl, AREA_WRITE, MECH_LANDLOCK, "landlock: %s",
 		    err);
@@ -437,23 +422,28 @@ run_command(struct job *j)
 		child_fail(j->ctl, AREA_WRITE, -1, "%s: %s", j->req->workspace,
 		    strerror(errno));
 	if ((envp = sandbox_env_build(j->req, j->ns ? j->port :
-	    j->req->host_port, j->ns || j->ll, err, sizeof(err))) == NULL)
+	    j->req->host_port, true, err, sizeof(err))) == NULL)
 		child_fail(j->ctl, AREA_UNKNOWN, -1, "environment: %s", err);
 	(void)sandbox_seccomp_program(&prog, &plen);
 	if (p->seccomp && sandbox_seccomp_load_program(prog, plen, err,
 	    sizeof(err)) == -1)
 		child_fail(j->ctl, AREA_EGRESS, MECH_SECCOMP, "%s", err);
+	which = SECCOMP_BROKER;
+	if (j->ll)
+		which |= SECCOMP_BROKER_LL | (p->getfd ? 0 :
+		    SECCOMP_BROKER_OPTS) | (p->identity == IDENTITY_ROOT ?
+		    SECCOMP_BROKER_ROOT : 0);
 	/* A broker that cannot listen: the confinement did not attach. */
-	if ((j->ns || j->ll) && (notify = sandbox_seccomp_load_broker(!j->ll ?
-	    SECCOMP_BROKER : p->getfd ? SECCOMP_BROKER_LL :
-	    SECCOMP_BROKER_LL_OPTS, err, sizeof(err))) == -1) {
+	if ((notify = sandbox_seccomp_load_broker(which, err,
+	    sizeof(err))) == -1) {
 		struct setup_fail f = { .err = errno, .mech = MECH_SECCOMP,
 		    .area = AREA_LOCAL_SOCKET };
 
 		snprintf(f.text, sizeof(f.text), "connect broker: %.200s", err);
 		report_fail(j->ctl, true, &f);
 	}
-	if (send_msg(j->ctl, &m, &notify, notify != -1 ? 1 : 0) == -1)
+	/* The listener to init, which serves it; init says we are ready. */
+	if (send_msg(j->lsn[1], &m, &notify, 1) == -1)
 		_exit(3);
 	if (j->req->trial)
 		run_trial(j);
@@ -462,24 +452,244 @@ run_command(struct job *j)
 	exec_failed(j->req->argv[0], envp, errno);
 }
 
-static volatile sig_atomic_t forward_to;
-static volatile sig_atomic_t orphaned;	/* harn-egressd is gone */
-
-/* The command first, here: init may be blocked in waitpid(). */
-static void
-note_orphaned(int sig)
+/* An unconfined command: the caller's own rights, nothing of ours. */
+static void __attribute__((noreturn))
+run_unconfined(struct job *j)
 {
-	(void)sig;
-	orphaned = 1;
-	if (forward_to > 0)
-		(void)kill(forward_to, SIGKILL);
+	char err[256], **envp;
+
+	if (setsid() == -1)
+		child_fail(j->ctl, AREA_UNKNOWN, -1, "setsid: %s",
+		    strerror(errno));
+	if (chdir(j->req->workspace) == -1)
+		child_fail(j->ctl, AREA_WRITE, -1, "%s: %s", j->req->workspace,
+		    strerror(errno));
+	if (limits_apply_rlimits(&j->req->limits, true, err,
+	    sizeof(err)) == -1)
+		child_fail(j->ctl, AREA_UNKNOWN, -1, "%s", err);
+	/* worktree without a confinement: no capability still, if we can. */
+	if (j->plan->profile != PROFILE_UNRESTRICTED)
+		drop_privileges(j->ctl, false);
+	if ((envp = sandbox_env_build(j->req, j->req->host_port, false, err,
+	    sizeof(err))) == NULL)
+		child_fail(j->ctl, AREA_UNKNOWN, -1, "environment: %s", err);
+	if (j->req->trial)
+		_exit(0);
+	close_fds_above_2();
+	execvpe(j->req->argv[0], j->req->argv, envp);
+	exec_failed(j->req->argv[0], envp, errno);
 }
 
+/* ---------------------------------------------------------------- */
+/* init: the command's identity, its broker, its reaper. */
+
+/*
+ * A root caller's command in the namespaces confinement: init makes the
+ * user namespace the command will share, in which setup (its parent,
+ * root outside) maps SANDBOX_UID alone; so neither is root there nor
+ * anywhere, and init's rights over the command are those of a peer.
+ */
 static void
-forward_signal(int sig)
+enter_sandbox_userns(struct job *j)
 {
-	if (forward_to > 0)
-		kill(forward_to, sig);
+	char c = 'u';
+
+	if (unshare(CLONE_NEWUSER) == -1)
+		child_fail(j->ctl, AREA_WRITE, MECH_NAMESPACES,
+		    "user namespace: %s", strerror(errno));
+	if (write(j->map_req[1], &c, 1) != 1 ||
+	    read(j->map_ack[0], &c, 1) != 1 || c != 'k')
+		_exit(3);	/* setup said why */
+}
+
+/*
+ * init takes exactly the command's identity before the command is forked
+ * from it (SPEC 6.2): the broker it serves then acts with the command's
+ * uid and gids and no capability, and no code path is left that could act
+ * with harn-egressd's.  Every step is checked; a half-changed identity
+ * ends the run.
+ */
+static void
+become_command(struct job *j)
+{
+	bool caps = j->ns;
+
+	switch (j->plan->identity) {
+	case IDENTITY_CALLER:
+		break;
+	case IDENTITY_SANDBOX_UID:
+		if (j->ns)
+			enter_sandbox_userns(j);
+		else
+			drop_bounding_set(j->ctl);	/* while root can */
+		if (setresgid(SANDBOX_GID, SANDBOX_GID, SANDBOX_GID) == -1 ||
+		    setgroups(0, NULL) == -1 ||
+		    setresuid(SANDBOX_UID, SANDBOX_UID, SANDBOX_UID) == -1)
+			child_fail(j->ctl, AREA_WRITE, -1, "uid %u: %s",
+			    SANDBOX_UID, strerror(errno));
+		break;
+	case IDENTITY_ROOT:
+		/* Root's groups go where we may drop them (CAP_SETGID). */
+		if (setgroups(0, NULL) == -1 && errno != EPERM)
+			child_fail(j->ctl, AREA_WRITE, -1, "setgroups: %s",
+			    strerror(errno));
+		caps = have_setpcap();
+		break;
+	}
+	if (!j->ns && j->plan->identity == IDENTITY_CALLER)
+		caps = have_setpcap();
+	drop_privileges(j->ctl, caps);
+}
+
+/* The broker's refusals, to harn-egressd, with a pidfd of the process. */
+static void
+tell_refused(void *arg, const struct broker_refusal *r)
+{
+	struct job *j = arg;
+	struct msg m = { .kind = MSG_DIRECT, .refusal = *r };
+	int pidfd;
+
+	pidfd = (int)syscall(SYS_pidfd_open, r->pid, 0);
+	(void)send_msg(j->ctl, &m, &pidfd, pidfd != -1 ? 1 : 0);
+	if (pidfd != -1)
+		(void)close(pidfd);
+}
+
+struct init_state {
+	struct job		*j;
+	struct event_base	*base;
+	struct broker		*broker;
+	pid_t			 cmd;
+	bool			 ended;
+	int			 wstatus;
+	bool			 orphaned;
+};
+
+/* Signals come as readable data (signalfd): no handler races the loop. */
+static void
+signal_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct init_state *s = arg;
+	struct signalfd_siginfo si;
+	pid_t p;
+	int st;
+
+	while (read(fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		if ((int)si.ssi_signo == SIGCHLD)
+			continue;
+		if ((int)si.ssi_signo == SIGRTMIN) {
+			/* harn-egressd is gone (its set-up's end). */
+			s->orphaned = true;
+			(void)kill(s->cmd, SIGKILL);
+			continue;
+		}
+		(void)kill(s->cmd, (int)si.ssi_signo);
+	}
+	while ((p = waitpid(-1, &st, WNOHANG)) > 0)
+		if (p == s->cmd) {
+			s->ended = true;
+			s->wstatus = st;
+		}
+	if (s->ended || s->orphaned)
+		event_base_loopbreak(s->base);
+}
+
+static const int init_signals[] = { SIGCHLD, SIGTERM, SIGINT, SIGHUP,
+    SIGQUIT, SIGUSR1, SIGUSR2 };
+
+static void
+noop(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * The signals init takes, blocked and read from a signalfd.  Each has a
+ * handler all the same: the init of a PID namespace is sent none it
+ * leaves at the default.
+ */
+static int
+init_signalfd(struct job *j)
+{
+	struct sigaction sa = { .sa_handler = noop };
+	sigset_t set;
+	size_t i;
+
+	sigemptyset(&set);
+	for (i = 0; i < NELEM(init_signals); i++) {
+		sigaddset(&set, init_signals[i]);
+		(void)sigaction(init_signals[i], &sa, NULL);
+	}
+	if (!j->ns) {
+		sigaddset(&set, SIGRTMIN);
+		(void)sigaction(SIGRTMIN, &sa, NULL);
+	}
+	if (sigprocmask(SIG_BLOCK, &set, NULL) == -1)
+		return -1;
+	return signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+}
+
+/* The listener the command made (its broker filter's), or -1. */
+static int
+take_listener(int fd)
+{
+	int fds[SANDBOX_MAX_FDS];
+	struct msg m;
+	size_t n;
+
+	if (recv_msg(fd, &m, fds, &n, SETUP_TIMEOUT_MS) == -1)
+		return -1;
+	while (n > 1)
+		(void)close(fds[--n]);
+	return n == 1 ? fds[0] : -1;
+}
+
+/* The broker, served here for the command's whole life. */
+static struct broker *
+init_broker(struct job *j, struct event_base *base, int notify)
+{
+	const struct sandbox_paths *paths = j->paths;
+	const char *writable[OPT_ROOTS_MAX + 1];
+	struct broker_conf bc;
+	struct setup_fail f;
+	struct broker *b;
+	char err[256];
+	size_t i, n = 0;
+
+	memset(&bc, 0, sizeof(bc));
+	bc.mode = j->ns ? BROKER_NS : BROKER_LL;
+	bc.notify = notify;
+	bc.roots = (const char *const *)paths->sockroots.v;
+	bc.nroots = paths->sockroots.n;
+	bc.rootfds = j->rootfds;
+	bc.binds = (const char *const *)paths->bindroots.v;
+	bc.nbinds = paths->bindroots.n;
+	bc.bindfds = j->bindfds;
+	writable[n++] = j->req->workspace;
+	for (i = 0; i < j->req->nrw_roots && n < OPT_ROOTS_MAX; i++)
+		writable[n++] = j->req->rw_roots[i];
+	bc.writable = writable;
+	bc.nwritable = n;
+	bc.readonly = j->req->ro_roots;
+	bc.nreadonly = j->req->nro_roots;
+	bc.proxy_port = j->req->host_port;
+	bc.init = getpid();
+	bc.getfd = j->plan->getfd;
+	bc.max_procs = j->plan->identity == IDENTITY_ROOT ?
+	    j->req->limits.max_procs : 0;
+	bc.refused = tell_refused;
+	bc.arg = j;
+	j->rootfds = j->bindfds = NULL;		/* the broker's now */
+	if ((b = broker_new(base, &bc, err, sizeof(err))) == NULL) {
+		memset(&f, 0, sizeof(f));
+		f.err = ENOMEM;
+		f.mech = MECH_SECCOMP;
+		f.area = AREA_LOCAL_SOCKET;
+		snprintf(f.text, sizeof(f.text), "connect broker: %.200s",
+		    err);
+		report_fail(j->ctl, true, &f);
+	}
+	return b;
 }
 
 /*
@@ -510,11 +720,118 @@ end_orphans(void)
 	}
 }
 
-/* init's side of become_sandbox_user. */
+/* Told when harn-egressd goes: PID 1's end ends the namespace; ours not. */
 static void
-map_command(struct job *j, pid_t cmd)
+arm_parent_death(struct job *j)
+{
+	(void)prctl(PR_SET_PDEATHSIG, j->ns ? SIGKILL : SIGRTMIN);
+	if (getppid() != j->setup)
+		(void)raise(j->ns ? SIGKILL : SIGRTMIN);	/* gone already */
+}
+
+/*
+ * init: the command's identity, then the command, then its broker until
+ * it ends (an unconfined command: the caller's own rights, no broker).
+ * Exiting ends whatever is left (the PID namespace's end, or
+ * end_orphans).
+ */
+static void __attribute__((noreturn))
+run_init(struct job *j)
+{
+	struct init_state s = { .j = j };
+	struct msg m = { .kind = MSG_EXIT };
+	struct setup_fail f;
+	struct event *sev = NULL;
+	bool confined = j->ns || j->ll;
+	int sfd, notify = -1;
+
+	(void)prctl(PR_SET_DUMPABLE, 0);	/* not readable from inside */
+	if ((sfd = init_signalfd(j)) == -1)
+		child_fail(j->ctl, AREA_UNKNOWN, -1, "signalfd: %s",
+		    strerror(errno));
+	arm_parent_death(j);
+	memset(&f, 0, sizeof(f));
+	if (j->ns && ns_mount_proc(&f) == -1)
+		report_fail(j->ctl, true, &f);
+	if (!j->ns)
+		(void)prctl(PR_SET_CHILD_SUBREAPER, 1);
+	if (confined) {
+		become_command(j);
+		/* Changing identity cleared these. */
+		(void)prctl(PR_SET_DUMPABLE, 0);
+		arm_parent_death(j);
+		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
+		    j->lsn) == -1)
+			child_fail(j->ctl, AREA_UNKNOWN, -1, "socketpair: %s",
+			    strerror(errno));
+	}
+	if ((s.cmd = fork()) == -1)
+		child_fail(j->ctl, AREA_UNKNOWN, -1, "fork: %s",
+		    strerror(errno));
+	if (s.cmd == 0) {
+		sigset_t all;
+
+		sigemptyset(&all);
+		(void)sigprocmask(SIG_SETMASK, &all, NULL);
+		(void)close(sfd);
+		if (confined)
+			run_command(j);
+		run_unconfined(j);
+	}
+	if (confined) {
+		(void)close(j->lsn[1]);
+		/* No listener: the command failed before, and said why. */
+		if ((notify = take_listener(j->lsn[0])) == -1) {
+			(void)kill(s.cmd, SIGKILL);
+			_exit(3);
+		}
+		(void)close(j->lsn[0]);
+	}
+	if ((s.base = event_base_new()) == NULL ||
+	    (sev = event_new(s.base, sfd, EV_READ | EV_PERSIST, signal_cb,
+	    &s)) == NULL || event_add(sev, NULL) == -1) {
+		(void)kill(s.cmd, SIGKILL);
+		child_fail(j->ctl, AREA_UNKNOWN, MECH_SECCOMP, "connect "
+		    "broker: event loop: %s", strerror(errno));
+	}
+	if (confined && (s.broker = init_broker(j, s.base, notify)) ==
+	    NULL) {
+		(void)kill(s.cmd, SIGKILL);
+		_exit(3);
+	}
+	if (send_msg(j->ctl, &(struct msg){ .kind = MSG_READY }, NULL, 0) ==
+	    -1) {
+		(void)kill(s.cmd, SIGKILL);
+		_exit(3);
+	}
+	signal_cb(sfd, EV_READ, &s);	/* what came before the loop */
+	while (!s.ended && !s.orphaned &&
+	    event_base_loop(s.base, EVLOOP_ONCE) == 0)
+		signal_cb(sfd, EV_READ, &s);
+	if (s.orphaned) {
+		end_orphans();
+		_exit(3);
+	}
+	if (!j->ns)
+		end_orphans();
+	m.wstatus = s.wstatus;
+	(void)send_msg(j->ctl, &m, NULL, 0);
+	_exit(0);
+}
+
+/* ---------------------------------------------------------------- */
+/* setup: the namespaces, then init. */
+
+/*
+ * setup's side of enter_sandbox_userns: init's maps.  Written through the
+ * /proc init mounted for its PID namespace (ours is read-only now), in
+ * which it is 1.
+ */
+static void
+map_init(struct job *j)
 {
 	struct setup_fail f;
+	int procfd = -1;
 	char c;
 
 	(void)close(j->map_req[1]);
@@ -522,84 +839,43 @@ map_command(struct job *j, pid_t cmd)
 	if (read(j->map_req[0], &c, 1) != 1)
 		return;		/* it failed before, and said why */
 	memset(&f, 0, sizeof(f));
-	if (ns_user_map(cmd, &f) == -1) {
-		kill(cmd, SIGKILL);
+	if ((procfd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1 ||
+	    ns_user_map(procfd, 1, &f) == -1) {
+		if (procfd == -1)
+			snprintf(f.text, sizeof(f.text), "/proc: %s",
+			    strerror(errno));
 		report_fail(j->ctl, true, &f);
 	}
+	(void)close(procfd);
 	c = 'k';
-	/* Without its ack the command would wait forever: it ends instead. */
+	/* Without its ack, init reads an end of file, and ends. */
 	if (write(j->map_ack[1], &c, 1) != 1)
-		kill(cmd, SIGKILL);
+		(void)close(j->map_ack[1]);
 }
 
-/*
- * PID 1 of the command's namespace: reap everything, forward signals, and
- * report the command's status.  Exiting ends whatever is left inside.
- */
-static void __attribute__((noreturn))
-run_init(struct job *j)
+/* The broker's roots, opened in the command's view of the filesystem. */
+static int *
+open_roots(const struct strv *roots)
 {
-	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT,
-	    SIGUSR1, SIGUSR2 };
-	struct msg m = { .kind = MSG_EXIT };
-	struct sigaction sa = { .sa_handler = forward_signal };
-	struct setup_fail f;
-	pid_t cmd, p;
-	int st;
+	int *fds;
 	size_t i;
 
-	(void)prctl(PR_SET_DUMPABLE, 0);	/* not readable from inside */
-	memset(&f, 0, sizeof(f));
-	if (j->ns) {
-		/* Its end ends the PID namespace, and all that is in it. */
-		(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (ns_mount_proc(&f) == -1)
-			report_fail(j->ctl, true, &f);
-	} else {
-		/*
-		 * Nothing ends with it here: told that harn-egressd is gone
-		 * (the set-up's end), it ends the command's processes first.
-		 */
-		sa.sa_handler = note_orphaned;
-		(void)sigaction(SIGRTMIN, &sa, NULL);
-		(void)prctl(PR_SET_PDEATHSIG, SIGRTMIN);
-		if (getppid() == 1)
-			orphaned = 1;	/* gone before we could be told */
-		(void)prctl(PR_SET_CHILD_SUBREAPER, 1);
-	}
-	if (j->ns && j->root && (pipe2(j->map_req, O_CLOEXEC) == -1 ||
-	    pipe2(j->map_ack, O_CLOEXEC) == -1))
-		child_fail(j->ctl, AREA_UNKNOWN, -1, "pipe: %s",
-		    strerror(errno));
-	if ((cmd = fork()) == -1)
-		child_fail(j->ctl, AREA_UNKNOWN, -1, "fork: %s",
-		    strerror(errno));
-	if (cmd == 0)
-		run_command(j);
-	if (j->ns && j->root)
-		map_command(j, cmd);
-	forward_to = cmd;
-	sa.sa_handler = forward_signal;
-	for (i = 0; i < NELEM(sigs); i++)
-		(void)sigaction(sigs[i], &sa, NULL);
-	for (;;) {
-		if (orphaned) {
-			(void)kill(cmd, SIGKILL);
-			end_orphans();
-			_exit(3);
-		}
-		p = waitpid(-1, &st, 0);
-		if (p == cmd && !orphaned) {
-			m.wstatus = st;
-			break;
-		}
-		if (p == -1 && errno != EINTR)
-			_exit(3);
-	}
-	if (!j->ns)
-		end_orphans();
-	(void)send_msg(j->ctl, &m, NULL, 0);
-	_exit(0);
+	if ((fds = calloc(roots->n + 1, sizeof(int))) == NULL)
+		return NULL;
+	for (i = 0; i < roots->n; i++)
+		fds[i] = open(roots->v[i], O_PATH | O_DIRECTORY | O_CLOEXEC);
+	return fds;
+}
+
+static void
+close_roots(int *fds, size_t n)
+{
+	size_t i;
+
+	for (i = 0; fds != NULL && i < n; i++)
+		if (fds[i] != -1)
+			(void)close(fds[i]);
+	free(fds);
 }
 
 /* The first child: the confinement's set-up, then init; waits for it. */
@@ -608,8 +884,7 @@ run_setup(struct job *j, int go)
 {
 	struct msg m = { .kind = MSG_SETUP };
 	struct setup_fail f;
-	int fds[SANDBOX_MAX_FDS], st;
-	size_t nroots = 0, i;
+	int lfd = -1, st;
 	pid_t init;
 	char c;
 
@@ -620,39 +895,51 @@ run_setup(struct job *j, int go)
 	 * non-dumpable again.
 	 */
 	(void)prctl(PR_SET_DUMPABLE, 1);
+	/* What init leaves behind, if it dies first, comes here to end. */
+	(void)prctl(PR_SET_CHILD_SUBREAPER, 1);
 	if (go != -1 && read(go, &c, 1) != 1)
 		_exit(3);	/* the parent could not make the cgroup */
 	memset(&f, 0, sizeof(f));
-	fds[0] = -1;
 	if (j->ns) {
-		if (ns_enter(j->paths, &j->req->limits, j->root, &fds[0],
-		    &j->port, fds + 1, &nroots, &f) == -1)
+		if (ns_enter(j->paths, &j->req->limits, j->root, &lfd,
+		    &j->port, &f) == -1)
 			report_fail(j->ctl, true, &f);
+		if ((j->rootfds = open_roots(&j->paths->sockroots)) == NULL ||
+		    (j->bindfds = open_roots(&j->paths->bindroots)) == NULL)
+			child_fail(j->ctl, AREA_LOCAL_SOCKET, MECH_NAMESPACES,
+			    "out of memory");
 		m.port = j->port;
-		if (send_msg(j->ctl, &m, fds, nroots + 1) == -1)
+		if (send_msg(j->ctl, &m, &lfd, 1) == -1)
 			_exit(3);
-		for (i = 0; i < nroots; i++)
-			if (fds[i + 1] != -1)
-				(void)close(fds[i + 1]);
+		(void)close(lfd);
 	}
+	j->setup = getpid();
+	if (j->ns && j->root && (pipe2(j->map_req, O_CLOEXEC) == -1 ||
+	    pipe2(j->map_ack, O_CLOEXEC) == -1))
+		child_fail(j->ctl, AREA_UNKNOWN, -1, "pipe: %s",
+		    strerror(errno));
 	if ((init = fork()) == -1)
 		child_fail(j->ctl, AREA_UNKNOWN, -1, "fork: %s",
 		    strerror(errno));
-	if (init == 0) {
-		if (fds[0] != -1)
-			(void)close(fds[0]);
+	if (init == 0)
 		run_init(j);
-	}
-	if (fds[0] != -1)
-		(void)close(fds[0]);
+	close_roots(j->rootfds, j->paths->sockroots.n);
+	close_roots(j->bindfds, j->paths->bindroots.n);
 	m.kind = MSG_INIT;
 	m.pid = init;
 	(void)send_msg(j->ctl, &m, NULL, 0);
+	if (j->ns && j->root && j->plan->identity == IDENTITY_SANDBOX_UID)
+		map_init(j);
 	(void)close(j->ctl);
 	while (waitpid(init, &st, 0) == -1 && errno == EINTR)
 		;
+	/* init is gone: nothing it started may outlive it. */
+	end_orphans();
 	_exit(0);
 }
+
+/* ---------------------------------------------------------------- */
+/* harn-egressd's side. */
 
 static void
 fail_with(struct sandbox_failure *f, enum sandbox_area area, int mech,
@@ -754,11 +1041,12 @@ sandbox_start(const struct sandbox_request *r, const struct sandbox_plan *p,
 	int sv[2], go[2] = { -1, -1 };
 
 	memset(f, 0, sizeof(*f));
+	memset(&j, 0, sizeof(j));
 	if ((c = calloc(1, sizeof(*c))) == NULL) {
 		fail_with(f, AREA_UNKNOWN, -1, ENOMEM, false, "out of memory");
 		return NULL;
 	}
-	c->ctl = c->listen_fd = c->notify = -1;
+	c->ctl = c->listen_fd = -1;
 	c->ns = p->confinement == CONFINEMENT_NAMESPACES;
 	c->ll = p->confinement == CONFINEMENT_LANDLOCK;
 	c->root = geteuid() == 0;
@@ -770,7 +1058,7 @@ sandbox_start(const struct sandbox_request *r, const struct sandbox_plan *p,
 		fail_with(f, AREA_WRITE, -1, errno, false, err);
 		goto fail;
 	}
-	if (c->ll && p->sandbox_uid &&
+	if (c->ll && p->identity == IDENTITY_SANDBOX_UID &&
 	    (llc_own_dir(r->workspace, ".harn-tmp", err, sizeof(err)) == -1 ||
 	    llc_own_dir(r->workspace, ".harn-cache", err, sizeof(err)) == -1)) {
 		fail_with(f, AREA_WRITE, -1, errno, false, err);
@@ -778,13 +1066,18 @@ sandbox_start(const struct sandbox_request *r, const struct sandbox_plan *p,
 	}
 	if (check_links(p, &c->paths, f) == -1)
 		goto fail;
+	/* The landlock confinement's roots: its view of them is ours. */
+	if (c->ll && ((j.rootfds = open_roots(&c->paths.sockroots)) == NULL ||
+	    (j.bindfds = open_roots(&c->paths.bindroots)) == NULL)) {
+		fail_with(f, AREA_UNKNOWN, -1, ENOMEM, false, "out of memory");
+		goto fail;
+	}
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == -1 ||
 	    (p->memory && pipe2(go, O_CLOEXEC) == -1)) {
 		snprintf(err, sizeof(err), "socketpair: %s", strerror(errno));
 		fail_with(f, AREA_UNKNOWN, -1, errno, false, err);
 		goto fail;
 	}
-	memset(&j, 0, sizeof(j));
 	j.req = r;
 	j.plan = p;
 	j.paths = &c->paths;
@@ -806,6 +1099,9 @@ sandbox_start(const struct sandbox_request *r, const struct sandbox_plan *p,
 			(void)close(go[1]);
 		run_setup(&j, go[0]);
 	}
+	close_roots(j.rootfds, c->paths.sockroots.n);
+	close_roots(j.bindfds, c->paths.bindroots.n);
+	j.rootfds = j.bindfds = NULL;
 	(void)close(sv[1]);
 	c->ctl = sv[0];
 	if (p->memory) {
@@ -820,12 +1116,14 @@ sandbox_start(const struct sandbox_request *r, const struct sandbox_plan *p,
 		}
 		(void)close(go[1]);
 	}
-	if (p->landlock && give_ruleset(c, f) == -1) {
+	if (p->landlock && (c->ns || c->ll) && give_ruleset(c, f) == -1) {
 		sandbox_free(c);
 		return NULL;
 	}
 	return c;
 fail:
+	close_roots(j.rootfds, c->paths.sockroots.n);
+	close_roots(j.bindfds, c->paths.bindroots.n);
 	if (go[0] != -1) {
 		(void)close(go[0]);
 		(void)close(go[1]);
@@ -846,91 +1144,8 @@ kill_setup(struct sandbox_child *c)
 	c->exited = true;
 }
 
-static int
-take_setup(struct sandbox_child *c, const struct msg *m, int *fds,
-    size_t nfds)
-{
-	size_t i;
-
-	if (nfds < 1 || c->rootfds != NULL)
-		return -1;
-	c->listen_fd = fds[0];
-	c->port = m->port;
-	c->nroots = c->paths.sockroots.n;
-	if ((c->rootfds = calloc(c->nroots + 1, sizeof(int))) == NULL)
-		return -1;
-	for (i = 0; i < c->nroots; i++)
-		c->rootfds[i] = i + 1 < nfds ? fds[i + 1] : -1;
-	for (i = c->nroots + 1; i < nfds; i++)
-		(void)close(fds[i]);
-	return 0;
-}
-
-/*
- * The roots the landlock confinement's broker resolves in: opened here,
- * the command's view being ours.
- */
-static int *
-open_roots(const struct sandbox_paths *p)
-{
-	int *fds;
-	size_t i;
-
-	if ((fds = calloc(p->sockroots.n + 1, sizeof(int))) == NULL)
-		return NULL;
-	for (i = 0; i < p->sockroots.n; i++)
-		fds[i] = open(p->sockroots.v[i], O_PATH | O_DIRECTORY |
-		    O_CLOEXEC);
-	return fds;
-}
-
-static int
-start_broker(struct sandbox_child *c, struct event_base *base,
-    struct sandbox_failure *f)
-{
-	const char *writable[OPT_ROOTS_MAX + 1];
-	struct broker_conf bc;
-	char err[256];
-	size_t i, n = 0;
-	bool as_u = c->root && (c->ns || c->plan->sandbox_uid);
-
-	memset(&bc, 0, sizeof(bc));
-	bc.mode = c->ns ? BROKER_NS : BROKER_LL;
-	bc.notify = c->notify;
-	bc.roots = (const char *const *)c->paths.sockroots.v;
-	bc.nroots = c->paths.sockroots.n;
-	bc.rootfds = c->ns ? c->rootfds : open_roots(&c->paths);
-	writable[n++] = c->req->workspace;
-	for (i = 0; i < c->req->nrw_roots && n < OPT_ROOTS_MAX; i++)
-		writable[n++] = c->req->rw_roots[i];
-	bc.writable = writable;
-	bc.nwritable = n;
-	bc.readonly = c->req->ro_roots;
-	bc.nreadonly = c->req->nro_roots;
-	bc.uid = as_u ? SANDBOX_UID : (uid_t)-1;
-	bc.gid = as_u ? SANDBOX_GID : (gid_t)-1;
-	bc.proxy_port = c->req->host_port;
-	bc.init = c->init_pid;
-	bc.getfd = c->plan->getfd;
-	c->notify = -1;
-	c->rootfds = NULL;	/* the broker's, or closed */
-	if (bc.rootfds == NULL) {
-		(void)close(bc.notify);
-		fail_with(f, AREA_LOCAL_SOCKET, MECH_SECCOMP, ENOMEM, false,
-		    "out of memory");
-		return -1;
-	}
-	if ((c->broker = broker_new(base, &bc, err, sizeof(err))) == NULL) {
-		fail_with(f, AREA_LOCAL_SOCKET, MECH_SECCOMP, ENOMEM, false,
-		    err);
-		return -1;
-	}
-	return 0;
-}
-
 int
-sandbox_ready(struct sandbox_child *c, struct event_base *base,
-    struct sandbox_failure *f)
+sandbox_ready(struct sandbox_child *c, struct sandbox_failure *f)
 {
 	int fds[SANDBOX_MAX_FDS], st;
 	char err[256];
@@ -956,21 +1171,20 @@ sandbox_ready(struct sandbox_child *c, struct event_base *base,
 		}
 		switch (m.kind) {
 		case MSG_SETUP:
-			if (take_setup(c, &m, fds, nfds) == -1) {
+			if (nfds != 1 || c->listen_fd != -1) {
 				for (i = 0; i < nfds; i++)
 					(void)close(fds[i]);
 				fail_with(f, AREA_UNKNOWN, -1, EPROTO, false,
 				    "sandbox set-up: a malformed hand-over");
 				goto fail;
 			}
+			c->listen_fd = fds[0];
+			c->port = m.port;
 			break;
 		case MSG_INIT:
 			c->init_pid = m.pid;
 			break;
 		case MSG_READY:
-			c->notify = nfds > 0 ? fds[0] : -1;
-			for (i = 1; i < nfds; i++)
-				(void)close(fds[i]);
 			ready = true;
 			break;
 		default:
@@ -981,13 +1195,6 @@ sandbox_ready(struct sandbox_child *c, struct event_base *base,
 			goto fail;
 		}
 	}
-	if ((c->ns || c->ll) && c->notify == -1) {
-		fail_with(f, AREA_LOCAL_SOCKET, MECH_SECCOMP, EPROTO, true,
-		    "connect broker: no listener from the command");
-		goto fail;
-	}
-	if (c->notify != -1 && start_broker(c, base, f) == -1)
-		goto fail;
 	return 0;
 fail:
 	kill_setup(c);
@@ -1023,29 +1230,81 @@ sandbox_signal(const struct sandbox_child *c, int sig)
 		kill(c->init_pid, sig);
 }
 
-int
-sandbox_wait(struct sandbox_child *c)
+/* The pid a pidfd names, as this process's /proc sees it; 0: unknown. */
+static pid_t
+pidfd_pid(int pidfd)
 {
-	int fds[SANDBOX_MAX_FDS], st = 0;
-	bool got = false;
+	char path[64], line[128];
+	long pid = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", pidfd);
+	if ((f = fopen(path, "re")) == NULL)
+		return 0;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "Pid: %ld", &pid) == 1)
+			break;
+	(void)fclose(f);
+	return pid > 0 ? (pid_t)pid : 0;
+}
+
+/* One message; 1 a refusal, 0 the end, -1 nothing (after timeout_ms). */
+static int
+next_msg(struct sandbox_child *c, struct sandbox_direct *d, int timeout_ms)
+{
+	int fds[SANDBOX_MAX_FDS];
 	struct msg m;
 	size_t nfds;
 
-	if (c->exited)
-		return c->wstatus;
-	while (!got && recv_msg(c->ctl, &m, fds, &nfds, -1) == 0) {
-		while (nfds > 0)
-			(void)close(fds[--nfds]);
-		if (m.kind == MSG_EXIT) {
+	while (!c->ended) {
+		if (recv_msg(c->ctl, &m, fds, &nfds, timeout_ms) == -1) {
+			if (errno == ETIMEDOUT)
+				return -1;
+			c->ended = c->silent = true;	/* died without a word */
+			return 0;
+		}
+		if (m.kind == MSG_DIRECT) {
+			memset(d, 0, sizeof(*d));
+			d->op = (enum sandbox_direct_op)m.refusal.op;
+			d->pid = nfds > 0 ? pidfd_pid(fds[0]) : 0;
+			snprintf(d->exe, sizeof(d->exe), "%s", m.refusal.exe);
+			snprintf(d->addr, sizeof(d->addr), "%s",
+			    m.refusal.addr);
+			d->port = m.refusal.port;
+		} else if (m.kind == MSG_EXIT) {
 			c->wstatus = m.wstatus;
-			got = true;
+			c->ended = true;
 		} else if (m.kind == MSG_FAIL)
 			snprintf(c->late, sizeof(c->late), "%s", m.fail.text);
+		while (nfds > 0)
+			(void)close(fds[--nfds]);
+		if (m.kind == MSG_DIRECT)
+			return 1;
 	}
+	return 0;
+}
+
+int
+sandbox_next(struct sandbox_child *c, struct sandbox_direct *d)
+{
+	return next_msg(c, d, 0);
+}
+
+int
+sandbox_wait(struct sandbox_child *c)
+{
+	struct sandbox_direct d;
+	int st = 0;
+
+	if (c->exited)
+		return c->wstatus;
+	/* Refusals still queued go unread: the caller took what it would. */
+	while (next_msg(c, &d, -1) == 1)
+		;
 	while (c->pid > 0 && waitpid(c->pid, &st, 0) == -1 && errno == EINTR)
 		;
 	c->pid = 0;
-	if (!got)
+	if (c->silent)
 		c->wstatus = st;	/* init died without a word */
 	c->exited = true;
 	return c->wstatus;
@@ -1054,23 +1313,14 @@ sandbox_wait(struct sandbox_child *c)
 void
 sandbox_free(struct sandbox_child *c)
 {
-	size_t i;
-
 	if (c == NULL)
 		return;
 	if (c->pid > 0 && !c->exited)
 		kill_setup(c);
-	broker_free(c->broker);
 	if (c->ctl != -1)
 		(void)close(c->ctl);
 	if (c->listen_fd != -1)
 		(void)close(c->listen_fd);
-	if (c->notify != -1)
-		(void)close(c->notify);
-	for (i = 0; c->rootfds != NULL && i < c->nroots; i++)
-		if (c->rootfds[i] != -1)
-			(void)close(c->rootfds[i]);
-	free(c->rootfds);
 	limits_memory_cgroup_remove(c->cgroup);
 	sandbox_paths_free(&c->paths);
 	free(c);

@@ -1,10 +1,10 @@
 /*
  * Does a confinement attach here (doctor, SPEC 6.5)?  Found by doing what
  * a run does, never by guessing: the same plan, the same spawn in a
- * throwaway workspace, the same broker on an event loop of our own, and
- * a command that does, confined, what commands do first (connect to the
- * proxy's port, change a file's mode, signal itself) and then exits
- * instead of exec'ing.
+ * throwaway workspace, the same broker in the same init, and a command
+ * that does, confined, what commands do first (connect to the proxy's
+ * port, change a file's mode, signal itself) and then exits instead of
+ * exec'ing.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -36,9 +36,19 @@ static void
 ended_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct trial *t = arg;
+	struct sandbox_direct d;
+	int rv;
 
-	t->done = (what & EV_READ) != 0;
-	event_base_loopbreak(t->base);
+	if (!(what & EV_READ)) {
+		event_base_loopbreak(t->base);
+		return;
+	}
+	while ((rv = sandbox_next(t->child, &d)) == 1)
+		;
+	if (rv == 0) {
+		t->done = true;
+		event_base_loopbreak(t->base);
+	}
 }
 
 /* 127.0.0.1:0, listening: the proxy's port of a landlock run. */
@@ -86,13 +96,13 @@ serve(struct trial *t, char *why, size_t len, int *mech)
 	int st;
 
 	*mech = -1;
-	if (sandbox_ready(t->child, t->base, &f) == -1) {
+	if (sandbox_ready(t->child, &f) == -1) {
 		snprintf(why, len, "%s", f.text);
 		*mech = f.mech;
 		return -1;
 	}
-	if ((ev = event_new(t->base, sandbox_ctl_fd(t->child), EV_READ,
-	    ended_cb, t)) == NULL || event_add(ev, &tv) == -1 ||
+	if ((ev = event_new(t->base, sandbox_ctl_fd(t->child), EV_READ |
+	    EV_PERSIST, ended_cb, t)) == NULL || event_add(ev, &tv) == -1 ||
 	    event_base_dispatch(t->base) == -1 || !t->done) {
 		snprintf(why, len, "the trial command did not end");
 		if (ev != NULL)
@@ -151,8 +161,11 @@ sandbox_trial(struct sandbox_host *h, enum sandbox_confinement c, char *why,
 	r.limits.max_procs = SANDBOX_MAX_PROCS;
 	r.limits.tmpfs_size = 1 << 20;
 	r.trial = true;
-	/* A root caller's command as SANDBOX_UID, as in a workspace it fits. */
-	if (h->root && chown(ws, SANDBOX_UID, SANDBOX_GID) == -1) {
+	/*
+	 * A root caller's command as SANDBOX_UID, as in a workspace it fits,
+	 * where we may make it that uid; else uid 0 without capabilities.
+	 */
+	if (h->setid && chown(ws, SANDBOX_UID, SANDBOX_GID) == -1) {
 		snprintf(why, len, "trial workspace: %s", strerror(errno));
 		goto out;
 	}

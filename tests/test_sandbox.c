@@ -58,40 +58,40 @@ struct broker_row {
 
 static const struct broker_row broker_rows[] = {
 	/* Not a unix socket: the network namespace confines it. */
-	{ "tcp", AF_INET, AF_INET, NULL, 0, NULL, BROKER_CONNECT, 0, -1, NULL },
-	{ "tcp6", AF_INET6, AF_INET6, NULL, 0, NULL, BROKER_CONNECT, 0, -1,
+	{ "tcp", AF_INET, AF_INET, NULL, 0, NULL, BROKER_AS_IS, 0, -1, NULL },
+	{ "tcp6", AF_INET6, AF_INET6, NULL, 0, NULL, BROKER_AS_IS, 0, -1,
 	    NULL },
-	{ "netlink", AF_NETLINK, AF_NETLINK, NULL, 0, NULL, BROKER_CONNECT, 0,
+	{ "netlink", AF_NETLINK, AF_NETLINK, NULL, 0, NULL, BROKER_AS_IS, 0,
 	    -1, NULL },
 	/* An inet socket given a unix address: the kernel refuses it. */
 	{ "inet socket, unix address", AF_INET, AF_UNIX, "/etc/x.sock", 1,
-	    NULL, BROKER_CONNECT, 0, -1, NULL },
+	    NULL, BROKER_AS_IS, 0, -1, NULL },
 	/* A unix socket given an inet address: the kernel refuses it. */
 	{ "unix socket, inet address", AF_UNIX, AF_INET, NULL, 0, NULL,
-	    BROKER_CONNECT, 0, -1, NULL },
+	    BROKER_AS_IS, 0, -1, NULL },
 	/* Abstract names live in the command's own network namespace. */
-	{ "abstract", AF_UNIX, AF_UNIX, ABSTRACT, 0, NULL, BROKER_CONNECT, 0,
+	{ "abstract", AF_UNIX, AF_UNIX, ABSTRACT, 0, NULL, BROKER_AS_IS, 0,
 	    -1, NULL },
-	{ "unnamed", AF_UNIX, AF_UNIX, UNNAMED, 0, NULL, BROKER_CONNECT, 0, -1,
+	{ "unnamed", AF_UNIX, AF_UNIX, UNNAMED, 0, NULL, BROKER_AS_IS, 0, -1,
 	    NULL },
 	/* Pathnames: under a root, resolved beneath it. */
 	{ "in a private dir", AF_UNIX, AF_UNIX, "/tmp/a.sock", 1, NULL,
-	    BROKER_CONNECT_BENEATH, 0, 0, "a.sock" },
+	    BROKER_BENEATH, 0, 0, "a.sock" },
 	{ "in the workspace", AF_UNIX, AF_UNIX, "/home/u/proj/s", 1, NULL,
-	    BROKER_CONNECT_BENEATH, 0, 2, "s" },
+	    BROKER_BENEATH, 0, 2, "s" },
 	{ "the longest root wins", AF_UNIX, AF_UNIX, "/home/u/proj/sub/d/s", 1,
-	    NULL, BROKER_CONNECT_BENEATH, 0, 3, "d/s" },
+	    NULL, BROKER_BENEATH, 0, 3, "d/s" },
 	{ "a socket root", AF_UNIX, AF_UNIX, "/srv/sock/pg.5432", 1, NULL,
-	    BROKER_CONNECT_BENEATH, 0, 4, "pg.5432" },
+	    BROKER_BENEATH, 0, 4, "pg.5432" },
 	{ "the root itself", AF_UNIX, AF_UNIX, "/srv/sock", 1, NULL,
-	    BROKER_CONNECT_BENEATH, 0, 4, "." },
+	    BROKER_BENEATH, 0, 4, "." },
 	{ "// and /./ are tidied", AF_UNIX, AF_UNIX, "//tmp/./x//y.sock", 1,
-	    NULL, BROKER_CONNECT_BENEATH, 0, 0, "x/y.sock" },
+	    NULL, BROKER_BENEATH, 0, 0, "x/y.sock" },
 	{ ".. is left to the resolution", AF_UNIX, AF_UNIX,
-	    "/tmp/../etc/x.sock", 1, NULL, BROKER_CONNECT_BENEATH, 0, 0,
+	    "/tmp/../etc/x.sock", 1, NULL, BROKER_BENEATH, 0, 0,
 	    "../etc/x.sock" },
 	{ "not NUL-terminated (addrlen ends it)", AF_UNIX, AF_UNIX,
-	    "/tmp/n.sock", 0, NULL, BROKER_CONNECT_BENEATH, 0, 0, "n.sock" },
+	    "/tmp/n.sock", 0, NULL, BROKER_BENEATH, 0, 0, "n.sock" },
 	/* Outside every root: refused. */
 	{ "/var/lib", AF_UNIX, AF_UNIX, "/var/lib/docker.sock", 1, NULL,
 	    BROKER_REFUSE, EACCES, -1, NULL },
@@ -107,13 +107,13 @@ static const struct broker_row broker_rows[] = {
 	    BROKER_REFUSE, EACCES, -1, NULL },
 	/* Relative to the caller's working directory. */
 	{ "relative, cwd in the workspace", AF_UNIX, AF_UNIX, "s.sock", 1,
-	    "/home/u/proj", BROKER_CONNECT_BENEATH, 0, 2, "s.sock" },
+	    "/home/u/proj", BROKER_BENEATH, 0, 2, "s.sock" },
 	{ "relative, cwd elsewhere", AF_UNIX, AF_UNIX, "s.sock", 1, "/etc",
 	    BROKER_REFUSE, EACCES, -1, NULL },
 	{ "relative, cwd unknown", AF_UNIX, AF_UNIX, "s.sock", 1, NULL,
 	    BROKER_REFUSE, EACCES, -1, NULL },
 	{ "relative, cwd /", AF_UNIX, AF_UNIX, "tmp/s", 1, "/",
-	    BROKER_CONNECT_BENEATH, 0, 0, "s" },
+	    BROKER_BENEATH, 0, 0, "s" },
 };
 
 static void
@@ -177,7 +177,7 @@ decide_rows(enum broker_mode mode)
 		broker_decide(&rules, &c, &d);
 		if (d.verdict != want ||
 		    (want == BROKER_REFUSE && d.err != err) ||
-		    (want == BROKER_CONNECT_BENEATH &&
+		    (want == BROKER_BENEATH &&
 		    ((int)d.root != r->root || strcmp(d.rest, r->rest) != 0))) {
 			print_error("  %s: verdict %d err %d root %zu rest "
 			    "'%s', want %d %d %d '%s'\n", r->name, d.verdict,
@@ -210,19 +210,19 @@ struct tcp_row {
 };
 
 static const struct tcp_row tcp_rows[] = {
-	{ "the proxy", AF_INET, "127.0.0.1", 8080, 0, BROKER_CONNECT, 0 },
+	{ "the proxy", AF_INET, "127.0.0.1", 8080, 0, BROKER_AS_IS, 0 },
 	{ "the proxy, mapped", AF_INET6, "::ffff:127.0.0.1", 8080, 0,
-	    BROKER_CONNECT, 0 },
+	    BROKER_AS_IS, 0 },
 	{ "another loopback port", AF_INET, "127.0.0.1", 5432, 0,
-	    BROKER_CONNECT_OWNED, 0 },
+	    BROKER_OWNED, 0 },
 	{ "the proxy's port on 127.0.0.2", AF_INET, "127.0.0.2", 8080, 0,
-	    BROKER_CONNECT_OWNED, 0 },
+	    BROKER_OWNED, 0 },
 	{ "0.0.0.0 is this host", AF_INET, "0.0.0.0", 8080, 0,
-	    BROKER_CONNECT_OWNED, 0 },
-	{ "::1", AF_INET6, "::1", 8080, 0, BROKER_CONNECT_OWNED, 0 },
-	{ ":: is this host", AF_INET6, "::", 22, 0, BROKER_CONNECT_OWNED, 0 },
+	    BROKER_OWNED, 0 },
+	{ "::1", AF_INET6, "::1", 8080, 0, BROKER_OWNED, 0 },
+	{ ":: is this host", AF_INET6, "::", 22, 0, BROKER_OWNED, 0 },
 	{ "mapped 127.1.2.3", AF_INET6, "::ffff:127.1.2.3", 22, 0,
-	    BROKER_CONNECT_OWNED, 0 },
+	    BROKER_OWNED, 0 },
 	{ "another host", AF_INET, "10.1.2.3", 8080, 0, BROKER_REFUSE,
 	    EACCES },
 	{ "another host, v6", AF_INET6, "2001:db8::1", 443, 0, BROKER_REFUSE,
@@ -231,9 +231,9 @@ static const struct tcp_row tcp_rows[] = {
 	    BROKER_REFUSE, EACCES },
 	{ "a link-local v6 host", AF_INET6, "fe80::1", 443, 0, BROKER_REFUSE,
 	    EACCES },
-	{ "AF_UNSPEC dissolves", AF_INET, NULL, 0, 0, BROKER_CONNECT, 0 },
+	{ "AF_UNSPEC dissolves", AF_INET, NULL, 0, 0, BROKER_AS_IS, 0 },
 	{ "too short: the kernel's EINVAL", AF_INET, "10.1.2.3", 443, 1,
-	    BROKER_CONNECT, 0 },
+	    BROKER_AS_IS, 0 },
 	{ "an inet6 address on an inet socket", AF_INET, "2001:db8::1", 443, 0,
 	    BROKER_REFUSE, EACCES },
 };
@@ -275,7 +275,7 @@ test_broker_tcp(void **state UNUSED)
 		broker_decide(&rules, &c, &d);
 		if (d.verdict != r->want ||
 		    (r->want == BROKER_REFUSE && d.err != r->err) ||
-		    (r->want == BROKER_CONNECT_OWNED && d.port != r->port)) {
+		    (r->want == BROKER_OWNED && d.port != r->port)) {
 			print_error("  %s: verdict %d err %d port %u, want %d "
 			    "%d\n", r->name, d.verdict, d.err, d.port, r->want,
 			    r->err);
@@ -302,14 +302,14 @@ test_broker_edges(void **state UNUSED)
 	memset(sun->sun_path + 5, 'a', sizeof(sun->sun_path) - 5);
 	c.addrlen = sizeof(*sun);
 	broker_decide(&rules, &c, &d);
-	assert_int_equal(d.verdict, BROKER_CONNECT_BENEATH);
+	assert_int_equal(d.verdict, BROKER_BENEATH);
 	assert_int_equal(strlen(d.rest), sizeof(sun->sun_path) - 5);
 	/* The kernel reads up to the NUL: what follows is not the path. */
 	memset(sun->sun_path, 0, sizeof(sun->sun_path));
 	memcpy(sun->sun_path, "/tmp/x\0/../../etc", 17);
 	c.addrlen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 17);
 	broker_decide(&rules, &c, &d);
-	assert_int_equal(d.verdict, BROKER_CONNECT_BENEATH);
+	assert_int_equal(d.verdict, BROKER_BENEATH);
 	assert_string_equal(d.rest, "x");
 	/* No roots at all: every pathname refused. */
 	rules.nroots = 0;

@@ -1,0 +1,211 @@
+/*
+ * Run mode's refusals of what went around the proxy (SPEC 5): a
+ * connect(), bind() or listen() of the confined command toward an
+ * endpoint the confinement does not allow, as the broker reports it.
+ *
+ * The first refusal of a process toward an endpoint is a line at once;
+ * the ones that follow within a second are folded into one more line
+ * with their count, written when the second is over (or at the end), so
+ * a loop cannot flood the log and every refusal is still counted.  The
+ * first refusal toward each endpoint is also said on stderr, with what
+ * to do instead.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <event2/event.h>
+
+#include "cli/cli.h"
+#include "cli/direct.h"
+#include "proxy/proxy.h"
+#include "sandbox/sandbox.h"
+
+#define FOLD_MS		1000
+#define OPEN_MAX	256	/* windows open at once */
+#define SAID_MAX	256	/* endpoints said on stderr */
+
+struct window {
+	pid_t		 pid;
+	char		 exe[256];
+	char		 addr[128];
+	unsigned short	 port;
+	uint64_t	 opened_ms;
+	uint64_t	 folded;	/* refusals after the first */
+};
+
+struct directs {
+	struct dlog	*log;
+	struct event	*timer;
+	char		 proxy[64];
+	struct window	 open[OPEN_MAX];
+	size_t		 nopen;
+	struct {
+		char		 addr[128];
+		unsigned short	 port;
+	}		 said[SAID_MAX];
+	size_t		 nsaid;
+	bool		 said_more;
+};
+
+static uint64_t
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* The window's folded refusals, as one line; then it closes. */
+static void
+close_window(struct directs *ds, size_t i)
+{
+	struct window *w = &ds->open[i];
+
+	if (w->folded > 0)
+		dlog_direct(ds->log, w->addr, w->port, w->pid, w->exe,
+		    w->folded);
+	ds->open[i] = ds->open[--ds->nopen];
+}
+
+static void
+timer_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct directs *ds = arg;
+	struct timeval tv = { FOLD_MS / 1000, (FOLD_MS % 1000) * 1000 };
+	uint64_t now = now_ms();
+	size_t i = 0;
+
+	while (i < ds->nopen) {
+		if (now - ds->open[i].opened_ms >= FOLD_MS)
+			close_window(ds, i);
+		else
+			i++;
+	}
+	if (ds->nopen > 0)
+		(void)evtimer_add(ds->timer, &tv);
+}
+
+static bool
+same(const struct window *w, const struct sandbox_direct *d)
+{
+	return w->pid == d->pid && w->port == d->port &&
+	    strcmp(w->addr, d->addr) == 0;
+}
+
+/* What to do instead, by what was tried. */
+static void
+say(struct directs *ds, const struct sandbox_direct *d)
+{
+	char who[320], where[160];
+	size_t i;
+
+	for (i = 0; i < ds->nsaid; i++)
+		if (ds->said[i].port == d->port &&
+		    strcmp(ds->said[i].addr, d->addr) == 0)
+			return;
+	if (ds->nsaid == SAID_MAX) {
+		if (!ds->said_more)
+			cli_error("more direct connections refused than are "
+			    "said here: see the decision log");
+		ds->said_more = true;
+		return;
+	}
+	snprintf(ds->said[ds->nsaid].addr, sizeof(ds->said[0].addr), "%s",
+	    d->addr);
+	ds->said[ds->nsaid++].port = d->port;
+	if (d->pid > 0)
+		snprintf(who, sizeof(who), "%ld (%s)", (long)d->pid,
+		    d->exe[0] != '\0' ? d->exe : "?");
+	else
+		snprintf(who, sizeof(who), "the command");
+	if (strncmp(d->addr, "unix:", 5) == 0 ||
+	    strncmp(d->addr, "netlink:", 8) == 0)
+		snprintf(where, sizeof(where), "%s", d->addr);
+	else if (strchr(d->addr, ':') != NULL)
+		snprintf(where, sizeof(where), "[%s]:%u", d->addr, d->port);
+	else
+		snprintf(where, sizeof(where), "%s:%u", d->addr, d->port);
+	switch (d->op) {
+	case DIRECT_CONNECT:
+		cli_error("refused a direct connection to %s from %s: only the "
+		    "proxy at %s is reachable (and the command's own loopback "
+		    "servers, and unix sockets under the workspace, the write "
+		    "roots and --unix-socket-root); see harn-egressd(8), RUN "
+		    "MODE", where, who, ds->proxy);
+		break;
+	case DIRECT_BIND:
+		cli_error("refused a bind to %s from %s: a confined command may "
+		    "listen on loopback only (bind 127.0.0.1 or ::1), and make "
+		    "unix sockets under the roots it may write; see "
+		    "harn-egressd(8), RUN MODE", where, who);
+		break;
+	case DIRECT_LISTEN:
+		cli_error("refused listen() on a socket not bound to loopback "
+		    "from %s (an unbound socket would listen on every "
+		    "address): bind it to 127.0.0.1 first; see "
+		    "harn-egressd(8), RUN MODE", who);
+		break;
+	}
+}
+
+struct directs *
+directs_new(struct event_base *base, struct dlog *log, const char *proxy)
+{
+	struct directs *ds;
+
+	if ((ds = calloc(1, sizeof(*ds))) == NULL)
+		return NULL;
+	ds->log = log;
+	snprintf(ds->proxy, sizeof(ds->proxy), "%s", proxy);
+	if ((ds->timer = evtimer_new(base, timer_cb, ds)) == NULL) {
+		free(ds);
+		return NULL;
+	}
+	return ds;
+}
+
+void
+directs_add(struct directs *ds, const struct sandbox_direct *d)
+{
+	struct timeval tv = { FOLD_MS / 1000, (FOLD_MS % 1000) * 1000 };
+	uint64_t now = now_ms();
+	struct window *w;
+	size_t i;
+
+	say(ds, d);
+	for (i = 0; i < ds->nopen; i++) {
+		w = &ds->open[i];
+		if (same(w, d) && now - w->opened_ms < FOLD_MS) {
+			w->folded++;
+			return;
+		}
+	}
+	dlog_direct(ds->log, d->addr, d->port, d->pid, d->exe, 1);
+	if (ds->nopen == OPEN_MAX)
+		close_window(ds, 0);
+	w = &ds->open[ds->nopen++];
+	memset(w, 0, sizeof(*w));
+	w->pid = d->pid;
+	w->port = d->port;
+	w->opened_ms = now;
+	snprintf(w->exe, sizeof(w->exe), "%s", d->exe);
+	snprintf(w->addr, sizeof(w->addr), "%s", d->addr);
+	if (!evtimer_pending(ds->timer, NULL))
+		(void)evtimer_add(ds->timer, &tv);
+}
+
+void
+directs_free(struct directs *ds)
+{
+	if (ds == NULL)
+		return;
+	while (ds->nopen > 0)
+		close_window(ds, 0);
+	event_free(ds->timer);
+	free(ds);
+}
