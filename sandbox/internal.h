@@ -209,7 +209,10 @@ struct sandbox_paths {
 };
 
 int	 sandbox_paths_build(const struct sandbox_request *,
-	    enum sandbox_confinement, bool root, struct sandbox_paths *,
+	    enum sandbox_confinement, bool root, bool root_kept,
+	    struct sandbox_paths *, char *err, size_t errlen);
+/* What only uid and its groups may read under root, added to out. */
+int	 rootonly_find(const char *root, uid_t uid, struct strv *out,
 	    char *err, size_t errlen);
 void	 sandbox_paths_free(struct sandbox_paths *);
 extern const char *const sandbox_private_dirs[];

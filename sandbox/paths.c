@@ -38,6 +38,17 @@ static const char *const system_roots[] = {
 	"/etc", "/opt", "/proc", "/sys", NULL
 };
 
+/*
+ * A command that keeps uid 0 (rootonly.c) gets of /sys only what
+ * programs read to size themselves: CPUs and NUMA nodes, their cgroup's
+ * limits, the kernel's memory settings.  The rest (firmware tables, slab
+ * and debug files, many only root may read) is too much to split.
+ */
+static const char *const sys_for_root[] = {
+	"/sys/devices/system/cpu", "/sys/devices/system/node",
+	"/sys/fs/cgroup", "/sys/kernel/mm", NULL
+};
+
 /* Devices every command may use. */
 static const char *const device_files[] = {
 	"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom",
@@ -163,6 +174,7 @@ struct build {
 	struct sandbox_paths	*p;
 	size_t			 cap_grants, cap_binds, cap_inside;
 	bool			 ns, root;
+	bool			 root_kept;	/* the command keeps uid 0 */
 	bool			 home_private;	/* $HOME leads into /tmp, say */
 	char			*err;
 	size_t			 errlen;
@@ -569,6 +581,34 @@ deny(struct build *b, char *path)
 	return deny_inside(b, path);
 }
 
+/*
+ * A command that keeps uid 0: what only root may read under the system
+ * roots and $HOME, denied (rootonly.c).  /proc and /sys are not walked.
+ */
+static int
+deny_rootonly(struct build *b, const struct sandbox_request *r)
+{
+	struct strv found = { NULL, 0, 0 };
+	size_t i;
+	int rv = 0;
+
+	for (i = 0; system_roots[i] != NULL && rv == 0; i++)
+		if (strcmp(system_roots[i], "/proc") != 0 &&
+		    strcmp(system_roots[i], "/sys") != 0)
+			rv = rootonly_find(system_roots[i], geteuid(), &found,
+			    b->err, b->errlen);
+	if (rv == 0 && r->home != NULL && r->home[0] == '/' &&
+	    r->profile != PROFILE_WORKSPACE_PATHS)
+		rv = rootonly_find(r->home, geteuid(), &found, b->err,
+		    b->errlen);
+	for (i = 0; rv == 0 && i < found.n; i++) {
+		rv = deny(b, found.v[i]);
+		found.v[i] = NULL;	/* deny() took it */
+	}
+	strv_free(&found);
+	return rv;
+}
+
 static int
 build_denied(struct build *b, const struct sandbox_request *r)
 {
@@ -591,6 +631,8 @@ build_denied(struct build *b, const struct sandbox_request *r)
 		if (deny(b, strdup(r->deny[i])) == -1)
 			return -1;
 	}
+	if (b->root_kept && deny_rootonly(b, r) == -1)
+		return -1;
 	if (r->sign_key != NULL) {
 		if ((key = path_real(r->sign_key)) == NULL) {
 			snprintf(b->err, b->errlen, "--sign-key %s: %s",
@@ -605,21 +647,28 @@ build_denied(struct build *b, const struct sandbox_request *r)
 
 int
 sandbox_paths_build(const struct sandbox_request *r,
-    enum sandbox_confinement c, bool root, struct sandbox_paths *p,
-    char *err, size_t errlen)
+    enum sandbox_confinement c, bool root, bool root_kept,
+    struct sandbox_paths *p, char *err, size_t errlen)
 {
 	struct build b = { .p = p, .ns = c == CONFINEMENT_NAMESPACES,
-	    .root = root, .err = err, .errlen = errlen };
+	    .root = root, .root_kept = root_kept, .err = err,
+	    .errlen = errlen };
 	size_t i;
 
 	memset(p, 0, sizeof(*p));
 	p->workspace = r->workspace;
 	snprintf(err, errlen, "out of memory");
 	/* Its /proc is the PID namespace's own. */
-	for (i = 0; system_roots[i] != NULL; i++)
+	for (i = 0; system_roots[i] != NULL; i++) {
+		if (root_kept && strcmp(system_roots[i], "/sys") == 0)
+			continue;
 		if ((b.ns && strcmp(system_roots[i], "/proc") == 0 ?
 		    grant_inside(&b, system_roots[i], GRANT_RX) :
 		    grant(&b, system_roots[i], GRANT_RX)) == -1)
+			goto fail;
+	}
+	for (i = 0; root_kept && sys_for_root[i] != NULL; i++)
+		if (grant(&b, sys_for_root[i], GRANT_RX) == -1)
 			goto fail;
 	for (i = 0; device_files[i] != NULL; i++)
 		if (grant(&b, device_files[i], GRANT_RW) == -1)

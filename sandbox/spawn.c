@@ -1052,8 +1052,9 @@ sandbox_start(const struct sandbox_request *r, const struct sandbox_plan *p,
 	c->root = geteuid() == 0;
 	c->req = r;
 	c->plan = p;
-	if (sandbox_paths_build(r, p->confinement, c->root, &c->paths, err,
-	    sizeof(err)) == -1 || ((c->ns || c->ll) &&
+	if (sandbox_paths_build(r, p->confinement, c->root, c->ll &&
+	    p->identity == IDENTITY_ROOT, &c->paths, err, sizeof(err)) == -1 ||
+	    ((c->ns || c->ll) &&
 	    workspace_dirs(r, err, sizeof(err)) == -1)) {
 		fail_with(f, AREA_WRITE, -1, errno, false, err);
 		goto fail;

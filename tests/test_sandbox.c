@@ -148,7 +148,8 @@ fill(const struct broker_row *r, struct sockaddr_storage *ss, socklen_t *len)
 static int
 decide_rows(enum broker_mode mode)
 {
-	struct broker_rules rules = { mode, roots, NELEM(roots), 8080 };
+	struct broker_rules rules = { .mode = mode, .roots = roots,
+	    .nroots = NELEM(roots), .proxy_port = 8080 };
 	struct sockaddr_storage ss;
 	struct broker_decision d;
 	struct broker_call c;
@@ -241,7 +242,8 @@ static const struct tcp_row tcp_rows[] = {
 static void
 test_broker_tcp(void **state UNUSED)
 {
-	struct broker_rules rules = { BROKER_LL, roots, NELEM(roots), 8080 };
+	struct broker_rules rules = { .mode = BROKER_LL, .roots = roots,
+	    .nroots = NELEM(roots), .proxy_port = 8080 };
 	struct sockaddr_storage ss;
 	struct sockaddr_in *sin = (void *)&ss;
 	struct sockaddr_in6 *sin6 = (void *)&ss;
@@ -290,7 +292,8 @@ test_broker_tcp(void **state UNUSED)
 static void
 test_broker_edges(void **state UNUSED)
 {
-	struct broker_rules rules = { BROKER_NS, roots, NELEM(roots), 0 };
+	struct broker_rules rules = { .mode = BROKER_NS, .roots = roots,
+	    .nroots = NELEM(roots) };
 	struct sockaddr_storage ss;
 	struct sockaddr_un *sun = (void *)&ss;
 	struct broker_decision d;
@@ -402,6 +405,7 @@ struct plan_row {
 	bool			 nogetfd;	/* pidfd_getfd refused */
 	bool			 ns_failed;	/* namespaces' set-up failed */
 	bool			 root, uid_fits, memory, max_memory, hide_key;
+	bool			 nosetid;	/* root without CAP_SETUID */
 	/* Expected. */
 	enum sandbox_confinement confinement;
 	const char		*mode;
@@ -410,30 +414,40 @@ struct plan_row {
 	enum sandbox_area	 area;
 	const char		*lines;		/* the WHATs, '|' between */
 	size_t			 ntried;
-	bool			 sandbox_uid;
+	enum sandbox_identity	 identity;
 };
+
+#define CALLER	IDENTITY_CALLER
+#define UID	IDENTITY_SANDBOX_UID
+#define ROOT	IDENTITY_ROOT
 
 static const struct plan_row plan_rows[] = {
 	{ .name = "worktree, all there", .profile = PROFILE_WORKTREE,
 	    .confinement = NS, .mode = "managed", .lines = "" },
 	{ .name = "os_hardened, all there, root",
 	    .profile = PROFILE_OS_HARDENED, .root = true, .confinement = NS,
-	    .mode = "managed", .lines = "" },
+	    .mode = "managed", .lines = "", .identity = UID },
 	{ .name = "os_hardened, no namespaces: landlock",
 	    .profile = PROFILE_OS_HARDENED, .ns = C, .confinement = LL,
 	    .mode = "managed", .lines = "capability bounding set", .ntried = 1 },
 	{ .name = "os_hardened, no namespaces, root: landlock as 65533",
 	    .profile = PROFILE_OS_HARDENED, .ns = C, .root = true,
 	    .uid_fits = true, .confinement = LL, .mode = "managed",
-	    .lines = "", .ntried = 1, .sandbox_uid = true },
+	    .lines = "", .ntried = 1, .identity = UID },
+	/* A root-owned workspace (the common CI container): managed. */
 	{ .name = "os_hardened, no namespaces, root, 65533 cannot write",
 	    .profile = PROFILE_OS_HARDENED, .ns = C, .root = true,
-	    .refused = true, .mode = "unsupported_fail_closed", .mech = -1,
-	    .area = AREA_WRITE, .ntried = 1 },
+	    .confinement = LL, .mode = "managed", .lines = "", .ntried = 1,
+	    .identity = ROOT },
 	{ .name = "worktree, no namespaces, root, 65533 cannot write",
 	    .profile = PROFILE_WORKTREE, .ns = C, .root = true,
-	    .confinement = LL, .mode = "managed",
-	    .lines = "file ownership|--max-procs", .ntried = 1 },
+	    .confinement = LL, .mode = "managed", .lines = "", .ntried = 1,
+	    .identity = ROOT },
+	/* docker run --cap-drop ALL: no CAP_SETUID to become 65533. */
+	{ .name = "os_hardened, no namespaces, root without CAP_SETUID",
+	    .profile = PROFILE_OS_HARDENED, .ns = C, .root = true,
+	    .uid_fits = true, .nosetid = true, .confinement = LL,
+	    .mode = "managed", .lines = "", .ntried = 1, .identity = ROOT },
 	{ .name = "os_hardened, no Landlock", .profile = PROFILE_OS_HARDENED,
 	    .ll = A, .refused = true, .mode = "unsupported_fail_closed",
 	    .mech = MECH_LANDLOCK, .area = AREA_WRITE },
@@ -526,6 +540,7 @@ row_host(const struct plan_row *r, struct sandbox_host *h)
 {
 	memset(h, 0, sizeof(*h));
 	h->root = r->root;
+	h->setid = r->root && !r->nosetid;
 	h->avail[MECH_NAMESPACES] = r->ns;
 	h->avail[MECH_LANDLOCK] = r->ll;
 	h->avail[MECH_SECCOMP] = r->sc;
@@ -569,12 +584,12 @@ test_plan(void **state UNUSED)
 		    p.ntried != r->ntried ||
 		    (!r->refused && (p.confinement != r->confinement ||
 		    strcmp(whats, r->lines) != 0 ||
-		    p.sandbox_uid != r->sandbox_uid)) ||
+		    p.identity != r->identity)) ||
 		    (r->refused && (p.mech != r->mech || p.area != r->area))) {
 			print_error("  %s: refused %d mode %s confinement %d "
 			    "lines \"%s\" tried %zu uid %d mech %d area %d\n",
 			    r->name, p.refused, p.network_mode, p.confinement,
-			    whats, p.ntried, p.sandbox_uid, p.mech, p.area);
+			    whats, p.ntried, p.identity, p.mech, p.area);
 			failed++;
 		} else
 			print_message("  [ok] %s: %s %s\n", r->name,
