@@ -141,10 +141,15 @@ runs_as(const struct findings *fd, enum sandbox_confinement c)
 	if (c == CONFINEMENT_NAMESPACES)
 		return "root (the command runs as uid 65533 in its own user "
 		    "namespace)";
-	if (c == CONFINEMENT_LANDLOCK)
+	if (c == CONFINEMENT_LANDLOCK && fd->h.setid)
 		return "root (the command runs as uid 65533 where that uid can "
-		    "write the workspace; otherwise as root: file ownership "
-		    "not enforced, os_hardened refuses)";
+		    "write the workspace; otherwise it keeps uid 0 without any "
+		    "capability: what only root may read is denied, its forks "
+		    "are counted)";
+	if (c == CONFINEMENT_LANDLOCK)
+		return "root without CAP_SETUID (the command keeps uid 0 without "
+		    "any capability: what only root may read is denied, its "
+		    "forks are counted)";
 	return "root (without a confinement the command runs as root)";
 }
 
@@ -196,7 +201,9 @@ cmd_doctor(int argc, char **argv)
 	plan_for(h, PROFILE_WORKTREE, &pl);
 	printf("limits:\n");
 	line("--max-procs", true, pl.confinement == CONFINEMENT_NAMESPACES ?
-	    "yes (RLIMIT_NPROC in its user namespace)" :
+	    "yes (RLIMIT_NPROC in its user namespace)" : h->root ?
+	    "yes (RLIMIT_NPROC as uid 65533; as uid 0, counted by the broker "
+	    "at each fork)" :
 	    "yes (RLIMIT_NPROC, on top of its uid's other processes)", "");
 	line("--tmpfs-size", pl.confinement == CONFINEMENT_NAMESPACES,
 	    "yes (its private tmpfs)", "no private tmpfs without the "

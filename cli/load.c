@@ -19,13 +19,21 @@ const struct conf_sockaddr cli_loopback = {
 void
 cli_error(const char *fmt, ...)
 {
+	char line[2048];
 	va_list ap;
+	int n;
 
-	fputs("harn-egressd: ", stderr);
+	/*
+	 * One write: the command shares this stderr, and a line of ours
+	 * split by one of its writes would read as neither.
+	 */
+	n = snprintf(line, sizeof(line), "harn-egressd: ");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	(void)vsnprintf(line + n, sizeof(line) - (size_t)n - 1, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	n = (int)strlen(line);
+	line[n++] = '\n';
+	(void)fwrite(line, 1, (size_t)n, stderr);
 }
 
 static const char *

@@ -299,6 +299,30 @@ caller_of(struct broker *b, pid_t tid)
 	return old;
 }
 
+/*
+ * Once a run: a process that made itself non-dumpable (ssh does; so does
+ * harn-egressd) keeps its memory from the broker too, which has only the
+ * command's rights.
+ */
+static void
+say_undumpable(pid_t tid)
+{
+	static bool said;
+	char path[64], exe[256];
+
+	if (said)
+		return;
+	said = true;
+	snprintf(path, sizeof(path), "/proc/%ld/exe", (long)tid);
+	if (proc_readlink(path, exe, sizeof(exe)) <= 0)
+		snprintf(exe, sizeof(exe), "?");
+	fprintf(stderr, "harn-egressd: sandbox: broker: pid %ld (%s) is not "
+	    "dumpable (prctl PR_SET_DUMPABLE 0, or a binary it may not "
+	    "read): the broker, which has only the command's rights, cannot "
+	    "read its call, and its connect(), bind() and listen() fail with "
+	    "EPERM\n", (long)tid, exe);
+}
+
 /* len bytes of the caller's memory at at; 0 or an errno. */
 static int
 read_mem(struct broker *b, struct caller *c, uint64_t at, void *buf,
@@ -311,8 +335,12 @@ read_mem(struct broker *b, struct caller *c, uint64_t at, void *buf,
 		if (c->mem == -1) {
 			snprintf(path, sizeof(path), "/proc/%ld/mem",
 			    (long)c->tid);
-			if ((c->mem = proc_open(path, O_RDONLY)) == -1)
-				return errno == ENOENT ? ESRCH : EPERM;
+			if ((c->mem = proc_open(path, O_RDONLY)) == -1) {
+				if (errno == ENOENT)
+					return ESRCH;
+				say_undumpable(c->tid);
+				return EPERM;
+			}
 		}
 		if (pread(c->mem, buf, len, (off_t)at) == (ssize_t)len)
 			return 0;

@@ -1207,8 +1207,9 @@ sandbox_landlock_add(int fd, const struct landlock_path *grants, size_t n,
 
 /*
  * The kernel's ABI, or less: HARN_EGRESSD_LANDLOCK_ABI=N uses at most N,
- * to see (and test) what an older kernel gets.  Only ever lower: the
- * boundary never rests on what Landlock adds (SPEC 6.1).
+ * to see (and test) what an older kernel gets; 0, a kernel without
+ * Landlock.  Only ever lower: the boundary never rests on what Landlock
+ * adds (SPEC 6.1).
  */
 int
 sandbox_landlock_abi(void)
@@ -1222,6 +1223,10 @@ sandbox_landlock_abi(void)
 	if (abi <= 0 || cap == NULL || *cap == '\0')
 		return abi;
 	n = strtol(cap, &end, 10);
+	if (*end == '\0' && n == 0) {
+		errno = ENOSYS;
+		return -1;
+	}
 	if (*end == '\0' && n >= 1 && n < abi)
 		abi = (int)n;
 	return abi;

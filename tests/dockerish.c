@@ -2,7 +2,8 @@
  * dockerish: run a command the way a default Docker container runs it,
  * for the landlock confinement's tests (no Docker engine needed).
  *
- *     dockerish [--mask-proc] [--seccomp-unconfined] -- CMD [ARG...]
+ *     dockerish [--mask-proc] [--seccomp-unconfined] [--cap-drop-all] --
+ *         CMD [ARG...]
  *
  *   - seccomp as moby's default profile (profiles/seccomp/default.json)
  *     has it for Docker's default capabilities on x86_64: the calls it
@@ -23,6 +24,8 @@
  *     confinement's set-up fails part-way, as in a container with
  *     SYS_ADMIN or with seccomp unconfined.
  *   - --seccomp-unconfined: no filter (with --mask-proc: that container).
+ *   - --cap-drop-all: `docker run --cap-drop ALL`: root keeps none, in
+ *     any set (the bounding set too).
  *
  * The lists are written from reading moby's profile; nothing of it is
  * copied.  Exit 125 when the launcher itself fails (as docker run does).
@@ -186,9 +189,9 @@ mask_proc(void)
 			die(masked_dirs[i], errno);
 }
 
-/* Root: Docker's default capabilities in every set, the rest gone. */
+/* Root: Docker's default capabilities (or none) in every set, the rest gone. */
 static void
-keep_docker_caps(void)
+keep_docker_caps(bool none)
 {
 	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3,
 	    0 };
@@ -199,7 +202,7 @@ keep_docker_caps(void)
 
 	memset(data, 0, sizeof(data));
 	for (cap = 0; prctl(PR_CAPBSET_READ, cap) >= 0; cap++) {
-		for (i = 0, keep = false; i < NELEM(docker_caps); i++)
+		for (i = 0, keep = false; !none && i < NELEM(docker_caps); i++)
 			keep = keep || docker_caps[i] == cap;
 		if (keep) {
 			data[cap / 32].effective |= 1U << (cap % 32);
@@ -220,7 +223,7 @@ keep_docker_caps(void)
 int
 main(int argc, char **argv)
 {
-	bool mask = false, unconfined = false;
+	bool mask = false, unconfined = false, drop_all = false;
 	int i, rc;
 
 	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
@@ -228,9 +231,12 @@ main(int argc, char **argv)
 			mask = true;
 		else if (strcmp(argv[i], "--seccomp-unconfined") == 0)
 			unconfined = true;
+		else if (strcmp(argv[i], "--cap-drop-all") == 0)
+			drop_all = true;
 		else {
 			fprintf(stderr, "usage: dockerish [--mask-proc] "
-			    "[--seccomp-unconfined] -- CMD [ARG...]\n");
+			    "[--seccomp-unconfined] [--cap-drop-all] -- CMD "
+			    "[ARG...]\n");
 			return 125;
 		}
 	}
@@ -249,7 +255,7 @@ main(int argc, char **argv)
 	if (!unconfined && (rc = filter_load()) < 0)
 		die("seccomp", -rc);
 	if (geteuid() == 0)
-		keep_docker_caps();
+		keep_docker_caps(drop_all);
 	execvp(argv[i + 1], argv + i + 1);
 	die(argv[i + 1], errno);
 }

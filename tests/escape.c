@@ -58,6 +58,19 @@
  *   caps                      /proc/self/status: Cap* zero, NoNewPrivs 1,
  *                             Seccomp 2 (ESCAPED names each field off)
  *   env NAME                  getenv (ESCAPED when set; prints its length)
+ *   fchmodat2 FILE            make FILE, then mode 06755 by fchmodat2(2)
+ *   setcap FILE               security.capability (cap_setuid,setgid+ep)
+ *   trusted-xattr FILE        a trusted.* attribute (CAP_SYS_ADMIN's)
+ *   chown-to UID FILE         chown(FILE, UID, -1): another owner
+ *   netlink-peer PORTID [TAG] connect a NETLINK_ROUTE socket to another
+ *                             process's port id, send TAG
+ *   listen-unbound            listen() on a socket never bound (the kernel
+ *                             binds it to every address)
+ *   bind-any PORT             bind(0.0.0.0:PORT)
+ *   bind-addr HOST PORT       bind(HOST:PORT), then listen
+ *   renice PID                setpriority(PRIO_PROCESS, PID, 19)
+ *   prlimit PID               prlimit(PID, RLIMIT_NOFILE) to what it is
+ *   shmat ID                  attach a SysV shared memory segment
  *   environ-of PID            read /proc/PID/environ
  *   chmod PATH MODE           chmod (octal MODE)
  *   chown PATH                chown to the caller's own uid and gid
@@ -98,6 +111,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <arpa/inet.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -110,6 +124,8 @@
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
+#include <sys/shm.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -1555,6 +1571,204 @@ probe_tcp_nonblock(int argc, char **argv)
 	    "kept");
 }
 
+/* A file made here, its mode then set to 06755 by fchmodat2(2). */
+static int
+probe_fchmodat2(int argc, char **argv)
+{
+	struct stat st;
+	int fd;
+
+	if (argc < 1)
+		return usage();
+	if ((fd = open(argv[0], O_WRONLY | O_CREAT, 0755)) == -1)
+		return blocked(w("fchmodat2", "open"), errno);
+	(void)close(fd);
+	if (syscall(452, AT_FDCWD, argv[0], 06755, 0) == -1)
+		return blocked(w("fchmodat2", argv[0]), errno);
+	if (stat(argv[0], &st) == -1)
+		return blocked(w("fchmodat2", "stat"), errno);
+	if (st.st_mode & (S_ISUID | S_ISGID))
+		return escaped(w("fchmodat2", argv[0]), "mode %o",
+		    (unsigned)st.st_mode & 07777);
+	return blocked(w("fchmodat2", argv[0]), EPERM);
+}
+
+/* File capabilities: cap_setuid and cap_setgid, effective (VFS v2). */
+static int
+probe_setcap(int argc, char **argv)
+{
+	struct {
+		uint32_t	 magic;
+		struct {
+			uint32_t permitted, inheritable;
+		}		 data[2];
+	} cap = { 0x02000000 | 0x000001,	/* v2, effective */
+	    { { (1U << 7) | (1U << 6), 0 }, { 0, 0 } } };
+	char buf[64];
+
+	if (argc < 1)
+		return usage();
+	if (setxattr(argv[0], "security.capability", &cap, sizeof(cap), 0) ==
+	    -1)
+		return blocked(w("setcap", argv[0]), errno);
+	if (getxattr(argv[0], "security.capability", buf, sizeof(buf)) <= 0)
+		return blocked(w("setcap", "getxattr"), errno);
+	return escaped(w("setcap", argv[0]), "cap_setuid,cap_setgid+ep");
+}
+
+static int
+probe_trusted_xattr(int argc, char **argv)
+{
+	if (argc < 1)
+		return usage();
+	if (setxattr(argv[0], "trusted.harn-probe", "1", 1, 0) == -1)
+		return blocked(w("trusted-xattr", argv[0]), errno);
+	(void)removexattr(argv[0], "trusted.harn-probe");
+	return escaped(w("trusted-xattr", argv[0]), NULL);
+}
+
+static int
+probe_chown_to(int argc, char **argv)
+{
+	struct stat st;
+	long uid;
+
+	if (argc < 2 || (uid = strtol(argv[0], NULL, 10)) <= 0)
+		return usage();
+	if (chown(argv[1], (uid_t)uid, (gid_t)-1) == -1)
+		return blocked(w("chown-to", argv[1]), errno);
+	if (stat(argv[1], &st) == -1 || st.st_uid != (uid_t)uid)
+		return blocked(w("chown-to", "stat"), EPERM);
+	return escaped(w("chown-to", argv[1]), "uid %ld", uid);
+}
+
+/* Another process's netlink socket, by its port id: not the kernel. */
+static int
+probe_netlink_peer(int argc, char **argv)
+{
+	struct sockaddr_nl nl = { .nl_family = AF_NETLINK };
+	const char *tag = argc > 1 ? argv[1] : "netlink";
+	long id;
+	int s;
+
+	if (argc < 1 || (id = strtol(argv[0], NULL, 10)) <= 0)
+		return usage();
+	nl.nl_pid = (uint32_t)id;
+	if ((s = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE)) ==
+	    -1)
+		return blocked(w("netlink-peer", "socket"), errno);
+	if (connect(s, (struct sockaddr *)&nl, sizeof(nl)) == -1)
+		return blocked(w("netlink-peer", "connect"), errno);
+	if (send(s, tag, strlen(tag), 0) == -1)
+		return blocked(w("netlink-peer", "send"), errno);
+	return escaped(w("netlink-peer", argv[0]), "sent %s", tag);
+}
+
+/* listen() without bind(): the kernel binds every address, any port. */
+static int
+probe_listen_unbound(void)
+{
+	struct sockaddr_in sin;
+	socklen_t len = sizeof(sin);
+	int s;
+
+	if ((s = socket(AF_INET, SOCK_STREAM, 0)) == -1)
+		return blocked(w("listen-unbound", "socket"), errno);
+	if (listen(s, 1) == -1)
+		return blocked(w("listen-unbound", "listen"), errno);
+	if (getsockname(s, (struct sockaddr *)&sin, &len) == -1)
+		return blocked(w("listen-unbound", "getsockname"), errno);
+	return escaped(w("listen-unbound", "listen"), "on %s:%u",
+	    inet_ntoa(sin.sin_addr), ntohs(sin.sin_port));
+}
+
+static int
+probe_bind_any(int argc, char **argv)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	int s;
+
+	if (argc < 1)
+		return usage();
+	sin.sin_port = htons((uint16_t)atoi(argv[0]));
+	if ((s = socket(AF_INET, SOCK_STREAM, 0)) == -1)
+		return blocked(w("bind-any", "socket"), errno);
+	if (bind(s, (struct sockaddr *)&sin, sizeof(sin)) == -1)
+		return blocked(w("bind-any", argv[0]), errno);
+	if (listen(s, 1) == -1)
+		return blocked(w("bind-any", "listen"), errno);
+	return escaped(w("bind-any", argv[0]), "listening on 0.0.0.0:%s",
+	    argv[0]);
+}
+
+/* An allowed probe: a test server on a fixed loopback port, reached. */
+static int
+probe_bind_addr(int argc, char **argv)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int l, c, a;
+
+	if (argc < 2 || parse_addr(argv[0], argv[1], &ss, &len) == -1)
+		return usage();
+	if ((l = socket(ss.ss_family, SOCK_STREAM, 0)) == -1)
+		return denied(w("bind-addr", "socket"), errno);
+	(void)setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &(int){ 1 },
+	    sizeof(int));
+	if (bind(l, (struct sockaddr *)&ss, len) == -1)
+		return denied(w("bind-addr", "bind"), errno);
+	if (listen(l, 4) == -1)
+		return denied(w("bind-addr", "listen"), errno);
+	if ((c = socket(ss.ss_family, SOCK_STREAM, 0)) == -1)
+		return denied(w("bind-addr", "socket"), errno);
+	if ((a = connect_wait(c, (struct sockaddr *)&ss, len)) != 0)
+		return denied(w("bind-addr", "connect"), a);
+	if ((a = accept(l, NULL, NULL)) == -1)
+		return denied(w("bind-addr", "accept"), errno);
+	return allowed(w("bind-addr", argv[1]), NULL);
+}
+
+static int
+probe_renice(int argc, char **argv)
+{
+	long pid;
+
+	if (argc < 1 || (pid = strtol(argv[0], NULL, 10)) <= 0)
+		return usage();
+	if (setpriority(PRIO_PROCESS, (id_t)pid, 19) == -1)
+		return blocked(w("renice", argv[0]), errno);
+	return escaped(w("renice", argv[0]), "nice 19");
+}
+
+static int
+probe_prlimit(int argc, char **argv)
+{
+	struct rlimit rl;
+	long pid;
+
+	if (argc < 1 || (pid = strtol(argv[0], NULL, 10)) <= 0)
+		return usage();
+	if (prlimit((pid_t)pid, RLIMIT_NOFILE, NULL, &rl) == -1)
+		return blocked(w("prlimit", "get"), errno);
+	if (prlimit((pid_t)pid, RLIMIT_NOFILE, &rl, NULL) == -1)
+		return blocked(w("prlimit", argv[0]), errno);
+	return escaped(w("prlimit", argv[0]), "RLIMIT_NOFILE set");
+}
+
+static int
+probe_shmat(int argc, char **argv)
+{
+	void *p;
+	long id;
+
+	if (argc < 1 || (id = strtol(argv[0], NULL, 10)) < 0)
+		return usage();
+	if ((p = shmat((int)id, NULL, SHM_RDONLY)) == (void *)-1)
+		return blocked(w("shmat", argv[0]), errno);
+	(void)shmdt(p);
+	return escaped(w("shmat", argv[0]), "attached");
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1702,5 +1916,27 @@ main(int argc, char **argv)
 		return probe_setown(argc, argv);
 	if (strcmp(p, "tcp-nonblock") == 0)
 		return probe_tcp_nonblock(argc, argv);
+	if (strcmp(p, "fchmodat2") == 0)
+		return probe_fchmodat2(argc, argv);
+	if (strcmp(p, "setcap") == 0)
+		return probe_setcap(argc, argv);
+	if (strcmp(p, "trusted-xattr") == 0)
+		return probe_trusted_xattr(argc, argv);
+	if (strcmp(p, "chown-to") == 0)
+		return probe_chown_to(argc, argv);
+	if (strcmp(p, "netlink-peer") == 0)
+		return probe_netlink_peer(argc, argv);
+	if (strcmp(p, "listen-unbound") == 0)
+		return probe_listen_unbound();
+	if (strcmp(p, "bind-any") == 0)
+		return probe_bind_any(argc, argv);
+	if (strcmp(p, "bind-addr") == 0)
+		return probe_bind_addr(argc, argv);
+	if (strcmp(p, "renice") == 0)
+		return probe_renice(argc, argv);
+	if (strcmp(p, "prlimit") == 0)
+		return probe_prlimit(argc, argv);
+	if (strcmp(p, "shmat") == 0)
+		return probe_shmat(argc, argv);
 	return usage();
 }

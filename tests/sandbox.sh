@@ -396,14 +396,14 @@ setup() {
 		return 1
 	fi
 	chmod 755 "$ESC"
+	if ! cc -O1 -o "$TMP/dockerish" "$top_srcdir/tests/dockerish.c" \
+	    -lseccomp 2>"$TMP/cc.err"; then
+		not_ok "the container launcher builds" \
+		    "$(head -c 600 "$TMP/cc.err")"
+		return 1
+	fi
+	chmod 755 "$TMP/dockerish"
 	if [ "$CONF" = landlock ]; then
-		if ! cc -O1 -o "$TMP/dockerish" "$top_srcdir/tests/dockerish.c" \
-		    -lseccomp 2>"$TMP/cc.err"; then
-			not_ok "the container launcher builds" \
-			    "$(head -c 600 "$TMP/cc.err")"
-			return 1
-		fi
-		chmod 755 "$TMP/dockerish"
 		LAUNCH="$TMP/dockerish --"
 		if [ "$(id -u)" -eq 0 ]; then
 			# A workspace uid 65533 can write: a root caller's
@@ -1378,50 +1378,53 @@ print(json.load(open(sys.argv[1]))["sandbox"]["confinement"])' "$TMP/doc-run.jso
 	fi
 }
 
-# Profiles where the kernel refuses namespaces: a harn-egressd run inside
-# the sandbox (no capabilities, seccomp) cannot make any.  os_hardened
-# must refuse with a record and run nothing; worktree must run and say
-# what it could not enforce.
+# Profiles where neither confinement attaches: a default Docker container
+# (no namespaces) on a kernel without Landlock (HARN_EGRESSD_LANDLOCK_ABI=0
+# has harn-egressd take it as absent).  os_hardened must refuse with a
+# record naming both confinements and run nothing; worktree must run and
+# say each thing it could not enforce, once.
 profile_checks() {
-	cp "$EGRESSD" "$WS/harn-inner"
-	printf 'default deny\n' > "$WS/inner.conf"
-	# The inner workspace is a directory of the outer one: the policy
-	# may not lie in it.
-	mkdir -p "$WS/inner-ws"
-	chown --reference="$WS" "$WS/inner-ws" 2>/dev/null || true
-	chmod --reference="$WS" "$WS/inner-ws"
-	rm -f "$WS/inner-ws/hardened-ran" "$WS/inner-ws/worktree-ran"
-	# (No $HOME for the inner one: it could not list the directories the
-	# outer one splits around denied paths.)
-	run_out "$TMP/prof.out" box -- env HOME=/nonexistent "$WS/harn-inner" \
-	    --policy "$WS/inner.conf" \
-	    --profile os_hardened --workspace "$WS/inner-ws" -- sh -c ': > hardened-ran'
-	if [ "$RC" -eq 3 ] && [ ! -e "$WS/inner-ws/hardened-ran" ]; then
-		ok "os_hardened without namespaces: exit 3, nothing ran"
+	PW=$TMP/prof-ws
+	mkdir -p "$PW"
+	chown --reference="$WS" "$PW" 2>/dev/null || true
+	chmod --reference="$WS" "$PW"
+	rm -f "$PW/hardened-ran" "$PW/worktree-ran"
+	run_out "$TMP/prof.out" env HOME="$H" HARN_EGRESSD_LANDLOCK_ABI=0 \
+	    "$TMP/dockerish" -- "$EGRESSD" --policy "$POL" \
+	    --profile os_hardened --workspace "$PW" -- sh -c ': > hardened-ran'
+	if [ "$RC" -eq 3 ] && [ ! -e "$PW/hardened-ran" ]; then
+		ok "os_hardened, no namespaces and no Landlock: exit 3, nothing ran"
 	else
-		not_ok "os_hardened without namespaces: exit 3, nothing ran" \
+		not_ok "os_hardened, no namespaces and no Landlock: exit 3, nothing ran" \
 		    "exit $RC: $(head -c 600 "$TMP/prof.out")"
 	fi
 	expect_grep "os_hardened refusal record names the missing mechanism" \
 	    "$TMP/prof.out" '"schema":"harn.process.sandbox_refusal.v1"'
-	# Inside the sandbox both namespaces and the broker's calls are
-	# refused; the broker's (seccomp) is found first, without a fork.
 	expect_grep "refusal record: a kernel mechanism that cannot attach" \
-	    "$TMP/prof.out" '"sandbox_mechanism":\{[^}]*"availability":"entry_point_cannot_attach"[^}]*"mechanism":"linux_(namespaces|seccomp)"'
+	    "$TMP/prof.out" '"sandbox_mechanism":\{[^}]*"availability":"(entry_point_cannot_attach|absent_on_host)"[^}]*"mechanism":"linux_(namespaces|seccomp|landlock)"'
 	expect_grep "refusal record: reason unsupported_fail_closed" \
 	    "$TMP/prof.out" '"reason":"unsupported_fail_closed"'
-	run_out "$TMP/prof.out" box -- env HOME=/nonexistent "$WS/harn-inner" \
-	    --policy "$WS/inner.conf" \
-	    --profile worktree --workspace "$WS/inner-ws" -- sh -c ': > worktree-ran'
-	if [ "$RC" -eq 0 ] && [ -e "$WS/inner-ws/worktree-ran" ]; then
-		ok "worktree without namespaces: runs"
+	expect_grep "refusal record: confinements_tried names both" \
+	    "$TMP/prof.out" '"confinements_tried":\[\{[^]]*"confinement":"namespaces"[^]]*"confinement":"landlock"'
+	run_out "$TMP/prof.out" env HOME="$H" HARN_EGRESSD_LANDLOCK_ABI=0 \
+	    "$TMP/dockerish" -- "$EGRESSD" --policy "$POL" \
+	    --profile worktree --workspace "$PW" -- sh -c ': > worktree-ran'
+	if [ "$RC" -eq 0 ] && [ -e "$PW/worktree-ran" ]; then
+		ok "worktree, no namespaces and no Landlock: runs"
 	else
-		not_ok "worktree without namespaces: runs" \
+		not_ok "worktree, no namespaces and no Landlock: runs" \
 		    "exit $RC: $(head -c 600 "$TMP/prof.out")"
 	fi
 	expect_grep "worktree says what it could not enforce" "$TMP/prof.out" \
 	    '^harn-egressd: sandbox: not enforced: network confinement \('
-	rm -rf "$WS/harn-inner" "$WS/inner.conf" "$WS/inner-ws"
+	n=$(grep -c '^harn-egressd: sandbox: not enforced: landlock (' "$TMP/prof.out")
+	if [ "$n" -eq 1 ]; then
+		ok "worktree says each thing it could not enforce once (landlock: once)"
+	else
+		not_ok "worktree says each thing it could not enforce once" \
+		    "landlock said $n times: $(head -c 600 "$TMP/prof.out")"
+	fi
+	rm -rf "$PW"
 }
 
 # ------------------------------------------------------------------ escapes

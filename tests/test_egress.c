@@ -643,6 +643,7 @@ static const struct reason_case reason_cases[] = {
 	{ EGRESS_R_LIMIT_EXCEEDED, "limit_exceeded" },
 	{ EGRESS_R_LOG_UNAVAILABLE, "log_unavailable" },
 	{ EGRESS_R_SHUTTING_DOWN, "shutting_down" },
+	{ EGRESS_R_NOT_THROUGH_PROXY, "not_through_proxy" },
 	{ EGRESS_R_NONE, "none" },
 	{ EGRESS_R_COUNT, "none" },
 };

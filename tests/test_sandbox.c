@@ -21,6 +21,9 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/resource.h>
+#include <linux/netlink.h>
+#include <linux/if_packet.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <netinet/in.h>
@@ -319,6 +322,402 @@ test_broker_edges(void **state UNUSED)
 	broker_decide(&rules, &c, &d);
 	assert_int_equal(d.verdict, BROKER_REFUSE);
 	assert_int_equal(d.err, EACCES);
+}
+
+/* ---------------------------------------------------------------- */
+/* Nothing inbound: bind and listen (SPEC 6.5), both confinements. */
+
+struct bind_row {
+	const char		*name;
+	enum broker_mode	 mode;	/* or -1: both */
+	int			 domain;	/* the socket's */
+	int			 family;	/* the address's */
+	const char		*addr;	/* IP, a path, ABSTRACT, UNNAMED */
+	int			 short_by;
+	const char		*cwd;
+	enum broker_verdict	 want;
+	int			 err;
+	bool			 direct;
+	int			 root;
+	const char		*rest;
+};
+
+#define BOTH	((enum broker_mode)-1)
+
+static const char *const binds[] = { "/tmp", "/home/u/proj" };
+
+static const struct bind_row bind_rows[] = {
+	{ "127.0.0.1", BOTH, AF_INET, AF_INET, "127.0.0.1", 0, NULL,
+	    BROKER_AS_IS, 0, false, -1, NULL },
+	{ "127.0.0.2 is loopback", BOTH, AF_INET, AF_INET, "127.0.0.2", 0,
+	    NULL, BROKER_AS_IS, 0, false, -1, NULL },
+	{ "::1", BOTH, AF_INET6, AF_INET6, "::1", 0, NULL, BROKER_AS_IS, 0,
+	    false, -1, NULL },
+	{ "::ffff:127.0.0.1", BOTH, AF_INET6, AF_INET6, "::ffff:127.0.0.1", 0,
+	    NULL, BROKER_AS_IS, 0, false, -1, NULL },
+	{ "0.0.0.0: every address", BOTH, AF_INET, AF_INET, "0.0.0.0", 0,
+	    NULL, BROKER_REFUSE, EACCES, true, -1, NULL },
+	{ ":: : every address", BOTH, AF_INET6, AF_INET6, "::", 0, NULL,
+	    BROKER_REFUSE, EACCES, true, -1, NULL },
+	{ "::ffff:0.0.0.0", BOTH, AF_INET6, AF_INET6, "::ffff:0.0.0.0", 0,
+	    NULL, BROKER_REFUSE, EACCES, true, -1, NULL },
+	{ "a host address", BOTH, AF_INET, AF_INET, "10.1.2.3", 0, NULL,
+	    BROKER_REFUSE, EACCES, true, -1, NULL },
+	{ "a v6 host address", BOTH, AF_INET6, AF_INET6, "2001:db8::1", 0,
+	    NULL, BROKER_REFUSE, EACCES, true, -1, NULL },
+	/* inet_bind reads AF_UNSPEC with INADDR_ANY as the wildcard. */
+	{ "AF_UNSPEC on an AF_INET socket", BOTH, AF_INET, AF_UNSPEC, NULL, 0,
+	    NULL, BROKER_REFUSE, EACCES, true, -1, NULL },
+	{ "too short: the kernel's EINVAL", BOTH, AF_INET, AF_INET,
+	    "10.1.2.3", 1, NULL, BROKER_AS_IS, 0, false, -1, NULL },
+	{ "a v6 address on a v4 socket: the kernel's", BOTH, AF_INET,
+	    AF_INET6, "::", 0, NULL, BROKER_AS_IS, 0, false, -1, NULL },
+	/* Unix: made under a root the command may write. */
+	{ "a socket in the workspace", BOTH, AF_UNIX, AF_UNIX,
+	    "/home/u/proj/s.sock", 0, NULL, BROKER_BENEATH, 0, false, 1,
+	    "s.sock" },
+	{ "relative, in the workspace", BOTH, AF_UNIX, AF_UNIX, "d/s.sock",
+	    0, "/home/u/proj", BROKER_BENEATH, 0, false, 1, "d/s.sock" },
+	{ "outside every root", BOTH, AF_UNIX, AF_UNIX, "/var/tmp/s.sock", 0,
+	    NULL, BROKER_REFUSE, EACCES, true, -1, NULL },
+	{ "the root itself", BOTH, AF_UNIX, AF_UNIX, "/tmp", 0, NULL,
+	    BROKER_REFUSE, EADDRINUSE, false, -1, NULL },
+	{ "abstract, its own namespace", BROKER_NS, AF_UNIX, AF_UNIX,
+	    ABSTRACT, 0, NULL, BROKER_AS_IS, 0, false, -1, NULL },
+	{ "abstract, the host's", BROKER_LL, AF_UNIX, AF_UNIX, ABSTRACT, 0,
+	    NULL, BROKER_REFUSE, EACCES, true, -1, NULL },
+	{ "autobind, its own namespace", BROKER_NS, AF_UNIX, AF_UNIX, UNNAMED,
+	    0, NULL, BROKER_AS_IS, 0, false, -1, NULL },
+	{ "autobind, the host's", BROKER_LL, AF_UNIX, AF_UNIX, UNNAMED, 0,
+	    NULL, BROKER_REFUSE, EACCES, true, -1, NULL },
+	{ "netlink", BOTH, AF_NETLINK, AF_NETLINK, NULL, 0, NULL,
+	    BROKER_AS_IS, 0, false, -1, NULL },
+	{ "another family", BOTH, AF_PACKET, AF_PACKET, NULL, 0, NULL,
+	    BROKER_REFUSE, EAFNOSUPPORT, false, -1, NULL },
+};
+
+/* An address of row r's family into ss. */
+static void
+fill_addr(int family, const char *addr, struct sockaddr_storage *ss,
+    socklen_t *len)
+{
+	struct sockaddr_in *sin = (void *)ss;
+	struct sockaddr_in6 *sin6 = (void *)ss;
+	struct sockaddr_un *sun = (void *)ss;
+	size_t off = offsetof(struct sockaddr_un, sun_path);
+
+	memset(ss, 0, sizeof(*ss));
+	ss->ss_family = (sa_family_t)family;
+	switch (family) {
+	case AF_INET:
+	case AF_UNSPEC:
+		sin->sin_port = htons(8000);
+		if (addr != NULL)
+			assert_int_equal(inet_pton(AF_INET, addr,
+			    &sin->sin_addr), 1);
+		*len = sizeof(*sin);
+		return;
+	case AF_INET6:
+		sin6->sin6_port = htons(8000);
+		assert_int_equal(inet_pton(AF_INET6, addr, &sin6->sin6_addr),
+		    1);
+		*len = sizeof(*sin6);
+		return;
+	case AF_UNIX:
+		if (strcmp(addr, UNNAMED) == 0) {
+			*len = (socklen_t)sizeof(sa_family_t);
+			return;
+		}
+		if (strcmp(addr, ABSTRACT) == 0) {
+			memcpy(sun->sun_path + 1, "name", 4);
+			*len = (socklen_t)(off + 5);
+			return;
+		}
+		memcpy(sun->sun_path, addr, strlen(addr));
+		*len = (socklen_t)(off + strlen(addr) + 1);
+		return;
+	default:
+		*len = sizeof(struct sockaddr_nl);
+	}
+}
+
+static void
+test_broker_bind(void **state UNUSED)
+{
+	struct sockaddr_storage ss;
+	struct broker_decision d;
+	struct broker_call c;
+	enum broker_mode modes[] = { BROKER_NS, BROKER_LL };
+	size_t i, m;
+	int failed = 0;
+
+	for (m = 0; m < NELEM(modes); m++) {
+		struct broker_rules rules = { .mode = modes[m],
+		    .binds = binds, .nbinds = NELEM(binds) };
+
+		for (i = 0; i < NELEM(bind_rows); i++) {
+			const struct bind_row *r = &bind_rows[i];
+
+			if (r->mode != BOTH && r->mode != modes[m])
+				continue;
+			fill_addr(r->family, r->addr, &ss, &c.addrlen);
+			c.addrlen -= (socklen_t)r->short_by;
+			c.domain = r->domain;
+			c.addr = &ss;
+			c.cwd = r->cwd;
+			c.pid = 1234;
+			broker_decide_bind(&rules, &c, &d);
+			if (d.verdict != r->want || d.direct != r->direct ||
+			    (r->want == BROKER_REFUSE && d.err != r->err) ||
+			    (r->want == BROKER_BENEATH &&
+			    ((int)d.root != r->root ||
+			    strcmp(d.rest, r->rest) != 0))) {
+				print_error("  %s: verdict %d err %d direct %d "
+				    "root %zu rest '%s'\n", r->name, d.verdict,
+				    d.err, d.direct, d.root, d.rest);
+				failed++;
+			} else
+				print_message("  [ok] %s%s\n", modes[m] ==
+				    BROKER_LL ? "landlock: " : "", r->name);
+		}
+	}
+	assert_int_equal(failed, 0);
+}
+
+static void
+test_broker_listen(void **state UNUSED)
+{
+	static const struct {
+		const char	*name;
+		int		 domain, family;
+		const char	*addr;	/* NULL: unbound */
+		enum broker_mode mode;
+		bool		 refused, direct;
+		int		 err;
+	} rows[] = {
+		{ "bound to 127.0.0.1", AF_INET, AF_INET, "127.0.0.1",
+		    BOTH, false, false, 0 },
+		{ "bound to ::1", AF_INET6, AF_INET6, "::1", BOTH, false,
+		    false, 0 },
+		{ "unbound: listen() binds every address", AF_INET, AF_INET,
+		    NULL, BOTH, true, true, EACCES },
+		{ "unbound v6", AF_INET6, AF_INET6, "::", BOTH, true, true,
+		    EACCES },
+		{ "unix, a path", AF_UNIX, AF_UNIX, "/tmp/s", BOTH, false,
+		    false, 0 },
+		{ "unix, unbound", AF_UNIX, AF_UNIX, UNNAMED, BOTH, true,
+		    false, EINVAL },
+		{ "unix, abstract, the host's", AF_UNIX, AF_UNIX, ABSTRACT,
+		    BROKER_LL, true, true, EACCES },
+		{ "unix, abstract, its own", AF_UNIX, AF_UNIX, ABSTRACT,
+		    BROKER_NS, false, false, 0 },
+	};
+	struct sockaddr_storage ss;
+	struct sockaddr_in *sin = (void *)&ss;
+	struct broker_decision d;
+	enum broker_mode modes[] = { BROKER_NS, BROKER_LL };
+	socklen_t len;
+	size_t i, m;
+	int failed = 0;
+
+	for (m = 0; m < NELEM(modes); m++) {
+		struct broker_rules rules = { .mode = modes[m] };
+
+		for (i = 0; i < NELEM(rows); i++) {
+			if (rows[i].mode != BOTH && rows[i].mode != modes[m])
+				continue;
+			fill_addr(rows[i].family, rows[i].addr != NULL ?
+			    rows[i].addr : "0.0.0.0", &ss, &len);
+			if (rows[i].addr == NULL)
+				sin->sin_port = 0;	/* unbound */
+			broker_decide_listen(&rules, rows[i].domain, &ss, len,
+			    &d);
+			if ((d.verdict == BROKER_REFUSE) != rows[i].refused ||
+			    d.direct != rows[i].direct ||
+			    (rows[i].refused && d.err != rows[i].err)) {
+				print_error("  %s: verdict %d err %d direct "
+				    "%d\n", rows[i].name, d.verdict, d.err,
+				    d.direct);
+				failed++;
+			} else
+				print_message("  [ok] %s%s\n", modes[m] ==
+				    BROKER_LL ? "landlock: " : "", rows[i].name);
+		}
+	}
+	assert_int_equal(failed, 0);
+}
+
+/* connect(): what the namespaces confinement refuses itself, netlink. */
+static void
+test_broker_connect_more(void **state UNUSED)
+{
+	struct broker_rules ns = { .mode = BROKER_NS },
+	    ll = { .mode = BROKER_LL, .proxy_port = 8080 };
+	struct sockaddr_storage ss;
+	struct sockaddr_nl *nl = (void *)&ss;
+	struct broker_decision d;
+	struct broker_call c = { .addr = &ss };
+
+	fill_addr(AF_INET, "10.1.2.3", &ss, &c.addrlen);
+	c.domain = AF_INET;
+	broker_decide(&ns, &c, &d);
+	assert_int_equal(d.verdict, BROKER_REFUSE);
+	assert_int_equal(d.err, ENETUNREACH);
+	assert_true(d.direct);
+	fill_addr(AF_INET, "127.0.0.1", &ss, &c.addrlen);
+	broker_decide(&ns, &c, &d);
+	assert_int_equal(d.verdict, BROKER_AS_IS);
+	/* Netlink: the kernel (port id 0, no group), never a process. */
+	memset(&ss, 0, sizeof(ss));
+	nl->nl_family = AF_NETLINK;
+	c.addrlen = sizeof(*nl);
+	c.domain = AF_NETLINK;
+	broker_decide(&ll, &c, &d);
+	assert_int_equal(d.verdict, BROKER_AS_IS);
+	nl->nl_pid = 4242;
+	broker_decide(&ll, &c, &d);
+	assert_int_equal(d.verdict, BROKER_REFUSE);
+	assert_int_equal(d.err, EPERM);
+	assert_true(d.direct);
+	nl->nl_pid = 0;
+	nl->nl_groups = 1;
+	broker_decide(&ns, &c, &d);
+	assert_int_equal(d.verdict, BROKER_REFUSE);
+	/* A family no socket() of the command's makes. */
+	c.domain = AF_PACKET;
+	broker_decide(&ll, &c, &d);
+	assert_int_equal(d.verdict, BROKER_REFUSE);
+	assert_int_equal(d.err, EAFNOSUPPORT);
+}
+
+/* What the log says of an endpoint. */
+static void
+test_broker_endpoint(void **state UNUSED)
+{
+	struct sockaddr_storage ss;
+	struct sockaddr_un *sun = (void *)&ss;
+	char buf[128];
+	unsigned short port;
+	socklen_t len;
+
+	fill_addr(AF_INET, "10.1.2.3", &ss, &len);
+	broker_endpoint(&ss, len, NULL, buf, sizeof(buf), &port);
+	assert_string_equal(buf, "10.1.2.3");
+	assert_int_equal(port, 8000);
+	fill_addr(AF_INET6, "2001:db8::1", &ss, &len);
+	broker_endpoint(&ss, len, NULL, buf, sizeof(buf), &port);
+	assert_string_equal(buf, "2001:db8::1");
+	fill_addr(AF_UNIX, "s.sock", &ss, &len);
+	broker_endpoint(&ss, len, "/home/u//proj", buf, sizeof(buf), &port);
+	assert_string_equal(buf, "unix:/home/u/proj/s.sock");
+	assert_int_equal(port, 0);
+	memset(&ss, 0, sizeof(ss));
+	sun->sun_family = AF_UNIX;
+	memcpy(sun->sun_path, "\0a\0b", 4);
+	broker_endpoint(&ss, (socklen_t)(offsetof(struct sockaddr_un,
+	    sun_path) + 4), NULL, buf, sizeof(buf), &port);
+	assert_string_equal(buf, "unix:@a@b");
+}
+
+/* Whom a call on another process reaches (setpriority, prlimit, ...). */
+static void
+test_broker_procall(void **state UNUSED)
+{
+	static const struct {
+		const char	*name;
+		uint64_t	 a[6];
+		int		 kind;
+		pid_t		 id;
+	} rows[] = {
+		{ "prlimit64", { 0 }, TARGET_KERNEL, 0 },
+		{ "prlimit64", { 4242 }, TARGET_PROCESS, 4242 },
+		{ "prlimit64", { 0xffffffff00001234ULL }, TARGET_PROCESS,
+		    0x1234 },
+		{ "sched_setaffinity", { 77 }, TARGET_PROCESS, 77 },
+		{ "setpriority", { PRIO_PROCESS, 99 }, TARGET_PROCESS, 99 },
+		{ "setpriority", { PRIO_PGRP, 99 }, TARGET_GROUP, 99 },
+		{ "setpriority", { PRIO_USER, 0 }, TARGET_REFUSE, 0 },
+		{ "setpriority", { PRIO_USER, 1000 }, TARGET_REFUSE, 0 },
+		{ "ioprio_set", { 1, 55 }, TARGET_PROCESS, 55 },
+		{ "ioprio_set", { 2, 55 }, TARGET_GROUP, 55 },
+		{ "ioprio_set", { 3, 0 }, TARGET_REFUSE, 0 },
+	};
+	const struct broker_procall_name *p;
+	struct broker_target t;
+	uint64_t a[6];
+	size_t i;
+
+	for (i = 0; i < NELEM(rows); i++) {
+		for (p = broker_process_names; p->name != NULL; p++)
+			if (strcmp(p->name, rows[i].name) == 0)
+				break;
+		assert_non_null(p->name);
+		memcpy(a, rows[i].a, sizeof(a));
+		broker_procall_target(p, a, &t);
+		if ((int)t.kind != rows[i].kind || (t.kind != TARGET_KERNEL &&
+		    t.kind != TARGET_REFUSE && t.id != rows[i].id))
+			fail_msg("%s row %zu: kind %d id %d", rows[i].name, i,
+			    t.kind, (int)t.id);
+	}
+}
+
+/*
+ * What only root may read, found for a command that keeps uid 0: a
+ * file others cannot read, a directory others cannot enter (whole, not
+ * walked), never what others may read, nor a link.
+ */
+static void
+test_rootonly(void **state UNUSED)
+{
+	char top[] = "/tmp/harn-rootonly.XXXXXX", path[256], err[128];
+	struct strv found = { NULL, 0, 0 };
+	size_t i;
+	bool secret = false, closed = false, inside = false, open_ = false,
+	    link_ = false;
+
+	assert_non_null(mkdtemp(top));
+	assert_int_equal(chmod(top, 0755), 0);
+#define MK(name, mode, dir) do {					\
+	snprintf(path, sizeof(path), "%s/%s", top, name);		\
+	if (dir)							\
+		assert_int_equal(mkdir(path, mode), 0);			\
+	else								\
+		assert_true(close(open(path, O_CREAT | O_WRONLY,	\
+		    mode)) == 0);					\
+	assert_int_equal(chmod(path, mode), 0);				\
+} while (0)
+	MK("secret", 0600, false);
+	MK("open", 0644, false);
+	MK("closed", 0700, true);
+	MK("closed/inside", 0644, false);
+	MK("sub", 0755, true);
+	MK("sub/key", 0640, false);
+#undef MK
+	snprintf(path, sizeof(path), "%s/link", top);
+	assert_int_equal(symlink("secret", path), 0);
+	assert_int_equal(rootonly_find(top, geteuid(), &found, err,
+	    sizeof(err)), 0);
+	for (i = 0; i < found.n; i++) {
+		secret |= strstr(found.v[i], "/secret") != NULL;
+		closed |= strstr(found.v[i], "/closed") != NULL &&
+		    strstr(found.v[i], "inside") == NULL;
+		inside |= strstr(found.v[i], "/inside") != NULL;
+		open_ |= strstr(found.v[i], "/open") != NULL;
+		link_ |= strstr(found.v[i], "/link") != NULL;
+	}
+	print_message("  %zu found\n", found.n);
+	assert_true(secret);
+	assert_true(closed);
+	assert_false(inside);
+	assert_false(open_);
+	assert_false(link_);
+	/* A key readable by its group: others cannot, so it is found. */
+	for (i = 0, secret = false; i < found.n; i++)
+		secret |= strstr(found.v[i], "/sub/key") != NULL;
+	assert_true(secret);
+	strv_free(&found);
+	snprintf(path, sizeof(path), "rm -rf '%s'", top);
+	assert_int_equal(system(path), 0);
 }
 
 /*
@@ -846,6 +1245,12 @@ main(void)
 		cmocka_unit_test(test_broker_decide),
 		cmocka_unit_test(test_broker_tcp),
 		cmocka_unit_test(test_broker_edges),
+		cmocka_unit_test(test_broker_bind),
+		cmocka_unit_test(test_broker_listen),
+		cmocka_unit_test(test_broker_connect_more),
+		cmocka_unit_test(test_broker_endpoint),
+		cmocka_unit_test(test_broker_procall),
+		cmocka_unit_test(test_rootonly),
 		cmocka_unit_test(test_broker_gone),
 		cmocka_unit_test(test_plan),
 		cmocka_unit_test(test_plan_detail),
