@@ -189,6 +189,7 @@ struct broker {
 	/* Forks (max_procs): tasks counted, and those let go since. */
 	unsigned		 max_procs;
 	unsigned		 tasks;
+	bool			 counted;	/* tasks is a walk's */
 	pid_t			 inflight[INFLIGHT_MAX];
 	size_t			 ninflight;
 	void			(*refused)(void *, const struct broker_refusal *);
@@ -1842,6 +1843,7 @@ tasks_now(struct broker *b)
 			b->inflight[i] = b->inflight[--b->ninflight];
 	}
 	b->tasks = diag_tasks_below(b->init);
+	b->counted = true;
 	return b->tasks + (unsigned)b->ninflight;
 }
 
@@ -1850,7 +1852,7 @@ handle_fork(struct broker *b, const struct seccomp_notif *req)
 {
 	unsigned n = b->tasks + (unsigned)b->ninflight;
 
-	if (n >= b->max_procs || b->ninflight == INFLIGHT_MAX)
+	if (!b->counted || n >= b->max_procs || b->ninflight == INFLIGHT_MAX)
 		n = tasks_now(b);
 	if (n >= b->max_procs || b->ninflight == INFLIGHT_MAX) {
 		(void)respond(b, req->id, EAGAIN);

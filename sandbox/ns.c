@@ -327,12 +327,35 @@ out:
 	return rv;
 }
 
+/* Is a private directory at or below path ($HOME=/var/tmp, say)? */
+static bool
+holds_private(const char *path)
+{
+	size_t i;
+
+	for (i = 0; sandbox_private_dirs[i] != NULL; i++)
+		if (path_under(sandbox_private_dirs[i], path))
+			return true;
+	return false;
+}
+
+/*
+ * The roots, mounted back at their paths, shallow first.  above: only the
+ * read-only ones at or above a private directory ($HOME=/var/tmp), which
+ * then goes on top of them (it stays the command's own, empty and
+ * writable); else the others, which go on top of it (a workspace in /tmp,
+ * or one the user made /tmp itself).
+ */
 static int
-attach_binds(const struct sandbox_paths *p, int *trees, struct setup_fail *f)
+attach_binds(const struct sandbox_paths *p, int *trees, bool above,
+    struct setup_fail *f)
 {
 	size_t i;
 
 	for (i = 0; i < p->nbinds; i++) {
+		if (trees[i] == -1 || (p->binds[i].ro &&
+		    holds_private(p->binds[i].path)) != above)
+			continue;
 		if (mkdir_p(p->binds[i].path) == -1 && errno != EROFS)
 			return fail_step(f, MECH_NAMESPACES, AREA_WRITE,
 			    "mount point %s: %s", p->binds[i].path,
@@ -438,10 +461,12 @@ setup_mounts(const struct sandbox_paths *p, const struct sandbox_limits *l,
 		    "read-only mounts: %s", strerror(errno));
 		goto out;
 	}
+	if (attach_binds(p, trees, true, f) == -1)
+		goto out;
 	for (i = 0; sandbox_private_dirs[i] != NULL; i++)
 		if (private_dir(sandbox_private_dirs[i], l, f) == -1)
 			goto out;
-	if (private_devpts(f) == -1 || attach_binds(p, trees, f) == -1)
+	if (private_devpts(f) == -1 || attach_binds(p, trees, false, f) == -1)
 		goto out;
 	for (i = 0; i < p->deny.n; i++)
 		if (mask_path(p->deny.v[i], f) == -1)
