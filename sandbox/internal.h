@@ -216,6 +216,7 @@ int	 rootonly_find(const char *root, uid_t uid, struct strv *out,
 	    char *err, size_t errlen);
 void	 sandbox_paths_free(struct sandbox_paths *);
 extern const char *const sandbox_private_dirs[];
+bool	 sandbox_holds_private(const char *path);
 extern const char *const sandbox_home_denylist[];
 
 /* A directory of the workspace for the command's own files (.harn-tmp). */

@@ -327,18 +327,6 @@ out:
 	return rv;
 }
 
-/* Is a private directory at or below path ($HOME=/var/tmp, say)? */
-static bool
-holds_private(const char *path)
-{
-	size_t i;
-
-	for (i = 0; sandbox_private_dirs[i] != NULL; i++)
-		if (path_under(sandbox_private_dirs[i], path))
-			return true;
-	return false;
-}
-
 /*
  * The roots, mounted back at their paths, shallow first.  above: only the
  * read-only ones at or above a private directory ($HOME=/var/tmp), which
@@ -354,7 +342,7 @@ attach_binds(const struct sandbox_paths *p, int *trees, bool above,
 
 	for (i = 0; i < p->nbinds; i++) {
 		if (trees[i] == -1 || (p->binds[i].ro &&
-		    holds_private(p->binds[i].path)) != above)
+		    sandbox_holds_private(p->binds[i].path)) != above)
 			continue;
 		if (mkdir_p(p->binds[i].path) == -1 && errno != EROFS)
 			return fail_step(f, MECH_NAMESPACES, AREA_WRITE,

@@ -170,6 +170,22 @@ under_private(const char *path)
 	return false;
 }
 
+/*
+ * Is a private directory at or below path?  A read-only root there
+ * ($HOME=/var/tmp) is mounted beneath the private directory, which stays
+ * the command's own (ns.c): what lies under it is out of reach.
+ */
+bool
+sandbox_holds_private(const char *path)
+{
+	size_t i;
+
+	for (i = 0; sandbox_private_dirs[i] != NULL; i++)
+		if (path_under(sandbox_private_dirs[i], path))
+			return true;
+	return false;
+}
+
 struct build {
 	struct sandbox_paths	*p;
 	size_t			 cap_grants, cap_binds, cap_inside;
@@ -535,7 +551,8 @@ unreachable(const struct build *b, const char *path)
 		return false;
 	out = under_private(c);
 	for (i = 0; out && i < p->nbinds; i++)
-		if (path_under(c, p->binds[i].path))
+		if (path_under(c, p->binds[i].path) && !(p->binds[i].ro &&
+		    sandbox_holds_private(p->binds[i].path)))
 			out = false;
 	free(c);
 	return out;

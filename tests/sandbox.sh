@@ -2082,7 +2082,16 @@ l = socket.socket()
 try:
     l.bind(("127.0.0.2", p)); l.listen(4)
 except OSError as e:
-    print("BLOCKED squat:bind", e.errno); sys.exit(0)
+    held = []
+    for f in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            for line in open(f).readlines()[1:]:
+                la = line.split()[1]
+                if int(la.split(":")[1], 16) == p:
+                    held.append(la + "/" + line.split()[3])
+        except OSError:
+            pass
+    print("BLOCKED squat:bind", e.errno, " ".join(held)); sys.exit(0)
 c = socket.socket()
 try:
     c.connect(("127.0.0.1", p)); c.sendall(b"S-squat\n"); print("ESCAPED squat")
