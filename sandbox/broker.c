@@ -1156,6 +1156,19 @@ decide_unix_again(const struct broker_rules *rules, struct pending *p,
 	call->addr = &p->addr;
 }
 
+/* The rules the pure decisions take, from what the broker holds. */
+static void
+rules_of(const struct broker *b, struct broker_rules *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->mode = b->mode;
+	r->roots = (const char *const *)b->roots;
+	r->nroots = b->nroots;
+	r->proxy_port = b->proxy_port;
+	r->binds = (const char *const *)b->binds;
+	r->nbinds = b->nbinds;
+}
+
 /* A refusal: said when it is of an endpoint, then answered. */
 static void
 refuse_call(struct broker *b, const struct seccomp_notif *req,
@@ -1171,9 +1184,7 @@ refuse_call(struct broker *b, const struct seccomp_notif *req,
 static void
 handle_connect(struct broker *b, const struct seccomp_notif *req)
 {
-	const char *const *roots = (const char *const *)b->roots;
-	struct broker_rules rules = { b->mode, roots, b->nroots,
-	    b->proxy_port, NULL, 0 };
+	struct broker_rules rules;
 	struct broker_decision d;
 	struct broker_call call;
 	struct pending *p;
@@ -1183,6 +1194,7 @@ handle_connect(struct broker *b, const struct seccomp_notif *req)
 	if ((p = socket_call(b, req, &call, cwd, sizeof(cwd), &type,
 	    &proto)) == NULL)
 		return;
+	rules_of(b, &rules);
 	broker_decide(&rules, &call, &d);
 	decide_unix_again(&rules, p, &call, false, &d);
 	if (d.verdict == BROKER_REFUSE) {
@@ -1276,9 +1288,7 @@ bind_beneath(struct broker *b, struct pending *p,
 static void
 handle_bind(struct broker *b, const struct seccomp_notif *req)
 {
-	const char *const *binds = (const char *const *)b->binds;
-	struct broker_rules rules = { b->mode, NULL, 0, b->proxy_port, binds,
-	    b->nbinds };
+	struct broker_rules rules;
 	struct broker_decision d;
 	struct broker_call call;
 	struct pending *p;
@@ -1288,6 +1298,7 @@ handle_bind(struct broker *b, const struct seccomp_notif *req)
 	if ((p = socket_call(b, req, &call, cwd, sizeof(cwd), &type,
 	    &proto)) == NULL)
 		return;
+	rules_of(b, &rules);
 	broker_decide_bind(&rules, &call, &d);
 	decide_unix_again(&rules, p, &call, true, &d);
 	if (d.verdict == BROKER_REFUSE) {
@@ -1332,8 +1343,7 @@ handle_bind(struct broker *b, const struct seccomp_notif *req)
 static void
 handle_listen(struct broker *b, const struct seccomp_notif *req)
 {
-	struct broker_rules rules = { b->mode, NULL, 0, b->proxy_port, NULL,
-	    0 };
+	struct broker_rules rules;
 	struct caller *who = caller_of(b, (pid_t)req->pid);
 	struct sockaddr_storage ss;
 	struct broker_decision d;
@@ -1374,6 +1384,7 @@ handle_listen(struct broker *b, const struct seccomp_notif *req)
 		    sizeof(struct sockaddr_in);
 		ss.ss_family = (sa_family_t)domain;
 	}
+	rules_of(b, &rules);
 	broker_decide_listen(&rules, domain, &ss, len, &d);
 	if (d.verdict == BROKER_REFUSE || sock == -1) {
 		if (d.verdict != BROKER_REFUSE)
@@ -1934,18 +1945,10 @@ strings(const char *const *v, size_t n)
 static void
 conf_close(const struct broker_conf *conf)
 {
-	size_t i;
-
 	if (conf->notify != -1)
 		(void)close(conf->notify);
-	for (i = 0; conf->rootfds != NULL && i < conf->nroots; i++)
-		if (conf->rootfds[i] != -1)
-			(void)close(conf->rootfds[i]);
-	free(conf->rootfds);
-	for (i = 0; conf->bindfds != NULL && i < conf->nbinds; i++)
-		if (conf->bindfds[i] != -1)
-			(void)close(conf->bindfds[i]);
-	free(conf->bindfds);
+	fds_free(conf->rootfds, conf->nroots);
+	fds_free(conf->bindfds, conf->nbinds);
 }
 
 /* The numbers of the calls judged here, by name, once. */
@@ -2064,17 +2067,6 @@ strings_free(char **v, size_t n)
 	for (i = 0; v != NULL && i < n; i++)
 		free(v[i]);
 	free(v);
-}
-
-static void
-fds_free(int *fds, size_t n)
-{
-	size_t i;
-
-	for (i = 0; fds != NULL && i < n; i++)
-		if (fds[i] != -1)
-			(void)close(fds[i]);
-	free(fds);
 }
 
 void

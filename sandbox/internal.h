@@ -36,6 +36,7 @@ struct strv {
 
 int	 strv_add(struct strv *, char *);	/* takes str; frees it on error */
 void	 strv_free(struct strv *);
+void	 fds_free(int *fds, size_t n);	/* each closed, then the array */
 char	*path_join(const char *, const char *);
 bool	 path_under(const char *path, const char *dir);	/* or equal */
 char	*path_real(const char *);		/* realpath(3), faster */

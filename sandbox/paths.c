@@ -86,6 +86,18 @@ strv_add(struct strv *s, char *str)
 	return 0;
 }
 
+/* An array of descriptors, each closed (-1: none), then the array. */
+void
+fds_free(int *fds, size_t n)
+{
+	size_t i;
+
+	for (i = 0; fds != NULL && i < n; i++)
+		if (fds[i] != -1)
+			(void)close(fds[i]);
+	free(fds);
+}
+
 void
 strv_free(struct strv *s)
 {

@@ -867,17 +867,6 @@ open_roots(const struct strv *roots)
 	return fds;
 }
 
-static void
-close_roots(int *fds, size_t n)
-{
-	size_t i;
-
-	for (i = 0; fds != NULL && i < n; i++)
-		if (fds[i] != -1)
-			(void)close(fds[i]);
-	free(fds);
-}
-
 /* The first child: the confinement's set-up, then init; waits for it. */
 static void __attribute__((noreturn))
 run_setup(struct job *j, int go)
@@ -923,8 +912,8 @@ run_setup(struct job *j, int go)
 		    strerror(errno));
 	if (init == 0)
 		run_init(j);
-	close_roots(j->rootfds, j->paths->sockroots.n);
-	close_roots(j->bindfds, j->paths->bindroots.n);
+	fds_free(j->rootfds, j->paths->sockroots.n);
+	fds_free(j->bindfds, j->paths->bindroots.n);
 	m.kind = MSG_INIT;
 	m.pid = init;
 	(void)send_msg(j->ctl, &m, NULL, 0);
@@ -1100,8 +1089,8 @@ sandbox_start(const struct sandbox_request *r, const struct sandbox_plan *p,
 			(void)close(go[1]);
 		run_setup(&j, go[0]);
 	}
-	close_roots(j.rootfds, c->paths.sockroots.n);
-	close_roots(j.bindfds, c->paths.bindroots.n);
+	fds_free(j.rootfds, c->paths.sockroots.n);
+	fds_free(j.bindfds, c->paths.bindroots.n);
 	j.rootfds = j.bindfds = NULL;
 	(void)close(sv[1]);
 	c->ctl = sv[0];
@@ -1123,8 +1112,8 @@ sandbox_start(const struct sandbox_request *r, const struct sandbox_plan *p,
 	}
 	return c;
 fail:
-	close_roots(j.rootfds, c->paths.sockroots.n);
-	close_roots(j.bindfds, c->paths.bindroots.n);
+	fds_free(j.rootfds, c->paths.sockroots.n);
+	fds_free(j.bindfds, c->paths.bindroots.n);
 	if (go[0] != -1) {
 		(void)close(go[0]);
 		(void)close(go[1]);
