@@ -20,12 +20,13 @@
 #define WORD_MAX	32	/* longest unknown name quoted back in a message */
 #define NAME_W		19	/* "unsupported_command" */
 
-enum protocol { P_HTTP, P_HTTP_CONNECT, P_SOCKS5, P_COUNT };
+enum protocol { P_HTTP, P_HTTP_CONNECT, P_SOCKS5, P_DIRECT, P_COUNT };
 
 static const char *const protocol_names[P_COUNT] = {
 	[P_HTTP] = "http",
 	[P_HTTP_CONNECT] = "http_connect",
 	[P_SOCKS5] = "socks5",
+	[P_DIRECT] = "direct",		/* run mode: around the proxy */
 };
 
 /* Indexed by "is it an allow". */
@@ -55,6 +56,9 @@ static const struct {
 	{ "reason", JSON_STRING, true },
 	{ "addr", JSON_STRING, false },
 	{ "run", JSON_STRING, false },
+	{ "pid", JSON_INTEGER, false },
+	{ "exe", JSON_STRING, false },
+	{ "count", JSON_INTEGER, false },
 };
 
 struct record {
@@ -63,6 +67,7 @@ struct record {
 	bool			 allow;
 	enum egress_reason	 reason;
 	const char		*run;	/* NULL: not in run mode */
+	uint64_t		 count;	/* decisions the line stands for */
 };
 
 struct host_count {
@@ -259,8 +264,21 @@ check_values(json_t *o, struct record *r, char *why, size_t whylen)
 	if (r->allow != allow_reason)
 		return say(why, whylen, "reason %s with decision %s",
 		    egress_reason_name(r->reason), decision_names[r->allow]);
-	if (!r->allow && json_object_get(o, "addr") != NULL)
-		return say(why, whylen, "\"addr\" on a deny");
+	/* A line of folded refusals (SPEC 5) stands for count of them. */
+	r->count = 1;
+	if (json_object_get(o, "count") != NULL) {
+		if (json_integer_value(json_object_get(o, "count")) < 2)
+			return say(why, whylen, "\"count\" below 2");
+		r->count = (uint64_t)json_integer_value(json_object_get(o,
+		    "count"));
+	}
+	if ((r->protocol == P_DIRECT) !=
+	    (r->reason == EGRESS_R_NOT_THROUGH_PROXY))
+		return say(why, whylen, "reason %s with protocol %s",
+		    egress_reason_name(r->reason), protocol_names[r->protocol]);
+	if (r->count > 1 && r->protocol != P_DIRECT)
+		return say(why, whylen, "\"count\" on a %s line",
+		    protocol_names[r->protocol]);
 	r->host = str(o, "host");
 	r->run = str(o, "run");
 	return 0;
@@ -287,9 +305,9 @@ count(struct audit *a, const struct record *r)
 	a->records++;
 	if (r->run != NULL)
 		a->run_records++;
-	a->decisions[r->allow]++;
-	a->by_reason[r->reason]++;
-	a->by_protocol[r->protocol]++;
+	a->decisions[r->allow] += r->count;
+	a->by_reason[r->reason] += r->count;
+	a->by_protocol[r->protocol] += r->count;
 	return 0;
 }
 

@@ -141,6 +141,8 @@ test_valid(void **state)
 	assert_non_null(a = audit_new());
 	for (p = 0; p < NELEM(protocols); p++)
 		for (r = EGRESS_R_NONE + 1; r < EGRESS_R_COUNT; r++) {
+			if (r == EGRESS_R_NOT_THROUGH_PROXY)
+				continue;	/* direct lines, below */
 			/* protocol p, reason r: p + 1 times each */
 			for (k = 0; k <= (int)p; k++) {
 				assert_int_equal(feed_str(a, record(
@@ -152,6 +154,13 @@ test_valid(void **state)
 				nallow += allows(r);
 			}
 		}
+	/* Direct: one line, and one that folds 5 refusals into it. */
+	assert_int_equal(feed_str(a, record("direct", "", 0, "deny",
+	    "not_through_proxy", ",\"addr\":\"unix:/run/x.sock\","
+	    "\"pid\":42,\"exe\":\"/usr/bin/x\"")), 0);
+	assert_int_equal(feed_str(a, record("direct", "", 8080, "deny",
+	    "not_through_proxy", ",\"addr\":\"0.0.0.0\",\"count\":5")), 0);
+	n += 2;
 	j = summary(a, 10);
 	assert_int_equal(num(j, "records", NULL), n);
 	assert_int_equal(num(j, "malformed", NULL), 0);
@@ -159,18 +168,19 @@ test_valid(void **state)
 	assert_int_equal(num(j, "run_records", NULL), 0);
 	assert_int_equal(num(j, "service_records", NULL), n);
 	assert_int_equal(num(j, "decisions", "allow"), nallow);
-	assert_int_equal(num(j, "decisions", "deny"), n - nallow);
+	assert_int_equal(num(j, "decisions", "deny"), n - 2 + 6 - nallow);
 	for (p = 0; p < NELEM(protocols); p++)
 		assert_int_equal(num(j, "by_protocol", protocols[p]),
-		    (json_int_t)(p + 1) * (EGRESS_R_COUNT - 1));
+		    (json_int_t)(p + 1) * (EGRESS_R_COUNT - 2));
+	assert_int_equal(num(j, "by_protocol", "direct"), 6);
 	for (r = EGRESS_R_NONE + 1; r < EGRESS_R_COUNT; r++)
 		assert_int_equal(num(j, "by_reason", egress_reason_name(r)),
-		    1 + 2 + 3);
+		    r == EGRESS_R_NOT_THROUGH_PROXY ? 6 : 1 + 2 + 3);
 	/* Exactly the SPEC's names: no "none", nothing else. */
 	assert_int_equal(json_object_size(json_object_get(j, "by_reason")),
 	    EGRESS_R_COUNT - 1);
 	assert_int_equal(json_object_size(json_object_get(j, "by_protocol")),
-	    3);
+	    4);
 	json_decref(j);
 	audit_free(a);
 }
@@ -306,7 +316,18 @@ static const struct bad_row bad_rows[] = {
 	{ GOOD_HEAD "\"port\":80,\"decision\":\"deny\","
 	    "\"reason\":\"allow_rule\"}", 0,
 	    "reason allow_rule with decision deny" },
-	{ GOOD ",\"addr\":\"1.2.3.4\"}", 0, "\"addr\" on a deny" },
+	/* A direct line (run mode's refusals around the proxy). */
+	{ GOOD_HEAD "\"port\":80,\"decision\":\"deny\","
+	    "\"reason\":\"not_through_proxy\"}", 0,
+	    "reason not_through_proxy with protocol http" },
+	{ "{\"ts\":\"t\",\"protocol\":\"direct\",\"host\":\"\"," GOOD_TAIL "}",
+	    0, "reason deny_rule with protocol direct" },
+	{ "{\"ts\":\"t\",\"protocol\":\"direct\",\"host\":\"\",\"port\":0,"
+	    "\"decision\":\"deny\",\"reason\":\"not_through_proxy\","
+	    "\"count\":1}", 0, "\"count\" below 2" },
+	{ GOOD ",\"count\":5}", 0, "\"count\" on a http line" },
+	{ GOOD ",\"pid\":\"12\"}", 0, "\"pid\" is not an integer" },
+	{ GOOD ",\"exe\":12}", 0, "\"exe\" is not a string" },
 	{ NUL_LINE, sizeof(NUL_LINE) - 1, "NUL at byte" },
 	{ "\0", 1, "NUL at byte 0" },
 	{ "{\"ts\":\"t\\u0000\",\"protocol\":\"http\",\"host\":\"h\","
