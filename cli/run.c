@@ -44,6 +44,8 @@ struct run {
 	struct event		*ctl_ev;
 	struct dlog		*log;
 	struct directs		*directs;	/* not_through_proxy */
+	char			 said[PLAN_LINES * 2][64];	/* WHATs said */
+	size_t			 nsaid;
 	char			 proxy_addr[64];	/* as CMD reaches it */
 	int			 wstatus;
 	bool			 done;
@@ -288,18 +290,32 @@ check_command(const char *cmd)
 	return 127;
 }
 
-/* One line for each mechanism the plan goes without. */
+/*
+ * One line for each mechanism the plan goes without, once a run: a plan
+ * made again (a confinement whose set-up failed) says only what is new.
+ */
 static void
-say_not_enforced(const struct run *r)
+say_not_enforced(struct run *r)
 {
 	const struct sandbox_plan *p = &r->plan;
 	const char *tab;
-	size_t i;
+	size_t i, k;
+	int n;
 
 	for (i = 0; i < p->nlines; i++) {
 		tab = strchr(p->lines[i], '\t');
-		cli_error("sandbox: not enforced: %.*s (%s)",
-		    (int)(tab - p->lines[i]), p->lines[i], tab + 1);
+		n = (int)(tab - p->lines[i]);
+		for (k = 0; k < r->nsaid; k++)
+			if (strncmp(r->said[k], p->lines[i], (size_t)n) == 0 &&
+			    r->said[k][n] == '\0')
+				break;
+		if (k < r->nsaid)
+			continue;
+		if (r->nsaid < sizeof(r->said) / sizeof(r->said[0]))
+			snprintf(r->said[r->nsaid++], sizeof(r->said[0]),
+			    "%.*s", n, p->lines[i]);
+		cli_error("sandbox: not enforced: %.*s (%s)", n, p->lines[i],
+		    tab + 1);
 	}
 }
 

@@ -1264,7 +1264,7 @@ bind_beneath(struct broker *b, struct pending *p,
 	}
 	if (strlen(name) >= sizeof(sun.sun_path))
 		return ENAMETOOLONG;
-	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", name);
+	memcpy(sun.sun_path, name, strlen(name) + 1);
 	if ((dfd = resolve_beneath(b->bindfds[d->root], slash != NULL ? dir :
 	    ".", O_DIRECTORY, &err)) == -1)
 		return err;
