@@ -129,6 +129,7 @@ documented(const char *check)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	struct attest_check check = { .log = logpath };
 	const char *failed = "unset";
 	char why[ATTEST_ERR_MAX], *text;
 	int rv;
@@ -137,7 +138,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if ((text = malloc(size ? size : 1)) == NULL)
 		abort();
 	memcpy(text, data, size);
-	rv = attest_verify(text, size, pub, logpath, &failed, why,
+	rv = attest_verify(text, size, pub, &check, &failed, why,
 	    sizeof(why));
 	free(text);
 	if (rv == 0) {
