@@ -99,8 +99,9 @@ check_dsse(const struct options *opt)
 	for (i = 0; i < opt->nsubjects; i++) {
 		if (opt->subjects[i][0] == '\0' ||
 		    !attest_is_utf8(opt->subjects[i])) {
-			cli_error("--attest-subject: a name that is not UTF-8 "
-			    "text; the statement could not hold it");
+			cli_error("--attest-subject: %s; the statement could "
+			    "not hold it", opt->subjects[i][0] == '\0' ?
+			    "an empty name" : "a name that is not UTF-8 text");
 			return -1;
 		}
 		for (j = 0; j < i; j++)
