@@ -1,7 +1,8 @@
 /*
- * attest: the signed run report (SPEC 7), its verification, Ed25519 keys,
- * and summaries of decision logs for auditors.  No sockets and no event
- * loop: files only where a function names one.
+ * attest: the signed run report (SPEC 7), the same report as an in-toto
+ * statement in a DSSE envelope (SPEC 7.1), their verification, Ed25519
+ * keys, and summaries of decision logs for auditors.  No sockets and no
+ * event loop: files only where a function names one.
  */
 #ifndef ATTEST_ATTEST_H
 #define ATTEST_ATTEST_H
@@ -10,12 +11,23 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/stat.h>
 
 #include "egress/egress.h"
 
 #define ATTEST_SCHEMA		"harn.egress.attestation.v1"
 #define ATTEST_SIGNED_PREFIX	"harn egress attestation v1\n"
 #define ATTEST_ERR_MAX		512
+
+/* SPEC 7.1: the envelope's payload type, the statement and our predicate. */
+#define ATTEST_DSSE_PAYLOAD_TYPE	"application/vnd.in-toto+json"
+#define ATTEST_STATEMENT_TYPE		"https://in-toto.io/Statement/v1"
+#define ATTEST_PREDICATE_TYPE	"https://harn-egressd.dev/attestation/v1"
+
+enum attest_format {
+	ATTEST_JSON,		/* the report of SPEC 7 */
+	ATTEST_DSSE		/* an in-toto statement in a DSSE envelope */
+};
 
 /* An Ed25519 key, private or public. */
 struct attest_key;
@@ -63,7 +75,27 @@ struct attest_log {
 	bool		 complete;	/* every record written and digested */
 };
 
+/*
+ * A subject of the statement: a file named as given, and its SHA-256 taken
+ * at exit; unread says why it could not be (ATTEST_UNREAD_*), NULL when
+ * it was.
+ */
+struct attest_subject {
+	const char	*name;
+	unsigned char	 sha256[32];
+	const char	*unread;
+};
+
+#define ATTEST_UNREAD_MISSING	"missing"	/* no file at the name */
+#define ATTEST_UNREAD_SYMLINK	"symlink"	/* a link at the name itself */
+#define ATTEST_UNREAD_NOT_FILE	"not_regular"	/* FIFO, device, /proc... */
+#define ATTEST_UNREAD_KEY	"signing_key"	/* the key that signs */
+#define ATTEST_UNREAD_ERROR	"unreadable"	/* permission, I/O */
+
 struct attest_report {
+	enum attest_format	 format;
+	const struct attest_subject *subjects;	/* ATTEST_DSSE */
+	size_t			 nsubjects;
 	char			 run_id[33];
 	int64_t			 started_ms, ended_ms;	/* Unix time */
 	char *const		*argv;		/* NULL: service mode */
@@ -102,8 +134,20 @@ struct attest_out	*attest_out_open(const char *path, char *err,
 void			 attest_out_free(struct attest_out *);
 
 /*
- * Write the report, signed with key when not NULL, to a temporary file
- * beside its destination and rename it into place.
+ * Take a subject's SHA-256 now.  follow: a symlink at the name itself is
+ * followed (verify: the verifier's own file); otherwise it is not taken,
+ * as a link the confined command left there could lead anywhere.  Only a
+ * regular file outside /proc and /sys is read, and never the file avoid
+ * (the signing key) names.  0 with s->unread NULL, or -1 with s->unread
+ * set and err saying why.
+ */
+int	attest_subject_take(struct attest_subject *s, bool follow,
+	    const struct stat *avoid, char *err, size_t errlen);
+
+/*
+ * Write the report in its format (r->format), signed with key when not
+ * NULL, to a temporary file beside its destination and rename it into
+ * place.  ATTEST_DSSE needs a key.
  */
 int	attest_write(struct attest_out *, const struct attest_report *,
 	    const struct attest_key *, char *err, size_t errlen);
@@ -111,14 +155,26 @@ int	attest_write(struct attest_out *, const struct attest_report *,
 /* No report is larger. */
 #define ATTEST_REPORT_MAX	(1024 * 1024)
 
+/* What verify checks besides the report itself, and what it found. */
+struct attest_check {
+	const char		*log;		/* NULL: not checked */
+	const char *const	*subjects;	/* files the statement names */
+	size_t			 nsubjects;
+	enum attest_format	 form;		/* out: the form it was given */
+};
+
 /*
- * Verify a report's bytes: schema, canonical form, signature, key id and,
- * with log_path, the log's digest and record count.  Returns 0 when every
+ * Verify a report's bytes, in either form.  The JSON form: schema,
+ * canonical form, signature and key id.  The envelope: its shape, the
+ * signature over DSSE's PAE by the key (its key id), the statement, its
+ * canonical form, the predicate's schema, and that every subject was
+ * taken.  Then, with c->log, the log's digest and record count, and each
+ * of c->subjects against the statement's digest.  Returns 0 when every
  * check holds, 1 when one fails (*failed names it, why says what was
- * found), -1 when the log cannot be read (why says why).
+ * found), -1 when the log or a subject cannot be read (why says why).
  */
 int	attest_verify(const char *text, size_t len,
-	    const struct attest_key *pub, const char *log_path,
+	    const struct attest_key *pub, struct attest_check *c,
 	    const char **failed, char *why, size_t whylen);
 
 /* Summaries of decision logs (the audit command). */

@@ -73,6 +73,66 @@ encode_base64_decode(const char *s, unsigned char *out, size_t want)
 	return rv;
 }
 
+/* One alphabet: '-' and '_' read as '+' and '/', padding put back. */
+static char *
+base64_standard(const char *s, size_t *pad)
+{
+	size_t len = strlen(s), i, n;
+	char *std;
+
+	while (len > 0 && s[len - 1] == '=')
+		len--;
+	n = strlen(s) - len;
+	if (len % 4 == 1 || n > 2 || (n > 0 && (len + n) % 4 != 0) ||
+	    len > SIZE_MAX / 2 || (std = malloc(len + 4)) == NULL)
+		return NULL;
+	for (i = 0; i < len; i++) {
+		if ((s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= 'a' &&
+		    s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') ||
+		    s[i] == '+' || s[i] == '/')
+			std[i] = s[i];
+		else if (s[i] == '-' || s[i] == '_')
+			std[i] = s[i] == '-' ? '+' : '/';
+		else {
+			free(std);
+			return NULL;
+		}
+	}
+	for (*pad = 0; (len + *pad) % 4 != 0; (*pad)++)
+		std[len + *pad] = '=';
+	std[len + *pad] = '\0';
+	return std;
+}
+
+unsigned char *
+encode_base64_decode_any(const char *s, size_t *outlen)
+{
+	unsigned char *out;
+	size_t pad = 0, len;
+	char *std, *again = NULL;
+	int n;
+
+	if ((std = base64_standard(s, &pad)) == NULL)
+		return NULL;
+	len = strlen(std);
+	if (len > INT32_MAX || (out = malloc(3 * (len / 4) + 1)) == NULL) {
+		free(std);
+		return NULL;
+	}
+	n = EVP_DecodeBlock(out, (const unsigned char *)std, (int)len);
+	/* Padding decodes as zero bytes; one spelling of the rest only. */
+	if (n < 0 || (size_t)n < pad || (*outlen = (size_t)n - pad,
+	    (again = encode_base64(out, *outlen)) == NULL) ||
+	    strcmp(again, std) != 0) {
+		free(out);
+		out = NULL;
+	} else
+		out[*outlen] = '\0';
+	free(again);
+	free(std);
+	return out;
+}
+
 int
 attest_sha256(const void *buf, size_t len, unsigned char out[32])
 {

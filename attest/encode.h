@@ -20,6 +20,13 @@ char	*encode_base64(const unsigned char *, size_t n);
 /* Decode base64 of exactly want bytes; -1 on anything else. */
 int	 encode_base64_decode(const char *, unsigned char *out, size_t want);
 
+/*
+ * Decode base64 of any length in the standard or the URL-safe alphabet,
+ * padded or not (DSSE allows either); NULL on anything else (a stray
+ * character, unused bits set).  Caller frees; *outlen bytes, plus a NUL.
+ */
+unsigned char *encode_base64_decode_any(const char *, size_t *outlen);
+
 /* 2026-12-02T15:30:00.123Z from milliseconds since the epoch. */
 void	 encode_time(int64_t ms, char out[32]);
 

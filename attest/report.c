@@ -1,8 +1,8 @@
 /*
  * The attestation report (SPEC 7): built from what the run recorded,
- * signed over its canonical form, and written atomically (a temporary
- * file beside it, then a rename) into a directory held open from the
- * start.
+ * signed over its canonical form (or put in a signed in-toto envelope,
+ * SPEC 7.1), and written atomically (a temporary file beside it, then a
+ * rename) into a directory held open from the start.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +22,7 @@
 
 #include "config.h"
 #include "attest/attest.h"
+#include "attest/dsse.h"
 #include "attest/encode.h"
 #include "attest/key.h"
 
@@ -334,25 +335,52 @@ open_temp(struct attest_out *o, char *tmp, size_t len)
 	return -1;
 }
 
+/* The report in its format, as the file's text (without its newline). */
+static char *
+report_text(const struct attest_report *r, const struct attest_key *k,
+    char *err, size_t errlen)
+{
+	json_t *j, *st;
+	char *text = NULL, *payload;
+
+	if ((j = report_json(r)) == NULL) {
+		snprintf(err, errlen, "cannot build the report");
+		return NULL;
+	}
+	if (r->format == ATTEST_JSON) {
+		if ((k == NULL || sign(j, k, err, errlen) == 0) &&
+		    (text = encode_canonical(j)) == NULL)
+			snprintf(err, errlen, "out of memory");
+		json_decref(j);
+		return text;
+	}
+	if (k == NULL) {
+		snprintf(err, errlen, "an envelope needs a signing key");
+		json_decref(j);
+		return NULL;
+	}
+	if ((st = dsse_statement(j, r->subjects, r->nsubjects)) == NULL ||
+	    (payload = encode_canonical(st)) == NULL) {
+		snprintf(err, errlen, "cannot build the statement");
+		json_decref(st);
+		return NULL;
+	}
+	text = dsse_envelope(payload, k, err, errlen);
+	free(payload);
+	json_decref(st);
+	return text;
+}
+
 int
 attest_write(struct attest_out *o, const struct attest_report *r,
     const struct attest_key *k, char *err, size_t errlen)
 {
-	char tmp[4200], *text = NULL;
+	char tmp[4200], *text;
 	struct stat st, at;
-	json_t *j;
 	int fd, rv = -1;
 
-	if ((j = report_json(r)) == NULL) {
-		snprintf(err, errlen, "cannot build the report");
+	if ((text = report_text(r, k, err, errlen)) == NULL)
 		return -1;
-	}
-	if (k != NULL && sign(j, k, err, errlen) == -1)
-		goto out;
-	if ((text = encode_canonical(j)) == NULL) {
-		snprintf(err, errlen, "out of memory");
-		goto out;
-	}
 	if ((fd = open_temp(o, tmp, sizeof(tmp))) == -1) {
 		snprintf(err, errlen, "%s: %s", o->name, strerror(errno));
 		goto out;
@@ -387,6 +415,5 @@ attest_write(struct attest_out *o, const struct attest_report *r,
 	rv = 0;
 out:
 	free(text);
-	json_decref(j);
 	return rv;
 }

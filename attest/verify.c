@@ -2,7 +2,8 @@
  * Verifying a report (SPEC 7): it is JSON of our schema, it is signed, by
  * the given key, over its canonical form, and (with a log) the log holds
  * exactly the records the report counts.  The first check that fails is
- * named.
+ * named.  An envelope (SPEC 7.1) is told apart here and checked by
+ * verify_dsse.c, with the schema and log checks of this file.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +19,7 @@
 #include "attest/attest.h"
 #include "attest/encode.h"
 #include "attest/key.h"
+#include "attest/verify.h"
 
 enum {
 	T_STR = 1, T_INT = 2, T_BOOL = 4, T_OBJ = 8, T_ARR = 16, T_NULL = 32,
@@ -102,11 +104,14 @@ static const struct {
 	{ "decisions", "by_reason", JSON_INTEGER },
 };
 
-struct verdict {
-	const char	**failed;
-	char		 *why;
-	size_t		  whylen;
-};
+int
+verdict_vfail(struct verdict *v, const char *check, const char *fmt,
+    va_list ap)
+{
+	*v->failed = check;
+	vsnprintf(v->why, v->whylen, fmt, ap);
+	return 1;
+}
 
 static int
 fail(struct verdict *v, const char *check, const char *fmt, ...)
@@ -117,9 +122,8 @@ fail(struct verdict *v, const char *check, const char *fmt, ...)
 {
 	va_list ap;
 
-	*v->failed = check;
 	va_start(ap, fmt);
-	vsnprintf(v->why, v->whylen, fmt, ap);
+	verdict_vfail(v, check, fmt, ap);
 	va_end(ap);
 	return 1;
 }
@@ -197,8 +201,8 @@ in(const char *s, const char *const *set)
 	return false;
 }
 
-static int
-check_schema(const json_t *r, struct verdict *v)
+int
+verify_schema(const json_t *r, struct verdict *v)
 {
 	const json_t *parent, *m;
 	const char *s;
@@ -396,8 +400,8 @@ decisions(const json_t *r)
  * the run's lines), and no line after them claims the run's id.  Lines of
  * other runs before or after are not the report's to vouch for.
  */
-static int
-check_log(const json_t *r, const char *path, struct verdict *v)
+int
+verify_log(const json_t *r, const char *path, struct verdict *v)
 {
 	const json_t *log = json_object_get(r, "log");
 	uint64_t records = (uint64_t)json_integer_value(json_object_get(log,
@@ -472,7 +476,7 @@ check_canonical(const json_t *r, const char *text, size_t len,
 
 int
 attest_verify(const char *text, size_t len, const struct attest_key *pub,
-    const char *log_path, const char **failed, char *why, size_t whylen)
+    struct attest_check *c, const char **failed, char *why, size_t whylen)
 {
 	struct verdict v = { failed, why, whylen };
 	json_error_t e;
@@ -481,16 +485,26 @@ attest_verify(const char *text, size_t len, const struct attest_key *pub,
 
 	*failed = NULL;
 	why[0] = '\0';
+	c->form = ATTEST_JSON;
 	if (len > ATTEST_REPORT_MAX)
 		return fail(&v, "json", "larger than any report");
 	/* Duplicate keys would let two readers see two reports. */
 	if ((r = json_loadb(text, len, JSON_REJECT_DUPLICATES, &e)) == NULL)
 		return fail(&v, "json", "not JSON: line %d: %s", e.line,
 		    e.text);
-	if ((rv = check_schema(r, &v)) == 0 &&
+	/* An envelope has a payload type; a report of SPEC 7 never has. */
+	if (json_object_get(r, "payloadType") != NULL) {
+		c->form = ATTEST_DSSE;
+		rv = verify_dsse(r, pub, c, &v);
+	} else if ((rv = verify_schema(r, &v)) == 0 &&
 	    (rv = check_canonical(r, text, len, &v)) == 0 &&
-	    (rv = check_signature(r, pub, &v)) == 0 && log_path != NULL)
-		rv = check_log(r, log_path, &v);
+	    (rv = check_signature(r, pub, &v)) == 0) {
+		if (c->log != NULL)
+			rv = verify_log(r, c->log, &v);
+		if (rv == 0 && c->nsubjects > 0)
+			rv = fail(&v, "subjects", "a JSON report has "
+			    "no subjects (--attest-format dsse writes them)");
+	}
 	json_decref(r);
 	return rv;
 }

@@ -12,7 +12,8 @@
 
 static const char usage_text[] =
 "usage: harn-egressd --policy FILE [--listen ADDR:PORT]... [--port-file F] [--log F]\n"
-"                    [--attest REPORT [--sign-key KEY]]\n"
+"                    [--attest REPORT [--sign-key KEY]\n"
+"                    [--attest-format json|dsse] [--attest-subject FILE]...]\n"
 "       harn-egressd --policy FILE [options] -- CMD [ARG...]  run CMD confined\n"
 "       harn-egressd --policy FILE [--profile P] [--confinement auto|namespaces|landlock]\n"
 "                    [--workspace DIR] [--env NAME]...\n"
@@ -22,7 +23,7 @@ static const char usage_text[] =
 "       harn-egressd doctor  [--json]\n"
 "       harn-egressd check   --policy FILE\n"
 "       harn-egressd explain --policy FILE [--resolve] TARGET...\n"
-"       harn-egressd verify  --pubkey FILE [--log FILE] REPORT\n"
+"       harn-egressd verify  --pubkey FILE [--log FILE] [--subject F]... REPORT\n"
 "       harn-egressd audit   [--json] [--top N] [LOG...]\n"
 "       harn-egressd keygen  --out FILE\n"
 "       harn-egressd --version | --help\n";
@@ -89,9 +90,20 @@ service_or_run(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	rv = opt.cmd != NULL ? run_mode(&opt, c, &rep) : serve(&opt, c, &rep);
-	/* A usage error started nothing: only what started is reported. */
-	if (report_close(&rep, rep.started) == -1)
+	/*
+	 * A usage error started nothing: only what started is reported.  A
+	 * subject not taken fails a run that otherwise succeeded; a command's
+	 * own failure (which may be why an output is missing) stays its own.
+	 */
+	switch (report_close(&rep, rep.started)) {
+	case -1:
 		rv = EXIT_RUNTIME;
+		break;
+	case 1:
+		if (rv == 0)
+			rv = EXIT_RUNTIME;
+		break;
+	}
 	return rv;
 }
 

@@ -12,9 +12,10 @@
 /* Every option from OPT_PROFILE on is for run mode only. */
 enum {
 	OPT_POLICY = 256, OPT_LISTEN, OPT_PORT_FILE, OPT_LOG, OPT_ATTEST,
-	OPT_SIGN_KEY, OPT_PROFILE, OPT_WORKSPACE, OPT_RO_ROOT, OPT_RW_ROOT,
-	OPT_DENY_ROOT, OPT_ENV, OPT_NO_SANDBOX, OPT_SOCKET_ROOT, OPT_MAX_PROCS,
-	OPT_TMPFS_SIZE, OPT_MAX_MEMORY, OPT_CONFINEMENT
+	OPT_ATTEST_FORMAT, OPT_ATTEST_SUBJECT, OPT_SIGN_KEY, OPT_PROFILE,
+	OPT_WORKSPACE, OPT_RO_ROOT, OPT_RW_ROOT, OPT_DENY_ROOT, OPT_ENV,
+	OPT_NO_SANDBOX, OPT_SOCKET_ROOT, OPT_MAX_PROCS, OPT_TMPFS_SIZE,
+	OPT_MAX_MEMORY, OPT_CONFINEMENT
 };
 
 static const struct option longopts[] = {
@@ -23,6 +24,8 @@ static const struct option longopts[] = {
 	{ "port-file", required_argument, NULL, OPT_PORT_FILE },
 	{ "log", required_argument, NULL, OPT_LOG },
 	{ "attest", required_argument, NULL, OPT_ATTEST },
+	{ "attest-format", required_argument, NULL, OPT_ATTEST_FORMAT },
+	{ "attest-subject", required_argument, NULL, OPT_ATTEST_SUBJECT },
 	{ "sign-key", required_argument, NULL, OPT_SIGN_KEY },
 	{ "profile", required_argument, NULL, OPT_PROFILE },
 	{ "workspace", required_argument, NULL, OPT_WORKSPACE },
@@ -155,6 +158,16 @@ one_option(struct options *o, int ch, const char *arg)
 	case OPT_PORT_FILE: o->port_file = arg; return 0;
 	case OPT_LOG: o->log = arg; return 0;
 	case OPT_ATTEST: o->attest = arg; return 0;
+	case OPT_ATTEST_FORMAT:
+		if (strcmp(arg, "json") != 0 && strcmp(arg, "dsse") != 0) {
+			cli_error("--attest-format %s: want json or dsse", arg);
+			return -1;
+		}
+		o->attest_format = arg;
+		return 0;
+	case OPT_ATTEST_SUBJECT:
+		return add_str(o->subjects, &o->nsubjects, OPT_MAX_SUBJECTS,
+		    arg, "--attest-subject");
 	case OPT_SIGN_KEY: o->sign_key = arg; return 0;
 	case OPT_WORKSPACE: o->workspace = arg; return 0;
 	case OPT_NO_SANDBOX: o->no_sandbox = true; return 0;

@@ -8,6 +8,7 @@
 
 #define OPT_MAX_ROOTS	64
 #define OPT_MAX_ENV	64
+#define OPT_MAX_SUBJECTS	1024
 
 struct options {
 	const char		*policy;
@@ -16,6 +17,9 @@ struct options {
 	const char		*port_file;
 	const char		*log;		/* NULL: stderr */
 	const char		*attest;
+	const char		*attest_format;	/* NULL: not given (json) */
+	const char		*subjects[OPT_MAX_SUBJECTS];
+	size_t			 nsubjects;
 	const char		*sign_key;
 	const char		*profile;
 	const char		*confinement;	/* auto, namespaces, landlock */

@@ -1,4 +1,4 @@
-/* The attestation report of one service or run (SPEC 7). */
+/* The attestation report of one service or run (SPEC 7, 7.1). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,25 +51,124 @@ check_inputs(const struct options *opt)
 	return 0;
 }
 
+/* Options that shape a report, given without one. */
+static int
+check_no_report(const struct options *opt)
+{
+	if (opt->sign_key != NULL) {
+		cli_error("--sign-key %s: no report to sign (add --attest FILE)",
+		    opt->sign_key);
+		return -1;
+	}
+	if (opt->attest_format != NULL) {
+		cli_error("--attest-format %s: no report to write (add --attest "
+		    "FILE)", opt->attest_format);
+		return -1;
+	}
+	if (opt->nsubjects > 0) {
+		cli_error("--attest-subject %s: no report to name it (add "
+		    "--attest FILE --attest-format dsse)", opt->subjects[0]);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The in-toto form: signed (an envelope without a signature is not one),
+ * with at least one subject (--attest-subject, else the decision log's
+ * file), each named once, as text, and neither the report nor the key.
+ */
+static int
+check_dsse(const struct options *opt)
+{
+	struct stat st;
+	size_t i, j;
+
+	if (opt->sign_key == NULL) {
+		cli_error("--attest-format dsse: an envelope must be signed "
+		    "(add --sign-key KEY)");
+		return -1;
+	}
+	if (opt->nsubjects == 0 && (opt->log == NULL ||
+	    strcmp(opt->log, "-") == 0)) {
+		cli_error("--attest-format dsse: no subject (add "
+		    "--attest-subject FILE for each output, or --log FILE: "
+		    "the decision log is the subject by default)");
+		return -1;
+	}
+	for (i = 0; i < opt->nsubjects; i++) {
+		if (opt->subjects[i][0] == '\0' ||
+		    !attest_is_utf8(opt->subjects[i])) {
+			cli_error("--attest-subject: %s; the statement could "
+			    "not hold it", opt->subjects[i][0] == '\0' ?
+			    "an empty name" : "a name that is not UTF-8 text");
+			return -1;
+		}
+		for (j = 0; j < i; j++)
+			if (strcmp(opt->subjects[i], opt->subjects[j]) == 0) {
+				cli_error("--attest-subject %s: given twice",
+				    opt->subjects[i]);
+				return -1;
+			}
+		if (strcmp(opt->subjects[i], opt->attest) == 0 ||
+		    (stat(opt->subjects[i], &st) == 0 &&
+		    same_file(opt->attest, &st))) {
+			cli_error("--attest-subject %s: is the report",
+			    opt->subjects[i]);
+			return -1;
+		}
+		if (stat(opt->subjects[i], &st) == 0 &&
+		    same_file(opt->sign_key, &st)) {
+			cli_error("--attest-subject %s: is the signing key",
+			    opt->subjects[i]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The subjects, by name; their digests are taken at the end. */
+static int
+subjects_new(struct report *rep, const struct options *opt)
+{
+	size_t i, n = opt->nsubjects > 0 ? opt->nsubjects : 1;
+
+	if ((rep->subjects = calloc(n, sizeof(*rep->subjects))) == NULL) {
+		cli_error("out of memory");
+		return -1;
+	}
+	for (i = 0; i < n; i++)
+		rep->subjects[i].name = opt->nsubjects > 0 ?
+		    opt->subjects[i] : opt->log;
+	rep->r.subjects = rep->subjects;
+	rep->r.nsubjects = n;
+	rep->r.format = ATTEST_DSSE;
+	return 0;
+}
+
 int
 report_open(struct report *rep, const struct options *opt)
 {
 	char err[ATTEST_ERR_MAX];
+	bool dsse;
 
 	memset(rep, 0, sizeof(*rep));
 	rep->r.log.offset = -1;
 	attest_run_id(rep->r.run_id);
 	rep->r.started_ms = now_ms();
 	rep->r.argv = opt->cmd;
-	if (opt->sign_key != NULL && opt->attest == NULL) {
-		cli_error("--sign-key %s: no report to sign (add --attest FILE)",
-		    opt->sign_key);
-		return -1;
-	}
 	/* No report, no digests: OpenSSL's set-up is not paid for nothing. */
 	if (opt->attest == NULL)
-		return 0;
-	if (check_inputs(opt) == -1)
+		return check_no_report(opt);
+	dsse = opt->attest_format != NULL &&
+	    strcmp(opt->attest_format, "dsse") == 0;
+	if (!dsse && opt->nsubjects > 0) {
+		cli_error("--attest-subject %s: the JSON report has no subjects "
+		    "(add --attest-format dsse)", opt->subjects[0]);
+		return -1;
+	}
+	if (check_inputs(opt) == -1 || (dsse && (check_dsse(opt) == -1 ||
+	    subjects_new(rep, opt) == -1)))
 		return -1;
 	/* Until a log is opened: no records, the digest of no bytes. */
 	rep->r.log.complete = true;
@@ -77,16 +176,21 @@ report_open(struct report *rep, const struct options *opt)
 		cli_error("OpenSSL failed to start");
 		return -1;
 	}
-	if (opt->sign_key != NULL && (rep->key = attest_key_read_private(
-	    opt->sign_key, err, sizeof(err))) == NULL) {
-		cli_error("--sign-key %s", err);
+	if (opt->sign_key != NULL && ((rep->key = attest_key_read_private(
+	    opt->sign_key, err, sizeof(err))) == NULL ||
+	    stat(opt->sign_key, &rep->key_st) == -1)) {
+		if (rep->key == NULL)
+			cli_error("--sign-key %s", err);
+		else
+			cli_error("--sign-key %s: %s", opt->sign_key,
+			    strerror(errno));
+		report_close(rep, false);
 		return -1;
 	}
 	if ((rep->out = attest_out_open(opt->attest, err, sizeof(err))) ==
 	    NULL) {
 		cli_error("%s", err);
-		attest_key_free(rep->key);
-		rep->key = NULL;
+		report_close(rep, false);
 		return -1;
 	}
 	rep->path = opt->attest;
@@ -184,6 +288,31 @@ report_log(struct report *rep, struct dlog *log, const char *path)
 		rep->log_moved = true;
 }
 
+/*
+ * The subjects' digests, now that the command has ended (or the service
+ * stops).  One that cannot be taken is left out of the statement's
+ * subjects and listed as unread: 1.
+ */
+static int
+take_subjects(struct report *rep)
+{
+	char err[ATTEST_ERR_MAX];
+	size_t i;
+	int rv = 0;
+
+	for (i = 0; i < rep->r.nsubjects; i++) {
+		if (attest_subject_take(&rep->subjects[i], false,
+		    rep->key != NULL ? &rep->key_st : NULL, err,
+		    sizeof(err)) == -1) {
+			cli_error("--attest: subject %s: not taken at exit; "
+			    "the statement lists it as unread (%s)", err,
+			    rep->subjects[i].unread);
+			rv = 1;
+		}
+	}
+	return rv;
+}
+
 int
 report_close(struct report *rep, bool write)
 {
@@ -192,6 +321,7 @@ report_close(struct report *rep, bool write)
 
 	if (rep->out != NULL && write) {
 		rep->r.ended_ms = now_ms();
+		rv = take_subjects(rep);
 		if (attest_write(rep->out, &rep->r, rep->key, err,
 		    sizeof(err)) == -1) {
 			cli_error("--attest: the report was not written: %s",
@@ -214,7 +344,9 @@ report_close(struct report *rep, bool write)
 	}
 	attest_out_free(rep->out);
 	attest_key_free(rep->key);
+	free(rep->subjects);
 	rep->out = NULL;
 	rep->key = NULL;
+	rep->subjects = NULL;
 	return rv;
 }

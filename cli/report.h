@@ -1,6 +1,7 @@
 /*
- * The attestation report of one service or run (SPEC 7): what to record
- * as the run goes, and writing it at the end.
+ * The attestation report of one service or run (SPEC 7, and 7.1 for the
+ * in-toto form): what to record as the run goes, and writing it at the
+ * end.
  */
 #ifndef CLI_REPORT_H
 #define CLI_REPORT_H
@@ -16,7 +17,9 @@
 struct report {
 	struct attest_out	*out;		/* NULL: no --attest */
 	struct attest_key	*key;		/* NULL: unsigned */
+	struct stat		 key_st;	/* its file, never a subject */
 	const char		*path;
+	struct attest_subject	*subjects;	/* dsse: taken at the end */
 	struct attest_report	 r;
 	struct attest_sandbox	 sandbox;
 	bool			 started;	/* past the usage checks */
@@ -53,9 +56,10 @@ void	report_listen(struct report *, const char *bound);
 void	report_log(struct report *, struct dlog *, const char *path);
 
 /*
- * Write the report when asked for and write is true, then free what
- * report_open took.  Prints the error and returns -1 when the report
- * could not be written.
+ * Write the report when asked for and write is true (a statement's
+ * subjects are taken now), then free what report_open took.  Prints the
+ * error and returns -1 when the report could not be written, 1 when it
+ * was but a subject could not be taken (the statement says which).
  */
 int	report_close(struct report *, bool write);
 

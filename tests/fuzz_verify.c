@@ -1,11 +1,13 @@
 /*
- * fuzz_verify: libFuzzer on report verification (attest/verify.c).  The
- * input is a report file; it is verified with a fixed Ed25519 public key
- * and an empty decision log.  The fuzzer cannot forge Ed25519, so a report
- * that verifies must be one the key's owner signed: byte for byte one of
- * the seeds below (tests/fuzz/verify/signed_*, written by harn-egressd
- * with this key).  Anything else that verifies is a hole in the checks.
- * A refusal must name one of the documented checks.
+ * fuzz_verify: libFuzzer on report verification (attest/verify.c, and
+ * attest/verify_dsse.c for envelopes).  The input is a report file; it is
+ * verified with a fixed Ed25519 public key and an empty decision log.  The
+ * fuzzer cannot forge Ed25519, so a report that verifies must be one the
+ * key's owner signed: byte for byte one of the seeds below
+ * (tests/fuzz/verify/signed_*, written by harn-egressd with this key), or,
+ * for an envelope, which may be spelled otherwise, one whose payload is
+ * byte for byte a signed seed's.  Anything else that verifies is a hole in
+ * the checks.  A refusal must name one of the documented checks.
  * Built by `make fuzz-verify`, not by make check.
  */
 #include <stdbool.h>
@@ -19,7 +21,10 @@
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 
+#include <jansson.h>
+
 #include "attest/attest.h"
+#include "attest/encode.h"
 #include "tests/fuzz.h"
 
 int	LLVMFuzzerInitialize(int *, char ***);
@@ -43,6 +48,15 @@ static const char *const signed_reports[] = {
 	"574ecbb549e297fc57c03e022a1ba0612f5caa0e12a93b1b8c18c119f19ec1e9",
 	/* signed_service.json */
 	"13d14b123301c1cf714b14eb459eb8435753dd656c1fedf2058433e55cd708ba",
+	/* signed_dsse.json */
+	"50090824b4884f42d64d18422988eb75a1f9e75c2bbbf20a32b0c0f6db35c5a3",
+	NULL
+};
+
+/* SHA-256 of the payload of each envelope signed with it. */
+static const char *const signed_payloads[] = {
+	/* signed_dsse.json */
+	"13af757e8fde363176dfe0c41ffc066ab7d1c4bd34b5e972aeb3ad6211416416",
 	NULL
 };
 
@@ -94,7 +108,7 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 }
 
 static bool
-signed_by_us(const uint8_t *b, size_t len)
+digest_in(const void *b, size_t len, const char *const *list)
 {
 	unsigned char sha[32];
 	char hex[65];
@@ -102,21 +116,48 @@ signed_by_us(const uint8_t *b, size_t len)
 
 	if (attest_sha256(b, len, sha) == -1)
 		abort();
-	for (i = 0; i < 32; i++)
-		snprintf(hex + 2 * i, 3, "%02x", sha[i]);
-	for (i = 0; signed_reports[i] != NULL; i++)
-		if (strcmp(hex, signed_reports[i]) == 0)
+	encode_hex(sha, 32, hex);
+	for (i = 0; list[i] != NULL; i++)
+		if (strcmp(hex, list[i]) == 0)
 			return true;
 	return false;
 }
 
-/* The checks README's "Attestation reports" names, and "log". */
+/* An envelope that verified: its payload is one the key signed. */
+static bool
+signed_payload(const uint8_t *b, size_t len)
+{
+	unsigned char *payload;
+	size_t plen;
+	json_t *env;
+	bool ok = false;
+
+	if ((env = json_loadb((const char *)b, len, 0, NULL)) == NULL)
+		return false;
+	payload = encode_base64_decode_any(json_string_value(
+	    json_object_get(env, "payload")) ? json_string_value(
+	    json_object_get(env, "payload")) : "!", &plen);
+	if (payload != NULL)
+		ok = digest_in(payload, plen, signed_payloads);
+	free(payload);
+	json_decref(env);
+	return ok;
+}
+
+static bool
+signed_by_us(const uint8_t *b, size_t len)
+{
+	return digest_in(b, len, signed_reports) || signed_payload(b, len);
+}
+
+/* The checks harn-egressd(8)'s verify names, and "log". */
 static bool
 documented(const char *check)
 {
 	static const char *const checks[] = {
 		"json", "schema", "canonical", "signed", "key_id", "signature",
-		"log_complete", "log", "log_records", "log_sha256", NULL
+		"log_complete", "log", "log_records", "log_sha256", "envelope",
+		"statement", "subjects", "subject_sha256", NULL
 	};
 	size_t i;
 
@@ -129,6 +170,7 @@ documented(const char *check)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	struct attest_check check = { .log = logpath };
 	const char *failed = "unset";
 	char why[ATTEST_ERR_MAX], *text;
 	int rv;
@@ -137,7 +179,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if ((text = malloc(size ? size : 1)) == NULL)
 		abort();
 	memcpy(text, data, size);
-	rv = attest_verify(text, size, pub, logpath, &failed, why,
+	rv = attest_verify(text, size, pub, &check, &failed, why,
 	    sizeof(why));
 	free(text);
 	if (rv == 0) {

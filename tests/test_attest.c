@@ -174,6 +174,7 @@ write_report(const char *path, const struct attest_report *r,
 static int
 verify(const char *path, const char *pub, const char **failed)
 {
+	struct attest_check c = { NULL };
 	struct attest_key *k;
 	char why[ATTEST_ERR_MAX];
 	static char text[ATTEST_REPORT_MAX];
@@ -187,7 +188,7 @@ verify(const char *path, const char *pub, const char **failed)
 		fail_msg("%s: cannot open", path);
 	len = fread(text, 1, sizeof(text), f);
 	fclose(f);
-	rv = attest_verify(text, len, k, NULL, failed, why, sizeof(why));
+	rv = attest_verify(text, len, k, &c, failed, why, sizeof(why));
 	attest_key_free(k);
 	return rv;
 }
