@@ -97,11 +97,27 @@ same(const struct window *w, const struct sandbox_direct *d)
 	    strcmp(w->addr, d->addr) == 0;
 }
 
+/* A name as a terminal may show it: anything but printable ASCII as \xNN. */
+static void
+printable(const char *s, char *out, size_t len)
+{
+	const unsigned char *p;
+	size_t o = 0;
+
+	for (p = (const unsigned char *)s; *p != '\0' && o + 5 < len; p++) {
+		if (*p >= 0x20 && *p < 0x7f && *p != '\\')
+			out[o++] = (char)*p;
+		else
+			o += (size_t)snprintf(out + o, len - o, "\\x%02x", *p);
+	}
+	out[o] = '\0';
+}
+
 /* What to do instead, by what was tried. */
 static void
 say(struct directs *ds, const struct sandbox_direct *d)
 {
-	char who[320], where[160];
+	char who[1400], where[600], exe[1100], addr[560];
 	size_t i;
 
 	for (i = 0; i < ds->nsaid; i++)
@@ -118,18 +134,19 @@ say(struct directs *ds, const struct sandbox_direct *d)
 	snprintf(ds->said[ds->nsaid].addr, sizeof(ds->said[0].addr), "%s",
 	    d->addr);
 	ds->said[ds->nsaid++].port = d->port;
+	printable(d->exe, exe, sizeof(exe));
+	printable(d->addr, addr, sizeof(addr));
 	if (d->pid > 0)
 		snprintf(who, sizeof(who), "%ld (%s)", (long)d->pid,
-		    d->exe[0] != '\0' ? d->exe : "?");
+		    exe[0] != '\0' ? exe : "?");
 	else
 		snprintf(who, sizeof(who), "the command");
-	if (strncmp(d->addr, "unix:", 5) == 0 ||
-	    strncmp(d->addr, "netlink:", 8) == 0)
-		snprintf(where, sizeof(where), "%s", d->addr);
-	else if (strchr(d->addr, ':') != NULL)
-		snprintf(where, sizeof(where), "[%s]:%u", d->addr, d->port);
+	if (strncmp(addr, "unix:", 5) == 0 || strncmp(addr, "netlink:", 8) == 0)
+		snprintf(where, sizeof(where), "%s", addr);
+	else if (strchr(addr, ':') != NULL)
+		snprintf(where, sizeof(where), "[%s]:%u", addr, d->port);
 	else
-		snprintf(where, sizeof(where), "%s:%u", d->addr, d->port);
+		snprintf(where, sizeof(where), "%s:%u", addr, d->port);
 	switch (d->op) {
 	case DIRECT_CONNECT:
 		cli_error("refused a direct connection to %s from %s: only the "

@@ -573,7 +573,12 @@ void
 dlog_direct(struct dlog *l, const char *addr, uint16_t port, pid_t pid,
     const char *exe, uint64_t count)
 {
-	char line[1024], ts[64], a[300], x[600], run[64] = "", who[700] = "";
+	/*
+	 * Each field escaped into a bound of its own, cut short if need be
+	 * (json_chars never cuts an escape): the line always fits, so a name
+	 * of control characters cannot keep a refusal out of the log.
+	 */
+	char line[1536], ts[64], a[400], x[800], run[64] = "", who[900] = "";
 	char n_[32] = "";
 	int n;
 
@@ -593,8 +598,13 @@ dlog_direct(struct dlog *l, const char *addr, uint16_t port, pid_t pid,
 	    "\"direct\",\"host\":\"\",\"port\":%u,\"decision\":\"deny\","
 	    "\"reason\":\"not_through_proxy\",\"addr\":\"%s\"%s%s%s}\n", ts,
 	    port, a, run, who, n_);
-	if (n < 0 || (size_t)n >= sizeof(line))
+	if (n < 0 || (size_t)n >= sizeof(line)) {
+		/* Not reached (the fields are bounded); counted regardless. */
+		l->totals.deny += count;
+		l->totals.by_reason[EGRESS_R_NOT_THROUGH_PROXY] += count;
+		l->totals.lost++;
 		return;
+	}
 	if (l->fd == -1) {
 		l->totals.deny += count;
 		l->totals.by_reason[EGRESS_R_NOT_THROUGH_PROXY] += count;

@@ -64,6 +64,7 @@
 #include <grp.h>
 #include <limits.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,6 +97,9 @@
 #endif
 #ifndef SYS_openat2
 #define SYS_openat2		437
+#endif
+#ifndef SYS_pidfd_send_signal
+#define SYS_pidfd_send_signal	424
 #endif
 #ifndef PIDFD_THREAD
 #define PIDFD_THREAD		O_EXCL		/* Linux 6.9 */
@@ -164,6 +168,7 @@ struct broker {
 	int			*bindfds;
 	size_t			 nbinds;
 	unsigned short		 proxy_port;
+	int			 landlock_abi;	/* the command's */
 	pid_t			 init;
 	bool			 getfd;
 	bool			 thread_pidfd;
@@ -188,7 +193,8 @@ struct broker {
 	size_t			 nheld;
 	/* Forks (max_procs): tasks counted, and those let go since. */
 	unsigned		 max_procs;
-	unsigned		 tasks;
+	unsigned		 tasks;		/* the last walk's count */
+	unsigned		 since;		/* forks let go since */
 	bool			 counted;	/* tasks is a walk's */
 	pid_t			 inflight[INFLIGHT_MAX];
 	size_t			 ninflight;
@@ -1203,8 +1209,10 @@ handle_connect(struct broker *b, const struct seccomp_notif *req)
 	}
 	if (d.verdict == BROKER_BENEATH)
 		p->target = connect_target(b, &d, &err);
-	else if (d.verdict == BROKER_OWNED && (err = owned_port(b,
-	    d.port)) == EACCES) {
+	else if (d.verdict == BROKER_OWNED)
+		err = owned_port(b, d.port);
+	/* Out of the root (a link, ".."), or another's listener: logged. */
+	if (err == EACCES) {
 		d.direct = true;
 		d.err = EACCES;
 		refuse_call(b, req, p, BROKER_OP_CONNECT, &d, call.cwd);
@@ -1301,6 +1309,17 @@ handle_bind(struct broker *b, const struct seccomp_notif *req)
 	rules_of(b, &rules);
 	broker_decide_bind(&rules, &call, &d);
 	decide_unix_again(&rules, p, &call, true, &d);
+	/*
+	 * A port a host process listens on (with SO_REUSEPORT the kernel
+	 * would share its connections with us): not the command's to take.
+	 */
+	if (d.verdict == BROKER_AS_IS && b->mode == BROKER_LL && d.port != 0 &&
+	    (call.domain == AF_INET || call.domain == AF_INET6) &&
+	    owned_port(b, d.port) == EACCES) {
+		d.verdict = BROKER_REFUSE;
+		d.err = EADDRINUSE;
+		d.direct = true;
+	}
 	if (d.verdict == BROKER_REFUSE) {
 		refuse_call(b, req, p, BROKER_OP_BIND, &d, call.cwd);
 		return;
@@ -1405,7 +1424,7 @@ handle_listen(struct broker *b, const struct seccomp_notif *req)
 /* File metadata (the landlock confinement). */
 
 enum meta_op { M_CHMOD, M_CHOWN, M_UTIMENS, M_UTIMES, M_UTIME, M_SETX,
-	M_REMX };
+	M_REMX, M_TRUNC };
 enum meta_kind { K_PATH, K_FD, K_AT };
 
 /* Where each call keeps its arguments (x86_64 and the rest alike). */
@@ -1434,6 +1453,8 @@ static const struct meta_call {
 	{ "removexattr", M_REMX, K_PATH, false, -1 },
 	{ "lremovexattr", M_REMX, K_PATH, true, -1 },
 	{ "fremovexattr", M_REMX, K_FD, false, -1 },
+	/* No Landlock right covers it before ABI 3. */
+	{ "truncate", M_TRUNC, K_PATH, false, -1 },
 };
 
 static int meta_nr[NELEM(meta_calls)];
@@ -1691,6 +1712,9 @@ meta_do(struct broker *b, struct caller *who, const struct seccomp_notif *req,
 	case M_REMX:
 		rv = removexattr(self, name);
 		break;
+	case M_TRUNC:
+		rv = truncate(self, (off_t)req->data.args[a]);
+		break;
 	default:
 		rv = -1;
 		errno = ENOSYS;
@@ -1771,12 +1795,94 @@ judge_target(struct broker *b, const struct seccomp_notif *req,
 		(void)respond(b, req->id, err);
 }
 
+/* The process a caller's descriptor names: a pidfd, or /proc/PID. */
+static pid_t
+fd_process(pid_t tid, int fd)
+{
+	char path[96], link[64], line[128];
+	long pid = 0;
+	char *end;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%ld/fd/%d", (long)tid, fd);
+	if (proc_readlink(path, link, sizeof(link)) <= 0)
+		return 0;
+	if (strncmp(link, "/proc/", 6) == 0) {
+		pid = strtol(link + 6, &end, 10);
+		return *end == '\0' && pid > 0 ? (pid_t)pid : 0;
+	}
+	if (strcmp(link, "anon_inode:[pidfd]") != 0)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%ld/fdinfo/%d", (long)tid, fd);
+	if ((f = fopen(path, "re")) == NULL)
+		return 0;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "Pid: %ld", &pid) == 1)
+			break;
+	(void)fclose(f);
+	return pid > 0 ? (pid_t)pid : 0;
+}
+
+/*
+ * pidfd_send_signal(fd, sig, info, flags): fd names the process (a pidfd,
+ * or a /proc/PID directory, which serves as one).  Where Landlock's signal
+ * scope stands (ABI 6) the call goes on as made.  Before it, the broker
+ * sends the signal itself on a pidfd of its own to the process it judged:
+ * the caller could put another process's descriptor at that number
+ * between a check and the call.
+ */
+static void
+handle_pidfd_send(struct broker *b, const struct seccomp_notif *req)
+{
+	struct caller *who = caller_of(b, (pid_t)req->pid);
+	siginfo_t si;
+	char path[64];
+	pid_t pid;
+	int fd, err = 0;
+
+	if (b->landlock_abi >= 6) {
+		proceed(b, req->id);
+		return;
+	}
+	if ((pid = fd_process(who->tid, (int)req->data.args[0])) == 0) {
+		(void)respond(b, req->id, EBADF);
+		return;
+	}
+	if (req->data.args[2] != 0 && (err = read_mem(b, who,
+	    req->data.args[2], &si, sizeof(si))) != 0) {
+		(void)respond(b, req->id, err);
+		return;
+	}
+	if (!alive(b, req->id))
+		return;
+	if (!diag_pid_below(b->init, pid)) {
+		snprintf(path, sizeof(path), "/proc/%ld", (long)pid);
+		(void)respond(b, req->id, access(path, F_OK) == 0 ? EPERM :
+		    ESRCH);
+		return;
+	}
+	if ((fd = (int)syscall(SYS_pidfd_open, pid, 0)) == -1) {
+		(void)respond(b, req->id, errno);
+		return;
+	}
+	if (syscall(SYS_pidfd_send_signal, fd, (int)req->data.args[1],
+	    req->data.args[2] != 0 ? &si : NULL,
+	    (unsigned)req->data.args[3]) == -1)
+		err = errno;
+	(void)close(fd);
+	(void)respond(b, req->id, err);
+}
+
 static void
 handle_signal(struct broker *b, const struct seccomp_notif *req, int call)
 {
 	struct broker_target t;
 	uint64_t args[6];
 
+	if (call == SIGCALL_PIDFD_SEND) {
+		handle_pidfd_send(b, req);
+		return;
+	}
 	memcpy(args, req->data.args, sizeof(args));
 	broker_signal_target((enum broker_sigcall)call, args, &t);
 	judge_target(b, req, &t);
@@ -1837,10 +1943,24 @@ forking(pid_t tid)
 	return nr == SYS_clone || nr == SYS_fork || nr == SYS_vfork;
 }
 
+/* Take tid out of the forks let go (its last one has returned). */
+static void
+inflight_drop(struct broker *b, pid_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < b->ninflight; i++)
+		if (b->inflight[i] == tid) {
+			b->inflight[i] = b->inflight[--b->ninflight];
+			return;
+		}
+}
+
 /*
- * The tasks below init, an upper bound: counted by a walk only when the
- * running count reaches the limit (a walk costs a read a task), plus the
- * forks let go that may not show in it yet.
+ * The tasks below init, an upper bound: the last walk's count plus every
+ * fork let go since.  A walk (a read a task) is made only when that bound
+ * reaches the limit: it counts what is there, and the forks let go that
+ * may not show in it yet (their callers still inside the call).
  */
 static unsigned
 tasks_now(struct broker *b)
@@ -1854,15 +1974,22 @@ tasks_now(struct broker *b)
 			b->inflight[i] = b->inflight[--b->ninflight];
 	}
 	b->tasks = diag_tasks_below(b->init);
+	b->since = (unsigned)b->ninflight;
 	b->counted = true;
-	return b->tasks + (unsigned)b->ninflight;
+	return b->tasks + b->since;
 }
 
 static void
 handle_fork(struct broker *b, const struct seccomp_notif *req)
 {
-	unsigned n = b->tasks + (unsigned)b->ninflight;
+	unsigned n;
 
+	/*
+	 * A thread asks again only once its last fork has returned: that one
+	 * is done (and counted in since until the next walk).
+	 */
+	inflight_drop(b, (pid_t)req->pid);
+	n = b->tasks + b->since;
 	if (!b->counted || n >= b->max_procs || b->ninflight == INFLIGHT_MAX)
 		n = tasks_now(b);
 	if (n >= b->max_procs || b->ninflight == INFLIGHT_MAX) {
@@ -1870,6 +1997,7 @@ handle_fork(struct broker *b, const struct seccomp_notif *req)
 		return;
 	}
 	b->inflight[b->ninflight++] = (pid_t)req->pid;
+	b->since++;
 	proceed(b, req->id);
 }
 
@@ -2009,6 +2137,7 @@ broker_new(struct event_base *base, const struct broker_conf *conf,
 	b->bindfds = conf->bindfds;
 	b->nbinds = conf->nbinds;
 	b->proxy_port = conf->proxy_port;
+	b->landlock_abi = conf->landlock_abi;
 	b->init = conf->init;
 	b->getfd = conf->getfd;
 	b->max_procs = conf->max_procs;

@@ -478,6 +478,11 @@ broker_signal_target(enum broker_sigcall call, const uint64_t *args,
 			t->id = a0;
 		}
 		break;
+	case SIGCALL_PIDFD_SEND:
+		/* Its process is a descriptor's: the broker looks it up. */
+		t->kind = TARGET_REFUSE;
+		t->err = EBADF;
+		break;
 	case SIGCALL_SETOWN:
 		if (a2 == INT_MIN) {
 			t->kind = TARGET_REFUSE;

@@ -124,9 +124,9 @@ int	 sandbox_landlock_abi(void);
  */
 #define SECCOMP_MAIN		0	/* the allowlist */
 #define SECCOMP_BROKER		0x1	/* connect, bind, listen, processes */
-#define SECCOMP_BROKER_LL	0x2	/* and metadata, signals (landlock) */
+#define SECCOMP_BROKER_LL	0x2	/* and metadata, signals; no IPC (landlock) */
 #define SECCOMP_BROKER_OPTS	0x4	/* and setsockopt (no pidfd_getfd) */
-#define SECCOMP_BROKER_ROOT	0x8	/* and forks; no IPC (uid 0 kept) */
+#define SECCOMP_BROKER_ROOT	0x8	/* and forks (uid 0 kept) */
 #define SECCOMP_PROGRAMS	16
 bool	 sandbox_seccomp_valid(int which);
 /* As generated at build time, and loading them. */
@@ -304,7 +304,8 @@ enum broker_sigcall {
 	SIGCALL_SIGQUEUE,	/* rt_sigqueueinfo(tgid, ...) */
 	SIGCALL_TGSIGQUEUE,	/* rt_tgsigqueueinfo(tgid, tid, ...) */
 	SIGCALL_PIDFD_OPEN,	/* pidfd_open(pid, flags): its signals follow */
-	SIGCALL_SETOWN		/* fcntl(fd, F_SETOWN, owner): SIGIO's target */
+	SIGCALL_SETOWN,		/* fcntl(fd, F_SETOWN, owner): SIGIO's target */
+	SIGCALL_PIDFD_SEND	/* pidfd_send_signal(fd, ...): fd's process */
 };
 
 struct broker_target {
@@ -355,6 +356,7 @@ struct broker_conf {
 	const char *const	*readonly;	/*   but not in these */
 	size_t			 nreadonly;
 	unsigned short		 proxy_port;	/* BROKER_LL */
+	int			 landlock_abi;	/* the command's (scopes: 6) */
 	pid_t			 init;		/* the command's processes below */
 	bool			 getfd;		/* pidfd_getfd may be used */
 	unsigned		 max_procs;	/* counted at each fork; 0: not */

@@ -767,13 +767,14 @@ build(char *err, size_t errlen)
 }
 
 /*
- * The calls that change file metadata, which no Landlock right covers:
+ * The calls that change file metadata, which no Landlock right covers
+ * (truncate before ABI 3):
  * in the landlock confinement, without a read-only host, the connect
  * broker judges them too (sandbox/broker.c).
  */
 const char *const broker_meta_names[] = {
 	"chmod", "fchmod", "fchmodat", "fchmodat2", "chown", "lchown", "fchown",
-	"fchownat",
+	"fchownat", "truncate",
 	"utime", "utimes", "futimesat", "utimensat", "setxattr", "lsetxattr",
 	"fsetxattr", "removexattr", "lremovexattr", "fremovexattr", NULL
 };
@@ -791,6 +792,7 @@ const struct broker_sigcall_name broker_signal_names[] = {
 	{ "rt_sigqueueinfo", SIGCALL_SIGQUEUE },
 	{ "rt_tgsigqueueinfo", SIGCALL_TGSIGQUEUE },
 	{ "pidfd_open", SIGCALL_PIDFD_OPEN },
+	{ "pidfd_send_signal", SIGCALL_PIDFD_SEND },
 	{ NULL, 0 }
 };
 
@@ -926,16 +928,9 @@ broker_processes(scmp_filter_ctx ctx)
 /*
  * A root caller's command that keeps uid 0 (SECCOMP_BROKER_ROOT): uid 0
  * is exempt from RLIMIT_NPROC, so the broker counts its processes at
- * each fork; and the host's SysV and POSIX IPC objects, which are
- * root's, are none of its business.
+ * each fork.
  */
 static const char *const root_forks[] = { "clone", "fork", "vfork" };
-static const char *const root_ipc[] = {
-	"msgget", "msgsnd", "msgrcv", "msgctl", "semget", "semop",
-	"semtimedop", "semctl", "shmget", "shmat", "shmdt", "shmctl",
-	"mq_open", "mq_unlink", "mq_timedsend", "mq_timedreceive",
-	"mq_notify", "mq_getsetattr",
-};
 
 static int
 broker_root(scmp_filter_ctx ctx)
@@ -949,10 +944,58 @@ broker_root(scmp_filter_ctx ctx)
 		if ((rc = rule(ctx, SCMP_ACT_NOTIFY, nr, 0, NULL)) < 0)
 			return rc;
 	}
-	for (i = 0; i < NELEM(root_ipc); i++) {
-		if ((nr = seccomp_syscall_resolve_name(root_ipc[i])) < 0)
+	return 0;
+}
+
+/*
+ * The landlock confinement shares the host's IPC namespace: a SysV queue,
+ * semaphore or segment of a host process (of the command's own uid, or
+ * one left open to all) would be a channel around the proxy, and its
+ * memory readable.  POSIX queues alike.  The namespaces confinement has
+ * its own.
+ */
+static const char *const host_ipc[] = {
+	"msgget", "msgsnd", "msgrcv", "msgctl", "semget", "semop",
+	"semtimedop", "semctl", "shmget", "shmat", "shmdt", "shmctl",
+	"mq_open", "mq_unlink", "mq_timedsend", "mq_timedreceive",
+	"mq_notify", "mq_getsetattr",
+};
+
+/*
+ * Flags and attributes of a file set by ioctl on a descriptor opened to
+ * read, which Landlock (for regular files) does not see: nodump, sync,
+ * noatime, project ids, fs-verity, an encryption policy.  Refused in the
+ * landlock confinement, where no read-only mount stands behind.  The
+ * 32-bit encodings too.
+ */
+static const uint32_t attr_ioctls[] = {
+	0x40086602,	/* FS_IOC_SETFLAGS */
+	0x40046602,	/* FS_IOC32_SETFLAGS */
+	0x401c5820,	/* FS_IOC_FSSETXATTR */
+	0x40807685,	/* FS_IOC_ENABLE_VERITY */
+	0x800c6613,	/* FS_IOC_SET_ENCRYPTION_POLICY */
+	0xc0096617,	/* FS_IOC_SET_ENCRYPTION_POLICY (v2) */
+	0x40087602,	/* FS_IOC_SETVERSION */
+	0x40047602,	/* FS_IOC32_SETVERSION */
+};
+
+static int
+broker_host(scmp_filter_ctx ctx)
+{
+	struct scmp_arg_cmp cmp;
+	size_t i;
+	int rc, nr;
+
+	for (i = 0; i < NELEM(host_ipc); i++) {
+		if ((nr = seccomp_syscall_resolve_name(host_ipc[i])) < 0)
 			continue;
 		if ((rc = rule(ctx, SCMP_ACT_ERRNO(EPERM), nr, 0, NULL)) < 0)
+			return rc;
+	}
+	for (i = 0; i < NELEM(attr_ioctls); i++) {
+		cmp = masked(1, ARG32, attr_ioctls[i]);
+		if ((rc = rule(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1,
+		    &cmp)) < 0)
 			return rc;
 	}
 	return 0;
@@ -1005,7 +1048,7 @@ build_broker(int which, char *err, size_t errlen)
 	/* Without a read-only host, metadata is the broker's to judge too. */
 	if ((which & SECCOMP_BROKER_LL) &&
 	    ((rc = notify_names(ctx, broker_meta_names)) < 0 ||
-	    (rc = broker_signals(ctx)) < 0))
+	    (rc = broker_signals(ctx)) < 0 || (rc = broker_host(ctx)) < 0))
 		goto bad;
 	for (i = 0; (which & SECCOMP_BROKER_OPTS) && i < broker_nsockopts;
 	    i++) {

@@ -673,6 +673,7 @@ init_broker(struct job *j, struct event_base *base, int notify)
 	bc.readonly = j->req->ro_roots;
 	bc.nreadonly = j->req->nro_roots;
 	bc.proxy_port = j->req->host_port;
+	bc.landlock_abi = j->plan->landlock ? j->plan->landlock_abi : 0;
 	bc.init = getpid();
 	bc.getfd = j->plan->getfd;
 	bc.max_procs = j->plan->identity == IDENTITY_ROOT ?

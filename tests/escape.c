@@ -71,6 +71,13 @@
  *   renice PID                setpriority(PRIO_PROCESS, PID, 19)
  *   prlimit PID               prlimit(PID, RLIMIT_NOFILE) to what it is
  *   shmat ID                  attach a SysV shared memory segment
+ *   pidfd-proc PID            pidfd_send_signal(SIGTERM) through an open
+ *                             /proc/PID directory, which serves as a pidfd
+ *   truncate PATH LEN         truncate(2)
+ *   chattr PATH               FS_IOC_SETFLAGS nodump on a file opened to read
+ *   bind-reuseport HOST PORT  SO_REUSEPORT, bind, listen: a port a host
+ *                             service shares that way
+ *   seqfork N                 fork and wait N times (ALLOWED when all do)
  *   environ-of PID            read /proc/PID/environ
  *   chmod PATH MODE           chmod (octal MODE)
  *   chown PATH                chown to the caller's own uid and gid
@@ -136,6 +143,7 @@
 #include <pthread.h>
 #include <termios.h>
 #include <unistd.h>
+#include <linux/fs.h>
 #include <linux/netlink.h>
 
 #define EXIT_BLOCKED	0
@@ -182,6 +190,9 @@
 #endif
 #define UFFD_USER_MODE_ONLY	1
 #define HI		(1ULL << 32)
+#ifndef SYS_pidfd_send_signal
+#define SYS_pidfd_send_signal	424
+#endif
 
 static const char *
 ename(int e)
@@ -1769,6 +1780,94 @@ probe_shmat(int argc, char **argv)
 	return escaped(w("shmat", argv[0]), "attached");
 }
 
+/* A /proc/PID directory descriptor serves as a pidfd (Linux 6.9+). */
+static int
+probe_pidfd_proc(int argc, char **argv)
+{
+	char path[64];
+	int fd;
+
+	if (argc < 1 || atoi(argv[0]) <= 0)
+		return usage();
+	snprintf(path, sizeof(path), "/proc/%d", atoi(argv[0]));
+	if ((fd = open(path, O_RDONLY | O_DIRECTORY)) == -1)
+		return blocked(w("pidfd-proc", "open"), errno);
+	if (syscall(SYS_pidfd_send_signal, fd, SIGTERM, NULL, 0) == -1)
+		return blocked(w("pidfd-proc", argv[0]), errno);
+	return escaped(w("pidfd-proc", argv[0]), "SIGTERM sent");
+}
+
+static int
+probe_truncate(int argc, char **argv)
+{
+	if (argc < 2)
+		return usage();
+	if (truncate(argv[0], atol(argv[1])) == -1)
+		return blocked(w("truncate", argv[0]), errno);
+	return escaped(w("truncate", argv[0]), "to %s bytes", argv[1]);
+}
+
+static int
+probe_chattr(int argc, char **argv)
+{
+	int fd, flags;
+
+	if (argc < 1)
+		return usage();
+	if ((fd = open(argv[0], O_RDONLY)) == -1)
+		return blocked(w("chattr", "open"), errno);
+	if (ioctl(fd, FS_IOC_GETFLAGS, &flags) == -1)
+		return blocked(w("chattr", "getflags"), errno);
+	flags |= FS_NODUMP_FL;
+	if (ioctl(fd, FS_IOC_SETFLAGS, &flags) == -1)
+		return blocked(w("chattr", argv[0]), errno);
+	return escaped(w("chattr", argv[0]), "nodump set");
+}
+
+static int
+probe_bind_reuseport(int argc, char **argv)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int s;
+
+	if (argc < 2 || parse_addr(argv[0], argv[1], &ss, &len) == -1)
+		return usage();
+	if ((s = socket(ss.ss_family, SOCK_STREAM, 0)) == -1)
+		return blocked(w("bind-reuseport", "socket"), errno);
+	if (setsockopt(s, SOL_SOCKET, SO_REUSEPORT, &(int){ 1 },
+	    sizeof(int)) == -1)
+		return blocked(w("bind-reuseport", "setsockopt"), errno);
+	if (bind(s, (struct sockaddr *)&ss, len) == -1)
+		return blocked(w("bind-reuseport", argv[1]), errno);
+	if (listen(s, 4) == -1)
+		return blocked(w("bind-reuseport", "listen"), errno);
+	return escaped(w("bind-reuseport", argv[1]), "sharing the port");
+}
+
+static int
+probe_seqfork(int argc, char **argv)
+{
+	long n, i;
+	pid_t pid;
+	char detail[64];
+
+	if (argc < 1 || (n = strtol(argv[0], NULL, 10)) <= 0)
+		return usage();
+	for (i = 0; i < n; i++) {
+		if ((pid = fork()) == -1) {
+			printf("DENIED seqfork:%s %s after %ld\n", argv[0],
+			    ename(errno), i);
+			return EXIT_DENIED;
+		}
+		if (pid == 0)
+			_exit(0);
+		(void)waitpid(pid, NULL, 0);
+	}
+	snprintf(detail, sizeof(detail), "%ld forks, one at a time", n);
+	return allowed(w("seqfork", argv[0]), detail);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1938,5 +2037,15 @@ main(int argc, char **argv)
 		return probe_prlimit(argc, argv);
 	if (strcmp(p, "shmat") == 0)
 		return probe_shmat(argc, argv);
+	if (strcmp(p, "pidfd-proc") == 0)
+		return probe_pidfd_proc(argc, argv);
+	if (strcmp(p, "truncate") == 0)
+		return probe_truncate(argc, argv);
+	if (strcmp(p, "chattr") == 0)
+		return probe_chattr(argc, argv);
+	if (strcmp(p, "bind-reuseport") == 0)
+		return probe_bind_reuseport(argc, argv);
+	if (strcmp(p, "seqfork") == 0)
+		return probe_seqfork(argc, argv);
 	return usage();
 }

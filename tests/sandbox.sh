@@ -688,7 +688,9 @@ proc_checks() {
 	    confined "ptrace pid 1 (the namespace's init) or its mem" ptrace 1
 	control direct "PTRACE_ATTACH a same-user process" ptrace-attach "$tp"
 	cr=$?
-	kill "$tp" 2>/dev/null
+	# SIGKILL: a tracee the control detached from may be left stopped,
+	# and SIGTERM would wait for a SIGCONT that never comes.
+	kill -KILL "$tp" 2>/dev/null
 	wait "$tp" 2>/dev/null
 	if [ $cr -eq 0 ]; then
 		run_out "$TMP/box.out" box -- sh -c 'sleep 5 & exec "$0" ptrace-attach $!' "$ESC"
@@ -2450,6 +2452,46 @@ print(n)' "$TMP/fold.log" 2>/dev/null)
 	else
 		not_ok "the endpoint is said once on stderr" "said $n times"
 	fi
+	# A refused connect whose line would be long (a program name of 200
+	# control bytes, each escaped): still a line, still counted.
+	if [ -n "$HOST_IP" ] && [ -n "${P_HOST:-}" ]; then
+		LONG=$(printf 'x%200s' '' | tr ' ' '\001')
+		cp "$ESC" "$WS/$LONG"
+		rm -f "$TMP/long.log" "$TMP/long.json"
+		env HOME="$H" $LAUNCH "$EGRESSD" --policy "$POL" --workspace \
+		    "$WS" --log "$TMP/long.log" --attest "$TMP/long.json" -- \
+		    "$WS/$LONG" tcp "$HOST_IP" "$P_HOST" S-long >"$TMP/long.out" 2>&1
+		SANDBOX_TAGS="$SANDBOX_TAGS S-long"
+		if grep -q '"not_through_proxy"' "$TMP/long.log" &&
+		    grep -q '"not_through_proxy":1' "$TMP/long.json"; then
+			ok "a refusal by a program with a long name: logged and counted"
+		else
+			not_ok "a refusal by a program with a long name: logged and counted" \
+			    "$(head -c 300 "$TMP/long.log") / $(head -c 300 "$TMP/long.out")"
+		fi
+		if grep -q "$(printf '\001')" "$TMP/long.out"; then
+			not_ok "stderr carries no raw control byte of a program's name"
+		else
+			ok "stderr carries no raw control byte of a program's name"
+		fi
+		rm -f "$WS/$LONG"
+	fi
+	# A unix connect through a link out of the workspace: refused, logged.
+	if [ -n "$OUT" ]; then
+		ln -sfn "$OUT" "$WS/outlink"
+		confined "a unix socket through a link out of the workspace" \
+		    unix-path "$WS/outlink/lib.sock" S-outlink
+		SANDBOX_TAGS="$SANDBOX_TAGS S-outlink"
+		if grep -F "\"addr\":\"unix:$WS/outlink/lib.sock\"" \
+		    "$TMP/decisions.log" | grep -q not_through_proxy; then
+			ok "not_through_proxy line: a unix socket through a link out"
+		else
+			not_ok "not_through_proxy line: a unix socket through a link out" \
+			    "$(grep direct "$TMP/decisions.log" | tail -2)"
+		fi
+		rm -f "$WS/outlink"
+	fi
+	[ "$CONF" = landlock ] && landlock_host_checks
 	# $HOME at a private directory: that stays the command's own, empty
 	# and writable (SPEC 6.1); $HOME is read-only everywhere else.
 	if [ "$CONF" = namespaces ]; then
@@ -2463,6 +2505,91 @@ print(n)' "$TMP/fold.log" 2>/dev/null)
 			    "exit $RC: $(head -c 300 "$TMP/box.out")"
 		fi
 	fi
+}
+
+# What the landlock confinement shares with the host (its IPC namespace,
+# the host's processes, ports, files) and what no Landlock right covers
+# on older kernels (HARN_EGRESSD_LANDLOCK_ABI lowers it as they have it).
+landlock_host_checks() {
+	# A /proc/PID directory serves as a pidfd: without Landlock's
+	# signal scope (ABI < 6) only the broker stands in the way.
+	sleep 120 &
+	V=$!
+	control direct "pidfd_send_signal through /proc/PID" pidfd-proc "$V"
+	wait "$V" 2>/dev/null
+	sleep 120 &
+	V=$!
+	BG_PIDS="$BG_PIDS $V"
+	BOX_ENV="HARN_EGRESSD_LANDLOCK_ABI=5"
+	confined "pidfd_send_signal through /proc/PID (Landlock ABI 5: no signal scope)" \
+	    pidfd-proc "$V"
+	BOX_ENV=""
+	if kill -0 "$V" 2>/dev/null; then
+		ok "the host process outlives pidfd_send_signal (ABI 5)"
+	else
+		not_ok "the host process outlives pidfd_send_signal (ABI 5)"
+	fi
+	kill -KILL "$V" 2>/dev/null
+	# truncate(2): no Landlock right before ABI 3.
+	if [ -n "$OUT" ]; then
+		echo 0123456789 >"$OUT/trunc.txt"
+		control direct "truncate a file of ours outside every grant" \
+		    truncate "$OUT/trunc.txt" 1
+		echo 0123456789 >"$OUT/trunc.txt"
+		BOX_ENV="HARN_EGRESSD_LANDLOCK_ABI=2"
+		confined "truncate a file of ours outside every grant (Landlock ABI 2)" \
+		    truncate "$OUT/trunc.txt" 1
+		BOX_ENV=""
+		if [ "$(wc -c <"$OUT/trunc.txt")" -eq 11 ]; then
+			ok "truncate (ABI 2): the file is whole"
+		else
+			not_ok "truncate (ABI 2): the file is whole" \
+			    "$(wc -c <"$OUT/trunc.txt") bytes"
+		fi
+		# File flags by ioctl on a descriptor opened to read.
+		echo flags >"$OUT/flags.txt"
+		if control_or_skip "chattr nodump on a file of ours" \
+		    "the filesystem has no flags" chattr "$OUT/flags.txt"; then
+			chattr -d "$OUT/flags.txt" 2>/dev/null
+			confined "chattr nodump on a file of ours outside every grant" \
+			    chattr "$OUT/flags.txt"
+		fi
+	fi
+	# The host's SysV IPC: a segment open to all.
+	if SHMID=$(ipcmk -M 4096 -p 0666 2>/dev/null | grep -o '[0-9]*$'); then
+		esc direct "attach a host SysV segment open to all ($SHMID)" \
+		    shmat "$SHMID"
+		ipcrm -m "$SHMID" 2>/dev/null
+	else
+		skip "host SysV IPC: ipcmk is not there"
+	fi
+	# A host service sharing its port with SO_REUSEPORT: the kernel
+	# would hand a listener of the command's part of its clients.
+	rm -f "$TMP/reuse.port"
+	$PY -c '
+import os, socket, sys, time
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+s.bind(("127.0.0.1", 0))
+s.listen(4)
+open(sys.argv[1] + ".tmp", "w").write(str(s.getsockname()[1]))
+os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+time.sleep(60)' "$TMP/reuse.port" &
+	RP=$!
+	BG_PIDS="$BG_PIDS $RP"
+	if wait_file "$TMP/reuse.port" 50; then
+		RPORT=$(cat "$TMP/reuse.port")
+		control direct "SO_REUSEPORT on a host service's port" \
+		    bind-reuseport 127.0.0.1 "$RPORT"
+		confined "SO_REUSEPORT on a host service's port (its clients would come in)" \
+		    bind-reuseport 127.0.0.1 "$RPORT" &&
+		    layer "the broker refuses the port (EADDRINUSE)" \
+		    '^BLOCKED bind-reuseport:[0-9]+ EADDRINUSE'
+		direct_line 127.0.0.1 "$RPORT" "a host service's port"
+	else
+		not_ok "the SO_REUSEPORT host service starts"
+	fi
+	kill "$RP" 2>/dev/null
 }
 
 # A root caller whose workspace uid 65533 cannot write (the common CI
@@ -2538,6 +2665,14 @@ root_ws_checks() {
 		not_ok "uid 0 kept: /etc/passwd still reads" "$(head -c 300 "$TMP/box.out")"
 	fi
 	rm -rf "$SECRET_ETC" "$SECRET_DIR"
+	# Forks one after another: as many as wanted, whatever the limit.
+	run_out "$TMP/box.out" rootbox --max-procs 40 -- "$RW/escape" seqfork 300
+	if [ "$RC" -eq 0 ] && grep -q '^ALLOWED seqfork' "$TMP/box.out"; then
+		ok "uid 0 kept: 300 forks one at a time under --max-procs 40"
+	else
+		not_ok "uid 0 kept: 300 forks one at a time under --max-procs 40" \
+		    "exit $RC: $(head -c 300 "$TMP/box.out")"
+	fi
 	# --max-procs holds, though uid 0 is exempt from RLIMIT_NPROC.
 	control direct "root forks 150 processes" forks 150
 	run_out "$TMP/box.out" rootbox --max-procs 40 -- "$RW/escape" forks 150
