@@ -803,37 +803,98 @@ connect_target(struct broker *b, const struct broker_decision *d, int *err)
 	return fd;
 }
 
+/* Is the listener the command's own (one of its processes holds it)? */
+static bool
+owned_listener(struct broker *b, unsigned short port, unsigned long ino)
+{
+	size_t k;
+
+	for (k = 0; k < b->nowned; k++)
+		if (b->owned[k].port == port && b->owned[k].ino == ino)
+			return true;
+	if (!diag_held_below(b->init, ino))
+		return false;
+	k = b->nowned < OWNED ? b->nowned++ : (size_t)port % OWNED;
+	b->owned[k].port = port;
+	b->owned[k].ino = ino;
+	return true;
+}
+
 /*
- * Every listener on a loopback port must be the command's own (one of
- * its processes holds it); none at all is what connect() would say.
+ * Every listener on a loopback port must be the command's own; none at
+ * all is what connect() would say.
  */
 static int
 owned_port(struct broker *b, unsigned short port)
 {
-	unsigned long inos[MAX_LISTENERS];
-	size_t i, k;
-	int n;
-	bool known, held;
+	struct diag_listener l[MAX_LISTENERS];
+	int i, n;
 
-	if (b->diag == -1 || (n = diag_tcp_listeners(b->diag, port, inos,
+	if (b->diag == -1 || (n = diag_tcp_listeners(b->diag, port, l,
 	    MAX_LISTENERS)) == -1)
 		return EACCES;
 	if (n == 0)
 		return ECONNREFUSED;
-	for (i = 0; i < (size_t)n; i++) {
-		for (k = 0, known = false; k < b->nowned && !known; k++)
-			known = b->owned[k].port == port &&
-			    b->owned[k].ino == inos[i];
-		if (known)
-			continue;
-		held = diag_held_below(b->init, inos[i]);
-		if (!held)
+	for (i = 0; i < n; i++)
+		if (!owned_listener(b, port, l[i].ino))
 			return EACCES;
-		k = b->nowned < OWNED ? b->nowned++ : (size_t)port % OWNED;
-		b->owned[k].port = port;
-		b->owned[k].ino = inos[i];
-	}
 	return 0;
+}
+
+/* A listener's address as an IPv4 one where it is one (mapped too). */
+static bool
+v4_of(int family, const uint32_t *a, uint32_t *v4)
+{
+	if (family == AF_INET) {
+		*v4 = a[0];
+		return true;
+	}
+	if (a[0] == 0 && a[1] == 0 && a[2] == htonl(0xffff)) {
+		*v4 = a[3];
+		return true;
+	}
+	return false;
+}
+
+/*
+ * May the command bind ss's port?  Not where a listener of another's
+ * covers the same address (or every address): with SO_REUSEPORT the
+ * kernel would hand the command part of that service's clients.
+ */
+static bool
+port_taken(struct broker *b, const struct sockaddr_storage *ss)
+{
+	const struct sockaddr_in *sin = (const void *)ss;
+	const struct sockaddr_in6 *sin6 = (const void *)ss;
+	struct diag_listener l[MAX_LISTENERS];
+	uint32_t ours[4], v4o = 0, v4l = 0;
+	unsigned short port;
+	bool o4, l4, wild;
+	int i, n;
+
+	memset(ours, 0, sizeof(ours));
+	if (ss->ss_family == AF_INET) {
+		ours[0] = sin->sin_addr.s_addr;
+		port = ntohs(sin->sin_port);
+	} else {
+		memcpy(ours, &sin6->sin6_addr, sizeof(ours));
+		port = ntohs(sin6->sin6_port);
+	}
+	if (b->diag == -1 || (n = diag_tcp_listeners(b->diag, port, l,
+	    MAX_LISTENERS)) == -1)
+		return true;
+	o4 = v4_of(ss->ss_family, ours, &v4o);
+	for (i = 0; i < n; i++) {
+		l4 = v4_of(l[i].family, l[i].addr, &v4l);
+		wild = l4 ? v4l == 0 : (l[i].addr[0] | l[i].addr[1] |
+		    l[i].addr[2] | l[i].addr[3]) == 0;
+		if (!wild && (o4 != l4 || (o4 ? v4o != v4l :
+		    memcmp(ours, l[i].addr, sizeof(ours)) != 0)))
+			continue;
+		if (!owned_listener(b, port, l[i].ino))
+			return true;
+	}
+	return false;
 }
 
 static bool
@@ -1315,7 +1376,7 @@ handle_bind(struct broker *b, const struct seccomp_notif *req)
 	 */
 	if (d.verdict == BROKER_AS_IS && b->mode == BROKER_LL && d.port != 0 &&
 	    (call.domain == AF_INET || call.domain == AF_INET6) &&
-	    owned_port(b, d.port) == EACCES) {
+	    port_taken(b, &p->addr)) {
 		d.verdict = BROKER_REFUSE;
 		d.err = EADDRINUSE;
 		d.direct = true;

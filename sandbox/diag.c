@@ -75,10 +75,10 @@ diag_unix_type(int fd, unsigned long ino)
 	return type;
 }
 
-/* The inodes of the TCP sockets listening on port, of one family. */
+/* The TCP sockets listening on port, of one family. */
 static int
-listeners(int fd, int family, unsigned short port, unsigned long *inos,
-    size_t max, size_t *n)
+listeners(int fd, int family, unsigned short port,
+    struct diag_listener *out, size_t max, size_t *n)
 {
 	struct inet_diag_req_v2 req = { .sdiag_family = (uint8_t)family,
 	    .sdiag_protocol = IPPROTO_TCP, .idiag_states = 1U << TCP_LISTEN };
@@ -103,19 +103,23 @@ listeners(int fd, int family, unsigned short port, unsigned long *inos,
 				continue;
 			if (*n == max)
 				return -1;	/* more than we can vouch for */
-			inos[(*n)++] = m->idiag_inode;
+			out[*n].ino = m->idiag_inode;
+			out[*n].family = family;
+			memcpy(out[*n].addr, m->id.idiag_src,
+			    sizeof(out[*n].addr));
+			(*n)++;
 		}
 	}
 }
 
 int
-diag_tcp_listeners(int fd, unsigned short port, unsigned long *inos,
+diag_tcp_listeners(int fd, unsigned short port, struct diag_listener *out,
     size_t max)
 {
 	size_t n = 0;
 
-	if (listeners(fd, AF_INET, port, inos, max, &n) == -1 ||
-	    listeners(fd, AF_INET6, port, inos, max, &n) == -1)
+	if (listeners(fd, AF_INET, port, out, max, &n) == -1 ||
+	    listeners(fd, AF_INET6, port, out, max, &n) == -1)
 		return -1;
 	return (int)n;
 }

@@ -372,8 +372,13 @@ void	 broker_free(struct broker *);
 /* What the broker learns of sockets it does not hold (sandbox/diag.c). */
 int	 diag_open(void);
 int	 diag_unix_type(int diag, unsigned long ino);	/* -1: not one */
-int	 diag_tcp_listeners(int diag, unsigned short port, unsigned long *inos,
-	    size_t max);					/* -1: error */
+struct diag_listener {
+	unsigned long	 ino;
+	int		 family;
+	uint32_t	 addr[4];	/* as sock_diag gives it */
+};
+int	 diag_tcp_listeners(int diag, unsigned short port,
+	    struct diag_listener *, size_t max);		/* -1: error */
 unsigned long diag_socket_inode(const char *link);	/* 0: not one */
 bool	 diag_held_below(pid_t init, unsigned long ino);
 /* Is pid (a thread's, its process's) or a process of pgrp below init? */

@@ -93,6 +93,9 @@ struct sandbox_child {
 	bool			 root;
 	char			*cgroup;
 	bool			 exited;
+	/* Refusals read while waiting for the start, for sandbox_next. */
+	struct sandbox_direct	 early[16];
+	size_t			 nearly;
 	bool			 ended;		/* MSG_EXIT read, or none will come */
 	bool			 silent;	/*   none will */
 	int			 wstatus;
@@ -1135,6 +1138,37 @@ kill_setup(struct sandbox_child *c)
 	c->exited = true;
 }
 
+/* The pid a pidfd names, as this process's /proc sees it; 0: unknown. */
+static pid_t
+pidfd_pid(int pidfd)
+{
+	char path[64], line[128];
+	long pid = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", pidfd);
+	if ((f = fopen(path, "re")) == NULL)
+		return 0;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "Pid: %ld", &pid) == 1)
+			break;
+	(void)fclose(f);
+	return pid > 0 ? (pid_t)pid : 0;
+}
+
+/* A refusal as the broker sent it, the pid from its pidfd. */
+static void
+direct_of(const struct msg *m, const int *fds, size_t nfds,
+    struct sandbox_direct *d)
+{
+	memset(d, 0, sizeof(*d));
+	d->op = (enum sandbox_direct_op)m->refusal.op;
+	d->pid = nfds > 0 ? pidfd_pid(fds[0]) : 0;
+	snprintf(d->exe, sizeof(d->exe), "%s", m->refusal.exe);
+	snprintf(d->addr, sizeof(d->addr), "%s", m->refusal.addr);
+	d->port = m->refusal.port;
+}
+
 int
 sandbox_ready(struct sandbox_child *c, struct sandbox_failure *f)
 {
@@ -1177,6 +1211,17 @@ sandbox_ready(struct sandbox_child *c, struct sandbox_failure *f)
 			break;
 		case MSG_READY:
 			ready = true;
+			break;
+		case MSG_DIRECT:
+			/*
+			 * init's word can come before setup's (MSG_INIT): the
+			 * command may be refused something meanwhile.
+			 */
+			if (c->nearly < NELEM(c->early))
+				direct_of(&m, fds, nfds,
+				    &c->early[c->nearly++]);
+			for (i = 0; i < nfds; i++)
+				(void)close(fds[i]);
 			break;
 		default:
 			for (i = 0; i < nfds; i++)
@@ -1221,24 +1266,6 @@ sandbox_signal(const struct sandbox_child *c, int sig)
 		kill(c->init_pid, sig);
 }
 
-/* The pid a pidfd names, as this process's /proc sees it; 0: unknown. */
-static pid_t
-pidfd_pid(int pidfd)
-{
-	char path[64], line[128];
-	long pid = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", pidfd);
-	if ((f = fopen(path, "re")) == NULL)
-		return 0;
-	while (fgets(line, sizeof(line), f) != NULL)
-		if (sscanf(line, "Pid: %ld", &pid) == 1)
-			break;
-	(void)fclose(f);
-	return pid > 0 ? (pid_t)pid : 0;
-}
-
 /* One message; 1 a refusal, 0 the end, -1 nothing (after timeout_ms). */
 static int
 next_msg(struct sandbox_child *c, struct sandbox_direct *d, int timeout_ms)
@@ -1247,6 +1274,12 @@ next_msg(struct sandbox_child *c, struct sandbox_direct *d, int timeout_ms)
 	struct msg m;
 	size_t nfds;
 
+	if (c->nearly > 0) {
+		*d = c->early[0];
+		memmove(c->early, c->early + 1, --c->nearly *
+		    sizeof(c->early[0]));
+		return 1;
+	}
 	while (!c->ended) {
 		if (recv_msg(c->ctl, &m, fds, &nfds, timeout_ms) == -1) {
 			if (errno == ETIMEDOUT)
@@ -1254,15 +1287,9 @@ next_msg(struct sandbox_child *c, struct sandbox_direct *d, int timeout_ms)
 			c->ended = c->silent = true;	/* died without a word */
 			return 0;
 		}
-		if (m.kind == MSG_DIRECT) {
-			memset(d, 0, sizeof(*d));
-			d->op = (enum sandbox_direct_op)m.refusal.op;
-			d->pid = nfds > 0 ? pidfd_pid(fds[0]) : 0;
-			snprintf(d->exe, sizeof(d->exe), "%s", m.refusal.exe);
-			snprintf(d->addr, sizeof(d->addr), "%s",
-			    m.refusal.addr);
-			d->port = m.refusal.port;
-		} else if (m.kind == MSG_EXIT) {
+		if (m.kind == MSG_DIRECT)
+			direct_of(&m, fds, nfds, d);
+		else if (m.kind == MSG_EXIT) {
 			c->wstatus = m.wstatus;
 			c->ended = true;
 		} else if (m.kind == MSG_FAIL)
