@@ -64,6 +64,7 @@ function add(arr, k, v) {
 		missing[k] = r
 		next
 	}
+	has_data[k] = 1
 	kw = k SUBSEP what
 	errs[kw] += kv(r, "errors")
 	if (kv(r, "pcpu") != "")
@@ -106,9 +107,11 @@ function ratio(a, b) {
 	return (b != "" && b > 0) ? sprintf("%.2f", a / b) : "-"
 }
 
+# A row with no figures at all says why (one repetition that did not
+# start leaves the others' figures).
 function row_missing(peer, mode,    k) {
 	k = peer SUBSEP mode
-	if (!(k in missing))
+	if (!(k in missing) || (k in has_data))
 		return 0
 	printf "%-13s %-8s %s\n", peer, mode, missing[k]
 	return 1
@@ -200,7 +203,7 @@ END {
 	    "idle RSS KiB):\n", ka
 	for (k in seen) {
 		split(k, pm, SUBSEP)
-		if (k in missing)
+		if (!(k in has_data))
 			continue
 		line[k] = sprintf("#   %-13s %-8s %-20s %-20s %-14s %s", pm[1],
 		    pm[2], slashed(raw[k SUBSEP "ka1"]),
