@@ -435,12 +435,9 @@ static void
 on_event(struct lg *lg, struct conn *c, uint32_t events)
 {
 	uint32_t gen = c->gen;
-	int err = 0;
-	socklen_t len = sizeof(err);
 
 	if (c->phase == PH_CONNECTING) {
-		if (events & (EPOLLERR | EPOLLHUP)) {
-			(void)getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &len);
+		if (events & (EPOLLERR | EPOLLHUP)) {	/* refused, reset */
 			conn_end(lg, c, ERR_CONNECT);
 			return;
 		}

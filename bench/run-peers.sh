@@ -413,6 +413,7 @@ for peer in $PEERS; do
 done
 
 t_start=$(date +%s)
+load_start=$(cut -d' ' -f1 /proc/loadavg)
 for rep in $(seq 1 "$REPS"); do
 	log "repetition $rep of $REPS"
 	run_all "$rep" direct direct
@@ -430,6 +431,7 @@ for rep in $(seq 1 "$REPS"); do
 	done
 done
 log "the runs took $(($(date +%s) - t_start)) s"
+load_end=$(cut -d' ' -f1 /proc/loadavg)
 
 # ------------------------------------------------------------ the table
 
@@ -456,6 +458,8 @@ done
 	    "(harn-egressd is not one of them); x direct: to direct loopback"
 	echo "# pcpu: the proxy's CPU, % of one core; harn-egressd writes its" \
 	    "decision log to a file, the peers log errors only"
+	echo "# load average (1 min) as the runs began and ended: $load_start," \
+	    "$load_end (other work on the machine widens the spread)"
 	awk -F'\t' -v peers="$PEERS" -v ka="$KA" -v conc="$CONC" \
 	    -v bulk="$BULK_BYTES" -v bulkn="$BULK_N" -v idlen="$IDLE_N" \
 	    -v hold="$IDLE_HOLD" -f "$here/table.awk" "$RESULTS"
