@@ -418,7 +418,7 @@ on_readable(struct lg *lg, struct conn *c, uint32_t events)
 			lg->k.rx += (uint64_t)n;
 			c->t_active = lg->now;
 			feed(lg, c, rbuf, (size_t)n);
-			/* A short read drained it: the next byte is a new edge. */
+			/* A short read drained it: more is a new edge. */
 			if ((size_t)n < sizeof(rbuf) &&
 			    !(events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)))
 				return;
@@ -437,7 +437,8 @@ on_event(struct lg *lg, struct conn *c, uint32_t events)
 	uint32_t gen = c->gen;
 
 	if (c->phase == PH_CONNECTING) {
-		if (events & (EPOLLERR | EPOLLHUP)) {	/* refused, reset */
+		/* Refused or reset. */
+		if (events & (EPOLLERR | EPOLLHUP)) {
 			conn_end(lg, c, ERR_CONNECT);
 			return;
 		}

@@ -39,7 +39,6 @@ hist_add(struct hist *h, uint64_t us)
 {
 	h->count[bucket_of(us)]++;
 	h->n++;
-	h->sum += us;
 	if (us > h->max)
 		h->max = us;
 }

@@ -16,7 +16,8 @@
 /* ---------------------------------------------------------------- */
 /* resp.c: an HTTP/1.x response, head and body framing, fed in pieces. */
 
-#define RESP_HEAD_MAX	4096	/* a longer head (or chunk line) is an error */
+/* A longer head (or chunk line) is an error. */
+#define RESP_HEAD_MAX	4096
 
 enum resp_state {
 	RESP_HEAD,		/* reading the status line and headers */
@@ -33,12 +34,12 @@ enum resp_state {
 struct resp {
 	enum resp_state	 state;
 	int		 status;	/* the final (non-1xx) status */
-	int		 close;		/* the server closes after this one */
-	int		 tunnel;	/* a CONNECT reply: 2xx has no body */
+	int		 close;		/* the server closes after it */
+	int		 tunnel;	/* answers CONNECT: 2xx, no body */
 	uint64_t	 left;		/* body or chunk bytes to go */
-	uint64_t	 body;		/* body bytes seen (payload only) */
+	uint64_t	 body;		/* payload bytes seen */
 	uint32_t	 len;		/* bytes in line[] */
-	char		 line[RESP_HEAD_MAX];	/* the head, or a chunk line */
+	char		 line[RESP_HEAD_MAX];	/* the head, a chunk line */
 };
 
 /* Ready for a response; tunnel: it answers CONNECT. */
@@ -57,7 +58,7 @@ int	 resp_eof(struct resp *);
 #define HIST_BUCKETS	((64 - HIST_SUB_BITS + 1) * HIST_SUB)
 
 struct hist {
-	uint64_t	 n, max, sum;
+	uint64_t	 n, max;
 	uint64_t	 count[HIST_BUCKETS];
 };
 
@@ -73,8 +74,9 @@ struct proc_mem {
 	int		 nprocs;
 };
 
-int	 proc_mem(pid_t, struct proc_mem *);		/* -1: no such pid */
-int	 proc_cpu_ticks(pid_t, uint64_t *);		/* utime + stime */
+/* -1: no such process.  CPU: utime + stime, in clock ticks. */
+int	 proc_mem(pid_t, struct proc_mem *);
+int	 proc_cpu_ticks(pid_t, uint64_t *);
 
 /* ---------------------------------------------------------------- */
 /* The run: options, counters, connections. */
@@ -86,17 +88,17 @@ enum lg_mode { MODE_DIRECT, MODE_CONNECT, MODE_FORWARD, MODE_SOCKS5 };
 struct lg_opts {
 	enum lg_mode	 mode;
 	struct sockaddr_in proxy, target;
-	int		 target_ports;	/* target port .. +N-1, in turn */
+	int		 target_ports;	/* its port .. +N-1, in turn */
 	int		 src_ips;	/* clients bind 127.0.0.1 .. .N */
 	const char	*path;
-	int		 conc;		/* connections in the closed loop */
+	int		 conc;		/* connections in the loop */
 	double		 duration;	/* seconds, when count is 0 */
 	uint64_t	 count;		/* requests in all (-n) */
 	int		 keepalive;	/* requests per connection */
-	uint64_t	 expect_body;	/* --bulk: each body is this long */
+	uint64_t	 expect_body;	/* --bulk: the body length */
 	int		 idle;		/* --idle N: the memory run */
-	double		 hold;		/* seconds the idle ones are held */
-	pid_t		 pid;		/* the proxy, for CPU and memory */
+	double		 hold;		/* seconds they are held */
+	pid_t		 pid;		/* the proxy: CPU, memory */
 	double		 timeout;	/* seconds without progress */
 	int		 quiet;
 };
@@ -123,11 +125,10 @@ struct lg_counts {
 	uint64_t	 ok;		/* of those, status < 400 */
 	uint64_t	 failed;	/* attempts that ended in an error */
 	uint64_t	 connects;	/* TCP connections begun */
-	uint64_t	 tunnels;	/* ready for requests: handshake done */
-	uint64_t	 reconnects;	/* the server closed a keep-alive one
-					   before the client asked it to */
+	uint64_t	 tunnels;	/* handshakes done (or connected) */
+	uint64_t	 reconnects;	/* closed by the server unasked */
 	uint64_t	 tx, rx;	/* bytes on the client's sockets */
-	uint64_t	 hs_tx, hs_rx;	/* of those, CONNECT/SOCKS5 handshake */
+	uint64_t	 hs_tx, hs_rx;	/* of those, in the handshake */
 	uint64_t	 body;		/* response body bytes */
 	uint64_t	 err[ERR_N];
 };
@@ -147,11 +148,11 @@ struct lg;
 
 struct conn {
 	int		 fd;
-	uint32_t	 gen;		/* tells a reused slot's events apart */
+	uint32_t	 gen;		/* tells stale events apart */
 	enum conn_phase	 phase;
 	int		 port;		/* target port index */
-	int		 sent;		/* requests begun on this connection */
-	int		 last;		/* this request asked the server to close */
+	int		 sent;		/* requests begun on it */
+	int		 last;		/* this one asked for the close */
 	int		 asked;		/* an attempt is under way */
 	const char	*out;		/* bytes not yet written */
 	size_t		 outlen;
@@ -177,14 +178,13 @@ struct lg {
 	uint64_t		 t0, t_end;
 	int			 next_port, next_src;
 	uint64_t		 budget;	/* -n: requests not yet begun */
-	int			 retry;		/* a request the server closed
-						   on unanswered goes again */
+	int			 retry;		/* again after an early close */
 	struct lg_counts	 k;
 	struct hist		 lat, setup;
 	/* request bytes, per target port: [port][last] */
 	char			*req[LG_MAX_PORTS][2];
 	size_t			 reqlen[LG_MAX_PORTS][2];
-	char			*hs[LG_MAX_PORTS];	/* CONNECT or SOCKS5 */
+	char			*hs[LG_MAX_PORTS];	/* CONNECT, SOCKS5 */
 	size_t			 hslen[LG_MAX_PORTS];
 };
 
@@ -192,7 +192,8 @@ struct lg {
 uint64_t mono_us(void);
 int	 lg_init(struct lg *, int nconns);
 void	 lg_free(struct lg *);
-int	 conn_open(struct lg *, struct conn *);		/* -1: counted */
+/* Connect (then the handshake); -1: failed, and counted. */
+int	 conn_open(struct lg *, struct conn *);
 /* An attempt begins: it ends in a response or counts as failed. */
 void	 conn_begin(struct lg *, struct conn *);
 /* Begin a request (last: ask the server to close after it). */
@@ -219,7 +220,7 @@ int	 run_idle(struct lg *, struct lg_idle *);
 /* report.c: the figures, for people and as one RESULT line. */
 struct lg_usage {
 	double		 elapsed;		/* seconds */
-	double		 cpu_lg, cpu_proxy;	/* % of one core; -1: unknown */
+	double		 cpu_lg, cpu_proxy;	/* % of a core; -1: none */
 };
 /* idle: the idle run's figures, or NULL. */
 void	 report(const struct lg *, const struct lg_usage *,

@@ -122,7 +122,8 @@ parse_opts(int argc, char **argv, struct lg_opts *o)
 			parse_addr(optarg, &o->target);
 			break;
 		case 'T':
-			o->target_ports = (int)parse_num(optarg, 1, LG_MAX_PORTS);
+			o->target_ports = (int)parse_num(optarg, 1,
+			    LG_MAX_PORTS);
 			break;
 		case 'S':
 			o->src_ips = (int)parse_num(optarg, 1, 254);

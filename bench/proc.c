@@ -55,8 +55,8 @@ ptab_load(struct ptab *t)
 	while ((e = readdir(d)) != NULL && t->n < PROC_MAX) {
 		if (!isdigit((unsigned char)e->d_name[0]))
 			continue;
-		if (stat_fields(atoi(e->d_name), buf, sizeof(buf), &rest) == -1 ||
-		    sscanf(rest, " %c %d", &state, &ppid) != 2)
+		if (stat_fields(atoi(e->d_name), buf, sizeof(buf),
+		    &rest) == -1 || sscanf(rest, " %c %d", &state, &ppid) != 2)
 			continue;
 		t->pid[t->n] = atoi(e->d_name);
 		t->ppid[t->n] = ppid;
@@ -74,7 +74,8 @@ proc_tree(pid_t root, pid_t *out, int max)
 
 	ptab_load(&t);
 	out[n++] = root;
-	for (i = 0; i < n; i++)		/* out grows as children are found */
+	/* out grows as children are found. */
+	for (i = 0; i < n; i++)
 		for (j = 0; j < t.n && n < max; j++)
 			if (t.ppid[j] == out[i])
 				out[n++] = t.pid[j];

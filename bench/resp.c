@@ -159,7 +159,7 @@ head_done(struct resp *r)
 		r->state = RESP_ERROR;
 		return;
 	}
-	if (st < 200) {		/* 1xx: an interim answer, the final follows */
+	if (st < 200) {		/* 1xx: interim, the final one follows */
 		r->close = 0;
 		return;
 	}
@@ -194,7 +194,8 @@ feed_head(struct resp *r, const char *p, size_t n)
 		if (p[i] != '\n')
 			continue;
 		/* An empty line ("\n" or "\r\n") ends the head. */
-		if (r->len == 1 || (r->len >= 2 && r->line[r->len - 2] == '\n') ||
+		if (r->len == 1 ||
+		    (r->len >= 2 && r->line[r->len - 2] == '\n') ||
 		    (r->len >= 3 && r->line[r->len - 2] == '\r' &&
 		    r->line[r->len - 3] == '\n')) {
 			head_done(r);
@@ -291,7 +292,7 @@ resp_feed(struct resp *r, const char *p, size_t n)
 			if (r->state == RESP_CHUNK_LINE)
 				chunk_line_done(r);
 			else if (r->state == RESP_CHUNK_CRLF) {
-				/* The CRLF after chunk data is an empty line. */
+				/* After chunk data: an empty line. */
 				r->state = r->len ? RESP_ERROR :
 				    RESP_CHUNK_LINE;
 			} else if (r->len == 0)

@@ -323,7 +323,8 @@ start_peer() {
 		    >>"$TMPD/logs/squid.out" 2>&1 & ;;
 	dante)
 		$pin_px "$sp_bin" -f "$TMPD/danted.conf" \
-		    -p "$TMPD/logs/danted.pid" >>"$TMPD/logs/danted.out" 2>&1 & ;;
+		    -p "$TMPD/logs/danted.pid" \
+		    >>"$TMPD/logs/danted.out" 2>&1 & ;;
 	microsocks)
 		$pin_px "$sp_bin" -i 127.0.0.1 -p "$sp_port" \
 		    >>"$TMPD/logs/microsocks.out" 2>&1 & ;;
@@ -391,8 +392,8 @@ $pin_lg "$NGINX" -p "$TMPD/ngx" -c "$TMPD/nginx.conf" \
     >"$TMPD/logs/nginx.out" 2>&1 &
 NGINX_PID=$!
 STARTED="$STARTED $NGINX_PID"
-wait_listen "$last_origin" "$NGINX_PID" ||
-    die "nginx did not start: $(cat "$TMPD/logs/nginx.out" "$TMPD/logs/nginx.log" 2>/dev/null)"
+wait_listen "$last_origin" "$NGINX_PID" || die "nginx did not start:" \
+    "$(cat "$TMPD/logs/nginx.out" "$TMPD/logs/nginx.log" 2>/dev/null)"
 cat "$TMPD/www/big" >/dev/null		# into the page cache
 
 available=""
@@ -440,26 +441,27 @@ for peer in $available; do
 	[ "$peer" = harn-egressd ] && continue
 	versions="$versions $peer $(pkg_version "$(peer_pkg "$peer")"),"
 done
+ours=$("$EGRESSD" --version 2>/dev/null | head -n 1 | sed 's/^harn-egressd //')
+ngx_version=$("$NGINX" -v 2>&1 | sed 's|.*nginx/||')
 {
-	echo "# harn-egressd $("$EGRESSD" --version 2>/dev/null | head -n 1 |
-	    sed 's/^harn-egressd //') against its peers, $(date -u +%Y-%m-%dT%H:%MZ);" \
-	    "$(nproc) CPUs, Linux $(uname -r)"
-	echo "# peers (Debian):${versions%,}; origin nginx $(pkg_version nginx-light)" \
-	    "on 127.0.0.1:$PORT_BASE-$last_origin (/small: a 100-byte body)"
+	echo "# harn-egressd $ours against its peers," \
+	    "$(date -u +%Y-%m-%dT%H:%MZ); $(nproc) CPUs, Linux $(uname -r)"
+	echo "# peers (Debian):${versions%,}; origin nginx $ngx_version on" \
+	    "127.0.0.1:$PORT_BASE-$last_origin (/small: a 100-byte body)"
 	if [ "$PIN" = 1 ]; then
-		echo "# pinned: each proxy (all its threads and processes) on CPU $PROXY_CPU," \
-		    "loadgen and the origin on CPU $LG_CPU"
+		echo "# pinned: each proxy (all its threads and processes)" \
+		    "on CPU $PROXY_CPU, loadgen and the origin on CPU $LG_CPU"
 	else
 		echo "# not pinned"
 	fi
-	echo "# closed loop, c=$CONC, ${DUR} s a run, $REPS repetitions interleaved;" \
-	    "a cell: the median; spread: (max-min)/median"
+	echo "# closed loop, c=$CONC, ${DUR} s a run, $REPS repetitions" \
+	    "interleaved; a cell: the median; spread: (max-min)/median"
 	echo "# x best: to the best of the other proxies in that mode" \
 	    "(harn-egressd is not one of them); x direct: to direct loopback"
 	echo "# pcpu: the proxy's CPU, % of one core; harn-egressd writes its" \
 	    "decision log to a file, the peers log errors only"
-	echo "# load average (1 min) as the runs began and ended: $load_start," \
-	    "$load_end (other work on the machine widens the spread)"
+	echo "# load average (1 min) as the runs began and ended:" \
+	    "$load_start, $load_end (other work widens the spread)"
 	awk -F'\t' -v peers="$PEERS" -v ka="$KA" -v conc="$CONC" \
 	    -v bulk="$BULK_BYTES" -v bulkn="$BULK_N" -v idlen="$IDLE_N" \
 	    -v hold="$IDLE_HOLD" -f "$here/table.awk" "$RESULTS"

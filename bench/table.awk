@@ -185,8 +185,8 @@ END {
 	    "connection, c=%d\n%s\n", ka, conc, hdr
 	section("kahigh")
 
-	printf "\n== bulk: MB/s of a %d-byte body (%.0f MiB) through one tunnel " \
-	    "or connection, %d in turn (1 MB = 10^6 B)\n", bulk,
+	printf "\n== bulk: MB/s of a %d-byte body (%.0f MiB) through one " \
+	    "tunnel or connection, %d in turn (1 MB = 10^6 B)\n", bulk,
 	    bulk / 1048576, bulkn
 	printf "%-13s %-8s %9s %7s %6s %6s %5s %6s\n", "peer", "mode", "MB/s",
 	    "spread", "x best", "x dir", "pcpu", "errors"

@@ -5,7 +5,8 @@
 # body, keep-alive 1 and N, a count and a duration, bulk, idle memory, and
 # each kind of error it names.  Loopback only; no peer proxy is needed.
 #
-# Standalone: top_builddir=/path/to/build top_srcdir=/path/to/src sh tests/loadgen.sh
+# Standalone:
+#   top_builddir=/path/to/build top_srcdir=/path/to/src sh tests/loadgen.sh
 set -u
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 
@@ -229,7 +230,8 @@ for m in connect socks5 forward; do
 	expect "idle$m" "origin requests" "$(oval "idle$m" requests)" \
 	    "$([ "$m" = forward ] && echo 80 || echo 40)"
 	if [ "$(val "idle$m" rss_before)" -gt 0 ] 2>/dev/null; then
-		ok "idle$m: the proxy's RSS ($(val "idle$m" rss_per_kib) KiB a connection)"
+		per=$(val "idle$m" rss_per_kib)
+		ok "idle$m: the proxy's RSS ($per KiB a connection)"
 	else
 		not_ok "idle$m: the proxy's RSS" "$(cat "$TMP/idle$m.out")"
 	fi
@@ -250,14 +252,17 @@ if unshare -rn true 2>/dev/null; then
 		# shellcheck disable=SC2086
 		unshare -rn "$LG" $a -n 1 >"$TMP/guard.out" 2>&1
 		grc=$?
-		if [ $grc -eq 2 ] && grep -q 'loopback\|IPv4' "$TMP/guard.out"; then
+		if [ $grc -eq 2 ] &&
+		    grep -q 'loopback\|IPv4' "$TMP/guard.out"; then
 			ok "refuses $a"
 		else
-			not_ok "refuses $a" "exit $grc" "$(cat "$TMP/guard.out")"
+			not_ok "refuses $a" "exit $grc" \
+			    "$(cat "$TMP/guard.out")"
 		fi
 	done
 else
-	skip "the loopback-only refusals: unshare -rn (a network namespace) is not allowed here"
+	why="unshare -rn (a network namespace) is not allowed here"
+	skip "the loopback-only refusals: $why"
 fi
 
 finish

@@ -29,7 +29,7 @@
 struct resp_row {
 	const char	*in;
 	int		 tunnel;	/* it answers CONNECT */
-	int		 eof;		/* the connection ends after in */
+	int		 eof;		/* the connection ends after */
 	enum resp_state	 state;		/* DONE or ERROR */
 	int		 status, close;
 	uint64_t	 body;
