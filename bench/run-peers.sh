@@ -368,7 +368,9 @@ measure() {
 }
 
 # run_all REP PEER MODE [PID]: the four measures; idle first, on a fresh
-# process whose heap earlier load has not grown.
+# process whose heap earlier load has not grown.  ra_px and ra_pidarg are
+# an option and its value each, or empty: split on purpose.
+# shellcheck disable=SC2086
 run_all() {
 	ra_r=$1 ra_p=$2 ra_m=$3 ra_pid=${4:-}
 	ra_px="" ra_pidarg=""
