@@ -7,31 +7,22 @@
 #                               in each confinement (landlock also as in a
 #                               default Docker container: tests/dockerish.c)
 #   scripts/bench.sh tunnels    new tunnels/s through the proxy from a
-#                               command inside each confinement (loadgen
-#                               of ../shared/bench, an nginx origin)
-#   scripts/bench.sh peers      the peer table only (about 5 minutes)
-# The peer table runs run-peers.sh of a peer harness kept outside this
-# repository (HARN_BENCH_DIR, default ../shared/bench: tinyproxy, squid,
-# microsocks, dante, direct loopback) with this build in the same table.
-# Knobs of run-peers.sh (DUR, REPS, SRC_IPS, PEERS, ...) pass through.
+#                               command inside each confinement
+#                               (bench/loadgen, an nginx origin)
+#   scripts/bench.sh peers      the peer table only (about 7 minutes):
+#                               bench/run-peers.sh, this build beside
+#                               tinyproxy, squid, dante, microsocks and
+#                               direct loopback (bench/README.md)
+# The peer table needs, once:
+#   apt-get install nginx-light tinyproxy squid dante-server microsocks
+# Knobs of bench/run-peers.sh (REPS, DUR, PEERS, ...) pass through.
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-bench=${HARN_BENCH_DIR:-$top/../shared/bench}
 what=${1:-all}
 
-# The load generator and peer runner are not part of this repository.
-need_harness() {
-	if [ ! -f "$bench/run-peers.sh" ] || [ ! -f "$bench/loadgen.c" ]; then
-		echo "bench.sh: $what needs the peer harness (run-peers.sh and" \
-		    "loadgen.c), which this repository does not hold: set" \
-		    "HARN_BENCH_DIR to its directory (looked in $bench)" >&2
-		exit 2
-	fi
-}
 case $what in
-all|tunnels|peers) need_harness ;;
-decide|sandbox) ;;
+all|tunnels|peers|decide|sandbox) ;;
 *) echo "usage: scripts/bench.sh [decide|sandbox|tunnels|peers]" >&2; exit 2 ;;
 esac
 
@@ -82,7 +73,14 @@ if [ "$what" = all ] || [ "$what" = sandbox ]; then
 fi
 # loadgen's RESULT line, the figures that matter here.
 result() {
-	sed -n 's/^RESULT .* rps=\([^ ]*\) .* p50=\([^ ]*\) .* p99=\([^ ]*\) .* errors=\([^ ]*\) .*/\1 tunnels\/s  p50 \2 ms  p99 \3 ms  errors \4/p'
+	awk '/^RESULT / {
+		for (i = 2; i <= NF; i++) {
+			eq = index($i, "=")
+			v[substr($i, 1, eq - 1)] = substr($i, eq + 1)
+		}
+		printf "%s tunnels/s  p50 %s ms  p99 %s ms  errors %s\n",
+		    v["rps"], v["p50"], v["p99"], v["errors"]
+	}'
 }
 if [ "$what" = all ] || [ "$what" = tunnels ]; then
 	for p in nginx-light; do
@@ -91,7 +89,8 @@ if [ "$what" = all ] || [ "$what" = tunnels ]; then
 		    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
 		    --no-install-recommends "$p"
 	done
-	cc -O2 -o "$ws/loadgen" "$bench/loadgen.c"
+	make -C "$top/build" bench/loadgen >/dev/null
+	cp "$top/build/bench/loadgen" "$ws/loadgen"
 	mkdir -p "$ws/www" "$ws/ngx"
 	head -c 100 /dev/zero | tr '\0' x >"$ws/www/small"
 	cat >"$ws/nginx.conf" <<NGX
@@ -117,7 +116,12 @@ http {
 NGX
 	nginx -p "$ws/ngx" -c "$ws/nginx.conf" &
 	ngx=$!
-	sleep 0.5
+	# Until its last port listens (10 s at most).
+	n=0
+	until ss -Hltn "sport = :18083" | grep -q . || [ $n -ge 100 ]; do
+		sleep 0.1
+		n=$((n + 1))
+	done
 	printf 'allow_loopback on\nallow 127.0.0.1:18080 127.0.0.1:18081 127.0.0.1:18082 127.0.0.1:18083\nmax_connections 20000\n' \
 	    >"$base/t.conf"
 	dur=${DUR:-4}
@@ -146,34 +150,5 @@ fi
 [ -n "${base:-}" ] && rm -rf "$base"
 [ "$what" = all ] || [ "$what" = peers ] || exit 0
 
-missing=""
-for p in nginx-light tinyproxy microsocks dante-server squid procps; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
-	    grep -q "install ok installed" || missing="$missing $p"
-done
-if [ -n "$missing" ]; then
-	sudo=""
-	[ "$(id -u)" -eq 0 ] || sudo=sudo
-	$sudo apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq \
-	    --no-install-recommends $missing
-fi
-
-rundir=${RUNDIR:-/tmp/proxybench}
-mkdir -p "$rundir"
-# The harness's origin listens on 127.0.0.1:18080-18087: allow exactly that,
-# with a decision log written to a file like a real deployment.
-cat > "$rundir/harn-egressd.conf" <<CONF
-allow_loopback on
-allow 127.0.0.1:18080 127.0.0.1:18081 127.0.0.1:18082 127.0.0.1:18083
-allow 127.0.0.1:18084 127.0.0.1:18085 127.0.0.1:18086 127.0.0.1:18087
-max_connections 20000
-CONF
-port=${HARN_BENCH_PORT:-13128}
-UNDER_TEST_NAME=harn-egressd \
-UNDER_TEST_HTTP=127.0.0.1:$port \
-UNDER_TEST_SOCKS=127.0.0.1:$port \
-UNDER_TEST_CMD="$top/build/harn-egressd --policy $rundir/harn-egressd.conf --listen 127.0.0.1:$port --log $rundir/harn-egressd.log" \
-SRC_IPS=${SRC_IPS:-8} \
-RUNDIR=$rundir \
-    bash "$bench/run-peers.sh"
+# Peers not installed get a row that says so; nginx (the origin) is needed.
+sh "$top/bench/run-peers.sh"
