@@ -2492,6 +2492,27 @@ print(n)' "$TMP/fold.log" 2>/dev/null)
 		rm -f "$WS/outlink"
 	fi
 	[ "$CONF" = landlock ] && landlock_host_checks
+	# Unconfined, a root caller's command is the caller: it enters a
+	# workspace only uid 65533 may (its capabilities are kept).
+	if [ "$(id -u)" -eq 0 ] && [ "$CONF" = namespaces ]; then
+		UW=$TMP/unconfined-ws
+		mkdir -p "$UW"
+		chown 65533:65533 "$UW"
+		chmod 700 "$UW"
+		for o in --no-sandbox "--profile unrestricted"; do
+			rm -f "$UW/ran"
+			# shellcheck disable=SC2086
+			run_out "$TMP/box.out" env HOME="$H" "$EGRESSD" --policy \
+			    "$POL" --workspace "$UW" $o -- sh -c ': > ran'
+			if [ "$RC" -eq 0 ] && [ -e "$UW/ran" ]; then
+				ok "$o, root, a 65533 0700 workspace: runs"
+			else
+				not_ok "$o, root, a 65533 0700 workspace: runs" \
+				    "exit $RC: $(head -c 300 "$TMP/box.out")"
+			fi
+		done
+		rm -rf "$UW"
+	fi
 	# $HOME at a private directory: that stays the command's own, empty
 	# and writable (SPEC 6.1); $HOME is read-only everywhere else.
 	if [ "$CONF" = namespaces ]; then
