@@ -51,6 +51,7 @@ struct attest_policy {
 	char		 source[4096];	/* path, "env" or "default" */
 	unsigned char	 sha256[32];	/* of the bytes it was read from */
 	bool		 default_allow, block_private, allow_loopback;
+	bool		 report;	/* mode report */
 	uint64_t	 rules;
 	uint64_t	 reloads;	/* SIGHUPs that replaced it */
 };

@@ -57,6 +57,7 @@ static const struct member {
 	{ "policy", "block_private", T_BOOL },
 	{ "policy", "allow_loopback", T_BOOL },
 	{ "policy", "rules", T_INT },
+	{ "policy", "mode", T_STR },
 	{ "sandbox", "backend", T_STR },
 	{ "sandbox", "profile", T_STR },
 	{ "sandbox", "confinement", T_STR | T_NULL },
@@ -82,6 +83,7 @@ static const char *const network_modes[] = {
 	"managed", "denied", "unrestricted", "unsupported_fail_closed", NULL
 };
 static const char *const defaults[] = { "allow", "deny", NULL };
+static const char *const modes[] = { "enforce", "report", NULL };
 static const char *const backends[] = { "linux", NULL };
 static const char *const confinements[] = { "namespaces", "landlock", NULL };
 static const struct word_member {
@@ -92,6 +94,7 @@ static const struct word_member {
 	{ "sandbox", "backend", backends },
 	{ "sandbox", "confinement", confinements },
 	{ "policy", "default", defaults },
+	{ "policy", "mode", modes },
 };
 
 /* Arrays of strings and objects of integers. */

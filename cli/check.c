@@ -39,8 +39,10 @@ cmd_check(int argc, char **argv)
 		conf_free(c);
 		return EXIT_RUNTIME;
 	}
-	printf("# harn-egressd: policy from %s is valid (%zu rules)\n%s",
-	    c->source, egress_policy_nrules(c->policy), text);
+	printf("# harn-egressd: policy from %s is valid (%zu rules%s)\n%s",
+	    c->source, egress_policy_nrules(c->policy),
+	    egress_policy_report(c->policy) ? ", report mode: nothing its "
+	    "rules refuse is refused" : "", text);
 	free(text);
 	conf_free(c);
 	return fflush(stdout) == 0 ? 0 : EXIT_RUNTIME;

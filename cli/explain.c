@@ -38,7 +38,12 @@ print_hint(const struct conf *c, const char *arg,
 	const char *err = NULL, *block;
 	char net[EGRESS_HOST_MAX + 16], hint[200];
 
-	if (v->reason == EGRESS_R_INVALID_TARGET &&
+	if (v->reason == EGRESS_R_REPORT_ONLY)
+		printf(" (mode report: enforcing would refuse it, %s%s)",
+		    egress_reason_name(v->would),
+		    v->decision == EGRESS_RESOLVE ? "; the addresses may still "
+		    "refuse it: explain --resolve" : "");
+	else if (v->reason == EGRESS_R_INVALID_TARGET &&
 	    egress_target_parse(arg, strlen(arg), &t, &err) == -1 &&
 	    err != NULL)
 		printf(" (%s%s)", err, strcmp(err, "missing port") == 0 ?
@@ -118,6 +123,9 @@ cmd_explain(int argc, char **argv)
 		goto usage;
 	if ((c = cli_load_policy(path)) == NULL)
 		return EXIT_USAGE;
+	if (egress_policy_report(c->policy))
+		cli_error("policy in report mode: what its rules refuse is let "
+		    "through and logged report_only (mode enforce refuses it)");
 	if ((targets = calloc(n, sizeof(*targets))) == NULL) {
 		cli_error("out of memory");
 		conf_free(c);

@@ -223,6 +223,7 @@ report_policy(struct report *rep, const struct conf *c, bool reload)
 	p.default_allow = egress_policy_default_allow(c->policy);
 	p.block_private = egress_policy_block_private(c->policy);
 	p.allow_loopback = egress_policy_allow_loopback(c->policy);
+	p.report = egress_policy_report(c->policy);
 	p.rules = egress_policy_nrules(c->policy);
 	p.reloads = rep->r.policy.reloads + (reload ? 1 : 0);
 	rep->r.policy = p;

@@ -119,6 +119,18 @@ d_block_private(struct parser *ps, const struct directive *d,
 }
 
 static int
+d_mode(struct parser *ps, const struct directive *d, const struct word *w,
+    int n)
+{
+	bool report;
+
+	if (parse_switch(ps, d, &w[0], "report", "enforce", &report) == -1)
+		return -1;
+	egress_policy_set_report(ps->conf->policy, report);
+	return 0;
+}
+
+static int
 d_log_failure(struct parser *ps, const struct directive *d,
     const struct word *w, int n)
 {
@@ -297,6 +309,7 @@ static const struct directive directives[] = {
 	{ "default", 1, 1, false, d_default, 0, 0, 0 },
 	{ "block_private", 1, 1, false, d_block_private, 0, 0, 0 },
 	{ "allow_loopback", 1, 1, false, d_allow_loopback, 0, 0, 0 },
+	{ "mode", 1, 1, false, d_mode, 0, 0, 0 },
 	{ "allow", 1, -1, true, d_rules, 0, 0, 0 },
 	{ "deny", 1, -1, true, d_rules, 0, 0, 0 },
 	{ "exempt", 1, -1, true, d_exempt, 0, 0, 0 },

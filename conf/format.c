@@ -27,6 +27,11 @@ print_settings(FILE *f, const struct conf *c)
 	    egress_policy_block_private(c->policy) ? "on" : "off");
 	fprintf(f, "allow_loopback %s\n",
 	    egress_policy_allow_loopback(c->policy) ? "on" : "off");
+	if (egress_policy_report(c->policy))
+		fprintf(f, "# report mode: what the rules refuse is let through "
+		    "and logged report_only\n");
+	fprintf(f, "mode %s\n", egress_policy_report(c->policy) ? "report" :
+	    "enforce");
 	if (c->nresolver == 0)
 		fprintf(f, "# resolver: the system's (/etc/resolv.conf)\n");
 	for (i = 0; i < c->nresolver; i++) {

@@ -39,6 +39,7 @@ enum egress_reason {
 	EGRESS_R_LOG_UNAVAILABLE,	/* the decision log fails or is behind */
 	EGRESS_R_SHUTTING_DOWN,		/* arrived while the proxy drains */
 	EGRESS_R_NOT_THROUGH_PROXY,	/* run mode: a direct try, refused */
+	EGRESS_R_REPORT_ONLY,		/* mode report: let through; see would */
 	EGRESS_R_COUNT
 };
 
@@ -83,6 +84,12 @@ struct egress_verdict {
 	enum egress_reason		 reason;
 	const struct egress_rule	*rule;	/* the rule that decided, if one did */
 	size_t				 addr_index; /* judge_addrs: the address that decided a deny */
+	/*
+	 * EGRESS_R_REPORT_ONLY: what enforcing would have said
+	 * (EGRESS_R_NO_ALLOW_RULE or EGRESS_R_DENY_RULE; rule, if any, the
+	 * deny rule); EGRESS_R_NONE otherwise.
+	 */
+	enum egress_reason		 would;
 };
 
 struct egress_policy;
@@ -136,6 +143,13 @@ int	 egress_policy_add(struct egress_policy *, const struct egress_rule *);
 void	 egress_policy_set_default_allow(struct egress_policy *, bool);
 void	 egress_policy_set_block_private(struct egress_policy *, bool);
 void	 egress_policy_set_allow_loopback(struct egress_policy *, bool);
+/*
+ * mode report (SPEC 3.1): what the host and address rules refuse
+ * (no_allow_rule, deny_rule) is let through as report_only; the registry,
+ * metadata addresses and proxy loops still refuse.
+ */
+void	 egress_policy_set_report(struct egress_policy *, bool);
+bool	 egress_policy_report(const struct egress_policy *);
 bool	 egress_policy_default_allow(const struct egress_policy *);
 bool	 egress_policy_block_private(const struct egress_policy *);
 bool	 egress_policy_allow_loopback(const struct egress_policy *);

@@ -27,6 +27,7 @@ static const char *const reason_names[EGRESS_R_COUNT] = {
 	[EGRESS_R_LOG_UNAVAILABLE] = "log_unavailable",
 	[EGRESS_R_NOT_THROUGH_PROXY] = "not_through_proxy",
 	[EGRESS_R_SHUTTING_DOWN] = "shutting_down",
+	[EGRESS_R_REPORT_ONLY] = "report_only",
 };
 
 const char *
@@ -44,6 +45,26 @@ verdict(struct egress_verdict *v, enum egress_decision d,
 	v->decision = d;
 	v->reason = r;
 	v->rule = rule;
+	v->would = EGRESS_R_NONE;
+}
+
+/*
+ * A refusal by the host and address rules (no_allow_rule, deny_rule):
+ * final when enforcing; under mode report, let through as report_only
+ * (decision: EGRESS_RESOLVE before the addresses are judged, else allow).
+ */
+static bool
+rules_refuse(const struct egress_policy *p, struct egress_verdict *v,
+    enum egress_decision d, enum egress_reason r,
+    const struct egress_rule *rule)
+{
+	if (!p->report) {
+		verdict(v, EGRESS_DENY, r, rule);
+		return true;
+	}
+	verdict(v, d, EGRESS_R_REPORT_ONLY, rule);
+	v->would = r;
+	return false;
 }
 
 static bool
@@ -169,22 +190,33 @@ egress_special_hint(const struct egress_policy *p,
 
 /*
  * Step 6 for one address.  host_rule is the host allow rule that admitted
- * the request, if any.  On success, returns true and the rule to credit.
+ * the request, if any; pending, the verdict before the addresses (under
+ * mode report it may already be report_only, by a host deny rule or for
+ * want of an admission).  On success, returns true and the rule to credit.
  */
 static bool
 judge_one(const struct egress_policy *p, const struct egress_target *t,
-    const struct egress_rule *host_rule, const struct egress_addr *a,
-    const struct egress_listener *l, size_t nl, struct egress_verdict *v)
+    const struct egress_rule *host_rule, const struct egress_verdict *pending,
+    const struct egress_addr *a, const struct egress_listener *l, size_t nl,
+    struct egress_verdict *v)
 {
 	const struct egress_rule *deny, *allow;
+	struct egress_verdict would;
 	struct egress_addr carried;
 
+	/* A host deny rule let through decides what would have been said. */
+	memset(&would, 0, sizeof(would));
+	if (pending != NULL && pending->reason == EGRESS_R_REPORT_ONLY &&
+	    pending->would == EGRESS_R_DENY_RULE)
+		would = *pending;
 	if (is_proxy_loop(a, t->port, l, nl)) {
 		verdict(v, EGRESS_DENY, EGRESS_R_PROXY_LOOP, NULL);
 		return false;
 	}
-	if ((deny = deny_covers(p, a, t->port)) != NULL) {
-		verdict(v, EGRESS_DENY, EGRESS_R_DENY_RULE, deny);
+	if ((deny = deny_covers(p, a, t->port)) != NULL &&
+	    would.would == EGRESS_R_NONE && rules_refuse(p, &would,
+	    EGRESS_ALLOW, EGRESS_R_DENY_RULE, deny)) {
+		*v = would;
 		return false;
 	}
 	allow = rule_index_addr(p->allow, a, t->port);
@@ -199,16 +231,18 @@ judge_one(const struct egress_policy *p, const struct egress_target *t,
 		verdict(v, EGRESS_DENY, EGRESS_R_PRIVATE_ADDRESS, NULL);
 		return false;
 	}
-	if (host_rule != NULL)
+	if (would.would != EGRESS_R_NONE) {
+		*v = would;
+		v->decision = EGRESS_ALLOW;
+	} else if (host_rule != NULL)
 		verdict(v, EGRESS_ALLOW, EGRESS_R_ALLOW_RULE, host_rule);
 	else if (allow != NULL)
 		verdict(v, EGRESS_ALLOW, EGRESS_R_ALLOW_RULE, allow);
 	else if (p->default_allow)
 		verdict(v, EGRESS_ALLOW, EGRESS_R_DEFAULT_ALLOW, NULL);
-	else {
-		verdict(v, EGRESS_DENY, EGRESS_R_NO_ALLOW_RULE, NULL);
+	else if (rules_refuse(p, v, EGRESS_ALLOW, EGRESS_R_NO_ALLOW_RULE,
+	    NULL))
 		return false;
-	}
 	return true;
 }
 
@@ -225,11 +259,11 @@ egress_judge_target(const struct egress_policy *p,
 		return;
 	}
 	if (t->is_addr) {
-		judge_one(p, t, NULL, &t->addr, l, nl, v);
+		judge_one(p, t, NULL, NULL, &t->addr, l, nl, v);
 		return;
 	}
 	if ((r = rule_index_host(p->deny, t->host, t->port)) != NULL) {
-		verdict(v, EGRESS_DENY, EGRESS_R_DENY_RULE, r);
+		(void)rules_refuse(p, v, EGRESS_RESOLVE, EGRESS_R_DENY_RULE, r);
 		return;
 	}
 	r = rule_index_host(p->allow, t->host, t->port);
@@ -240,7 +274,8 @@ egress_judge_target(const struct egress_policy *p,
 	else if (rule_index_has_addr_rules(p->allow, t->port))
 		verdict(v, EGRESS_RESOLVE, EGRESS_R_NONE, NULL);
 	else
-		verdict(v, EGRESS_DENY, EGRESS_R_NO_ALLOW_RULE, NULL);
+		(void)rules_refuse(p, v, EGRESS_RESOLVE,
+		    EGRESS_R_NO_ALLOW_RULE, NULL);
 }
 
 void
@@ -261,12 +296,18 @@ egress_judge_addrs(const struct egress_policy *p,
 		verdict(v, EGRESS_DENY, EGRESS_R_DNS_FAILURE, NULL);
 		return;
 	}
+	memset(&first, 0, sizeof(first));
 	for (i = 0; i < naddrs; i++) {
-		if (!judge_one(p, t, host_rule, &addrs[i], l, nl, v)) {
+		if (!judge_one(p, t, host_rule, pending, &addrs[i], l, nl, v)) {
 			v->addr_index = i;
 			return;
 		}
-		if (i == 0)
+		/*
+		 * The first address's verdict, unless a later one is one that
+		 * enforcing would have refused the whole request for.
+		 */
+		if (i == 0 || (v->reason == EGRESS_R_REPORT_ONLY &&
+		    first.reason != EGRESS_R_REPORT_ONLY))
 			first = *v;
 	}
 	*v = first;

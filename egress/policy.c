@@ -125,6 +125,18 @@ egress_policy_set_allow_loopback(struct egress_policy *p, bool v)
 	p->allow_loopback = v;
 }
 
+void
+egress_policy_set_report(struct egress_policy *p, bool v)
+{
+	p->report = v;
+}
+
+bool
+egress_policy_report(const struct egress_policy *p)
+{
+	return p->report;
+}
+
 bool
 egress_policy_default_allow(const struct egress_policy *p)
 {

@@ -8,6 +8,7 @@ struct egress_policy {
 	bool			 default_allow;
 	bool			 block_private;
 	bool			 allow_loopback;
+	bool			 report;	/* mode report */
 	struct egress_rule	**rules;	/* owned, in policy order */
 	size_t			 nrules, caprules;
 	struct rule_index	*allow;

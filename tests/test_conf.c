@@ -75,6 +75,7 @@ static const char default_text[] =
 	"default deny\n"
 	"block_private on\n"
 	"allow_loopback off\n"
+	"mode enforce\n"
 	"# resolver: the system's (/etc/resolv.conf)\n"
 	"# listen: 127.0.0.1:0 unless --listen is given\n"
 	"connect_timeout 15s\n"
@@ -97,6 +98,7 @@ check_defaults(const struct conf *c, const char *source)
 	assert_false(egress_policy_default_allow(c->policy));
 	assert_true(egress_policy_block_private(c->policy));
 	assert_false(egress_policy_allow_loopback(c->policy));
+	assert_false(egress_policy_report(c->policy));
 	assert_int_equal(egress_policy_nrules(c->policy), 0);
 	assert_int_equal(c->nlisten, 0);
 	assert_int_equal(c->nresolver, 0);
@@ -164,6 +166,10 @@ static const struct accept_case accept_cases[] = {
 	A_LINE("allow_loopback on", "allow_loopback on", NULL),
 	A_LINE("allow_loopback off", "allow_loopback off", NULL),
 	A_LINE("log_failure_action serve", "log_failure_action serve", NULL),
+	A_LINE("mode report", "mode report", "# report mode: what the rules "
+	    "refuse is let through and logged report_only"),
+	A_LINE("mode enforce", "mode enforce", NULL),
+	A_LINE("mode report # first run\r\n", "mode report", NULL),
 	A_LINE("listen_backlog 512", "listen_backlog 512", NULL),
 	A_LINE("log_failure_action refuse", "log_failure_action refuse",
 	    NULL),
@@ -364,6 +370,11 @@ static const struct error_case error_cases[] = {
 	E("allow_loopback true", 1, "allow_loopback"),
 	E("allow_loopback", 1, "needs a value"),
 	E("allow_loopback on\n\nallow_loopback off", 3, "twice"),
+	E("mode audit", 1, "is not report or enforce"),
+	E("mode Report", 1, "is not report or enforce"),
+	E("mode", 1, "needs a value"),
+	E("mode report enforce", 1, "one value"),
+	E("mode report\nmode enforce", 2, "twice"),
 	E("log_failure_action ignore", 1, "is not serve or refuse"),
 	E("log_failure_action", 1, "needs a value"),
 	/* Rules. */
@@ -520,6 +531,7 @@ test_error_truncated(void **state)
 static const char *const roundtrip_cases[] = {
 	"",
 	"default allow\nblock_private off\nallow_loopback on",
+	"mode report\nallow a.example",
 	"allow API.Example.COM.:443 *.GitHub.com https://x.example/\n"
 	"deny [2001:DB8::]/32:443 10.0.0.0/8 2130706433 0x7f.1:80\n",
 	"allow [::ffff:10.0.0.0]/104 [::ffff:1.2.3.4] [::]/0 0.0.0.0/0",
@@ -588,7 +600,7 @@ test_format_exact(void **state)
 	    "default allow\n";
 	static const char want[] =
 	    "default allow\nblock_private on\nallow_loopback on\n"
-	    "resolver 1.1.1.1:53\nlisten [::1]:0\n"
+	    "mode enforce\nresolver 1.1.1.1:53\nlisten [::1]:0\n"
 	    "connect_timeout 1500ms\ndns_timeout 5s\nheader_timeout 10s\n"
 	    "idle_timeout 90s\ndrain_timeout 0ms\nmax_connections 4096\n"
 	    "max_header_bytes 65536\n"

@@ -644,6 +644,7 @@ static const struct reason_case reason_cases[] = {
 	{ EGRESS_R_LOG_UNAVAILABLE, "log_unavailable" },
 	{ EGRESS_R_SHUTTING_DOWN, "shutting_down" },
 	{ EGRESS_R_NOT_THROUGH_PROXY, "not_through_proxy" },
+	{ EGRESS_R_REPORT_ONLY, "report_only" },
 	{ EGRESS_R_NONE, "none" },
 	{ EGRESS_R_COUNT, "none" },
 };
@@ -747,13 +748,27 @@ listeners_parse(const char *list, struct egress_listener *out)
 	return n;
 }
 
+/* A verdict's reason as the tables name it: report_only/WOULD. */
+static void
+reason_text(const struct egress_verdict *v, char *buf, size_t len)
+{
+	if (v->reason == EGRESS_R_REPORT_ONLY)
+		snprintf(buf, len, "report_only/%s",
+		    egress_reason_name(v->would));
+	else {
+		snprintf(buf, len, "%s", egress_reason_name(v->reason));
+		CHECK(v->would == EGRESS_R_NONE, "%s with would %s", buf,
+		    egress_reason_name(v->would));
+	}
+}
+
 static void
 verdict_check(const struct judge_case *c, const struct egress_verdict *v)
 {
-	const char *reason = egress_reason_name(v->reason);
-	char rule[EGRESS_HOST_MAX + 24] = "";
+	char reason[64], rule[EGRESS_HOST_MAX + 24] = "";
 	bool by_rule;
 
+	reason_text(v, reason, sizeof(reason));
 	if (v->rule != NULL) {
 		snprintf(rule, sizeof(rule), "%s ", v->rule->allow ? "allow" :
 		    "deny");
@@ -764,7 +779,7 @@ verdict_check(const struct judge_case *c, const struct egress_verdict *v)
 	    "got %s %s [%s], want %s %s", decision_name(v->decision), reason,
 	    rule, decision_name(c->decision), c->reason);
 	by_rule = v->reason == EGRESS_R_ALLOW_RULE ||
-	    v->reason == EGRESS_R_DENY_RULE;
+	    v->reason == EGRESS_R_DENY_RULE || v->would == EGRESS_R_DENY_RULE;
 	CHECK(by_rule == (v->rule != NULL), "%s with rule '%s'", reason,
 	    rule);
 	if (c->rule != NULL)
@@ -775,20 +790,24 @@ verdict_check(const struct judge_case *c, const struct egress_verdict *v)
 		    v->addr_index, c->index);
 }
 
-static void
-judge_row(const void *row)
+/*
+ * One row's verdict under policy text (the row's, or another).  The
+ * policy is returned: the verdict's rule lives in it.
+ */
+static struct conf *
+judge_with(const struct judge_case *c, const char *policy,
+    struct egress_verdict *v, bool *asked)
 {
-	const struct judge_case *c = row;
 	struct egress_listener ls[MAX_ADDRS];
 	struct egress_addr addrs[MAX_ADDRS];
 	struct egress_target t;
-	struct egress_verdict v, pending;
+	struct egress_verdict pending;
 	const char *err = NULL;
 	struct conf *conf;
 	size_t nl, na;
 	int rc;
 
-	conf = policy_parse(c->policy);
+	conf = policy_parse(policy);
 	nl = listeners_parse(c->listeners, ls);
 	rc = egress_target_parse(c->target, strlen(c->target), &t, &err);
 	if (strcmp(c->reason, "invalid_target") == 0)
@@ -796,17 +815,103 @@ judge_row(const void *row)
 		    t.port);
 	else
 		CHECK(rc == 0, "target does not parse: %s", err);
-	egress_judge_target(conf->policy, &t, ls, nl, &v);
-	if (c->addrs != NULL) {
-		CHECK(v.decision == EGRESS_RESOLVE, "judge_target: %s %s, "
-		    "want resolve", decision_name(v.decision),
-		    egress_reason_name(v.reason));
+	egress_judge_target(conf->policy, &t, ls, nl, v);
+	*asked = v->decision == EGRESS_RESOLVE;
+	if (c->addrs != NULL && *asked) {
 		na = addrs_parse(c->addrs, addrs);
-		pending = v;
+		pending = *v;
 		egress_judge_addrs(conf->policy, &t, &pending, addrs, na, ls,
-		    nl, &v);
+		    nl, v);
 	}
+	return conf;
+}
+
+/* A verdict's rule as text ("" when none). */
+static void
+rule_text(const struct egress_verdict *v, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if (v->rule == NULL)
+		return;
+	snprintf(buf, len, "%s ", v->rule->allow ? "allow" : "deny");
+	egress_rule_format(v->rule, buf + strlen(buf), len - strlen(buf));
+}
+
+static bool
+rules_reason(enum egress_reason r)
+{
+	return r == EGRESS_R_NO_ALLOW_RULE || r == EGRESS_R_DENY_RULE;
+}
+
+/*
+ * The same row under mode report (SPEC 3.1): what enforcing allows is
+ * allowed alike; a refusal by the rules becomes report_only with it as
+ * would (resolve first, when no address was judged yet), or a refusal
+ * report mode keeps (a later address that is special-purpose); any
+ * other refusal stands as it was.
+ */
+static void
+report_check(const struct judge_case *c, const struct egress_verdict *e)
+{
+	char policy[1024], erule[EGRESS_HOST_MAX + 24];
+	char rrule[EGRESS_HOST_MAX + 24];
+	struct egress_verdict r;
+	struct conf *conf;
+	bool asked;
+
+	if (strstr(c->policy, "mode ") != NULL)
+		return;
+	snprintf(policy, sizeof(policy), "mode report\n%s", c->policy);
+	conf = judge_with(c, policy, &r, &asked);
+	rule_text(e, erule, sizeof(erule));
+	rule_text(&r, rrule, sizeof(rrule));
+	conf_free(conf);
+	if (e->decision != EGRESS_DENY || !rules_reason(e->reason)) {
+		CHECK(r.decision == e->decision && r.reason == e->reason &&
+		    strcmp(rrule, erule) == 0 && r.would == EGRESS_R_NONE,
+		    "mode report: %s %s [%s], enforced %s %s [%s]",
+		    decision_name(r.decision), egress_reason_name(r.reason),
+		    rrule, decision_name(e->decision),
+		    egress_reason_name(e->reason), erule);
+		return;
+	}
+	/*
+	 * A deny rule's address may be special-purpose too (6a comes before
+	 * 6c); a later address may be one.
+	 */
+	if (r.decision == EGRESS_DENY) {
+		CHECK(!rules_reason(r.reason) && (r.addr_index > e->addr_index ||
+		    (e->reason == EGRESS_R_DENY_RULE && r.addr_index ==
+		    e->addr_index)), "mode report: deny %s at "
+		    "%zu, enforced deny %s at %zu", egress_reason_name(r.reason),
+		    r.addr_index, egress_reason_name(e->reason), e->addr_index);
+		return;
+	}
+	CHECK(r.reason == EGRESS_R_REPORT_ONLY && r.would == e->reason &&
+	    (r.decision == EGRESS_ALLOW || (r.decision == EGRESS_RESOLVE &&
+	    c->addrs == NULL)),
+	    "mode report: %s %s/%s, enforced deny %s",
+	    decision_name(r.decision), egress_reason_name(r.reason),
+	    egress_reason_name(r.would), egress_reason_name(e->reason));
+	CHECK((r.would == EGRESS_R_DENY_RULE) == (rrule[0] != '\0') &&
+	    strcmp(rrule, erule) == 0, "mode report: would %s with rule "
+	    "'%s', enforced '%s'", egress_reason_name(r.would), rrule, erule);
+}
+
+static void
+judge_row(const void *row)
+{
+	const struct judge_case *c = row;
+	struct egress_verdict v;
+	struct conf *conf;
+	bool asked;
+
+	conf = judge_with(c, c->policy, &v, &asked);
+	if (c->addrs != NULL)
+		CHECK(asked, "judge_target: %s %s, want resolve",
+		    decision_name(v.decision), egress_reason_name(v.reason));
 	verdict_check(c, &v);
+	report_check(c, &v);
 	conf_free(conf);
 }
 
@@ -1155,6 +1260,71 @@ test_exempt(void **state)
 {
 	(void)state;
 	judge_table("exempt_cases", exempt_cases, NELEM(exempt_cases));
+}
+
+/* mode report (SPEC 3.1): the rules' refusals let through, nothing else. */
+static const struct judge_case report_cases[] = {
+	J("mode enforce", "example.com:443", DENY, "no_allow_rule"),
+	J("mode report", "example.com:443", RESOLVE,
+	    "report_only/no_allow_rule"),
+	JA("mode report", "example.com:443", "93.184.216.34", ALLOW,
+	    "report_only/no_allow_rule", 0),
+	JA("mode report", "example.com:443", "93.184.216.34,10.0.0.1", DENY,
+	    "private_address", 1),
+	JA("mode report", "example.com:443", "169.254.169.254", DENY,
+	    "metadata_address", 0),
+	JA("mode report\nblock_private off", "example.com:443",
+	    "169.254.169.254", DENY, "metadata_address", 0),
+	JA("mode report", "example.com:443", "::1", DENY, "private_address",
+	    0),
+	J("mode report\nallow example.com", "example.com:443", RESOLVE,
+	    "allow_rule"),
+	JR("mode report\ndeny example.com", "example.com:443", RESOLVE,
+	    "report_only/deny_rule", "deny example.com"),
+	JAR("mode report\ndeny example.com", "example.com:443",
+	    "93.184.216.34", ALLOW, "report_only/deny_rule",
+	    "deny example.com"),
+	JAR("mode report\nallow example.com\ndeny example.com",
+	    "example.com:443", "93.184.216.34", ALLOW,
+	    "report_only/deny_rule", "deny example.com"),
+	JA("mode report\ndeny example.com", "example.com:443", "10.0.0.1",
+	    DENY, "private_address", 0),
+	JAR("mode report\nallow example.com\ndeny 93.184.216.0/24",
+	    "example.com:443", "93.184.216.34", ALLOW,
+	    "report_only/deny_rule", "deny 93.184.216.0/24"),
+	JAR("mode report\nallow example.com\ndeny 93.184.216.0/24",
+	    "example.com:443", "1.1.1.1,93.184.216.34", ALLOW,
+	    "report_only/deny_rule", "deny 93.184.216.0/24"),
+	JAR("mode report\nallow example.com\ndeny 93.184.216.0/24",
+	    "example.com:443", "1.1.1.1,8.8.8.8", ALLOW, "allow_rule",
+	    "allow example.com"),
+	JAR("mode report\nallow 140.82.112.0/20", "github.com:443",
+	    "140.82.112.3", ALLOW, "allow_rule", "allow 140.82.112.0/20"),
+	JA("mode report\nallow 140.82.112.0/20", "github.com:443",
+	    "1.2.3.4", ALLOW, "report_only/no_allow_rule", 0),
+	J("mode report", "93.184.216.34:443", ALLOW,
+	    "report_only/no_allow_rule"),
+	JR("mode report\ndeny 93.184.216.0/24", "93.184.216.34:443", ALLOW,
+	    "report_only/deny_rule", "deny 93.184.216.0/24"),
+	J("mode report", "10.0.0.1:443", DENY, "private_address"),
+	J("mode report\ndeny 10.0.0.0/8", "10.0.0.1:443", DENY,
+	    "private_address"),
+	J("deny 10.0.0.0/8", "10.0.0.1:443", DENY, "deny_rule"),
+	J("mode report\nblock_private off", "10.0.0.1:443", ALLOW,
+	    "report_only/no_allow_rule"),
+	J("mode report\nallow_loopback on", "127.0.0.1:5432", ALLOW,
+	    "report_only/no_allow_rule"),
+	JL("mode report\nblock_private off", "127.0.0.1:8080",
+	    "127.0.0.1:8080", DENY, "proxy_loop"),
+	J("mode report", "[fd00:ec2::254]:80", DENY, "metadata_address"),
+	J("mode report", ":443", DENY, "invalid_target"),
+};
+
+static void
+test_report(void **state)
+{
+	(void)state;
+	judge_table("report_cases", report_cases, NELEM(report_cases));
 }
 
 static void
@@ -1729,6 +1899,7 @@ main(void)
 		cmocka_unit_test(test_reason_names),
 		cmocka_unit_test(test_match),
 		cmocka_unit_test(test_decisions),
+		cmocka_unit_test(test_report),
 		cmocka_unit_test(test_exempt),
 		cmocka_unit_test(test_embedded_decisions),
 		cmocka_unit_test(test_embedded_addrs),
