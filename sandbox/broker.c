@@ -199,6 +199,7 @@ struct broker {
 	pid_t			 inflight[INFLIGHT_MAX];
 	size_t			 ninflight;
 	void			(*refused)(void *, const struct broker_refusal *);
+	void			(*connecting)(void *, const struct broker_conn *);
 	void			*arg;
 	struct seccomp_notif	*req;
 	size_t			 req_size;
@@ -518,6 +519,22 @@ watched(pid_t tid, int fd, unsigned long ino)
 /* ---------------------------------------------------------------- */
 /* Refusals said (the decision log's not_through_proxy). */
 
+/* The caller's process (its thread group) and its program ("": unknown). */
+static pid_t
+caller_process(const struct seccomp_notif *req, char *exe, size_t len)
+{
+	char path[64];
+	pid_t tgid;
+
+	tgid = diag_tgid((pid_t)req->pid);
+	if (tgid <= 0)
+		tgid = (pid_t)req->pid;
+	snprintf(path, sizeof(path), "/proc/%ld/exe", (long)tgid);
+	if (proc_readlink(path, exe, len) <= 0)
+		exe[0] = '\0';
+	return tgid;
+}
+
 /* The caller's process and program, and the endpoint: to conf->refused. */
 static void
 say_refused(struct broker *b, const struct seccomp_notif *req,
@@ -525,20 +542,34 @@ say_refused(struct broker *b, const struct seccomp_notif *req,
     const char *cwd)
 {
 	struct broker_refusal r;
-	char path[64];
-	pid_t tgid;
 
 	if (b->refused == NULL)
 		return;
 	memset(&r, 0, sizeof(r));
 	r.op = op;
-	tgid = diag_tgid((pid_t)req->pid);
-	r.pid = tgid > 0 ? tgid : (pid_t)req->pid;
-	snprintf(path, sizeof(path), "/proc/%ld/exe", (long)r.pid);
-	if (proc_readlink(path, r.exe, sizeof(r.exe)) <= 0)
-		r.exe[0] = '\0';
+	r.pid = caller_process(req, r.exe, sizeof(r.exe));
 	broker_endpoint(ss, len, cwd, r.addr, sizeof(r.addr), &r.port);
 	b->refused(b->arg, &r);
+}
+
+/*
+ * Who is about to connect to the proxy, told before the connect is made:
+ * harn-egressd knows it by the time it accepts (the decision log's pid
+ * and exe).  The socket is the one that will be connected: the caller's,
+ * or the fresh one put in its place.
+ */
+static void
+say_connecting(struct broker *b, const struct seccomp_notif *req, int sock)
+{
+	struct broker_conn c;
+	struct stat st;
+
+	if (b->connecting == NULL || fstat(sock, &st) == -1)
+		return;
+	memset(&c, 0, sizeof(c));
+	c.ino = (unsigned long)st.st_ino;
+	c.pid = caller_process(req, c.exe, sizeof(c.exe));
+	b->connecting(b->arg, &c);
 }
 
 /* ---------------------------------------------------------------- */
@@ -1288,6 +1319,8 @@ handle_connect(struct broker *b, const struct seccomp_notif *req)
 		finish(p, err);
 		return;
 	}
+	if (d.to_proxy)
+		say_connecting(b, req, p->sock);
 	run_connect(p);
 }
 
@@ -2203,6 +2236,7 @@ broker_new(struct event_base *base, const struct broker_conf *conf,
 	b->getfd = conf->getfd;
 	b->max_procs = conf->max_procs;
 	b->refused = conf->refused;
+	b->connecting = conf->connecting;
 	b->arg = conf->arg;
 	b->thread_pidfd = true;
 	b->diag = -1;

@@ -173,8 +173,8 @@ decide_tcp(const struct broker_rules *r, const struct broker_call *c,
 		refuse_direct(d, r->mode == BROKER_NS ? ENETUNREACH : EACCES);
 		return;
 	}
-	if (r->mode == BROKER_NS ||
-	    (lo && d->port == r->proxy_port && r->proxy_port != 0))
+	d->to_proxy = lo && d->port == r->proxy_port && r->proxy_port != 0;
+	if (r->mode == BROKER_NS || d->to_proxy)
 		return;
 	d->verdict = BROKER_OWNED;
 }

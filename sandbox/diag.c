@@ -124,6 +124,67 @@ diag_tcp_listeners(int fd, unsigned short port, struct diag_listener *out,
 	return (int)n;
 }
 
+/* An address's bytes and port, as inet_diag's socket id holds them. */
+static int
+id_part(const struct sockaddr_storage *ss, uint32_t addr[4], uint16_t *port)
+{
+	const struct sockaddr_in *sin = (const void *)ss;
+	const struct sockaddr_in6 *sin6 = (const void *)ss;
+
+	memset(addr, 0, 4 * sizeof(uint32_t));
+	if (ss->ss_family == AF_INET) {
+		addr[0] = sin->sin_addr.s_addr;
+		*port = sin->sin_port;
+		return 0;
+	}
+	if (ss->ss_family == AF_INET6) {
+		memcpy(addr, &sin6->sin6_addr, 16);
+		*port = sin6->sin6_port;
+		return 0;
+	}
+	return -1;
+}
+
+/*
+ * One exact lookup (no dump): the socket whose own end is the peer's
+ * address and whose other end is ours, in any state.
+ */
+unsigned long
+diag_tcp_peer(int fd, int sock)
+{
+	struct inet_diag_req_v2 req = { .sdiag_protocol = IPPROTO_TCP,
+	    .idiag_states = ~0U };
+	struct sockaddr_storage ours, peer;
+	socklen_t olen = sizeof(ours), plen = sizeof(peer);
+	char buf[1024];
+	struct nlmsghdr *h;
+	struct inet_diag_msg *m;
+	ssize_t n;
+
+	if (fd == -1 || getsockname(sock, (struct sockaddr *)&ours, &olen) ==
+	    -1 || getpeername(sock, (struct sockaddr *)&peer, &plen) == -1 ||
+	    ours.ss_family != peer.ss_family ||
+	    id_part(&peer, req.id.idiag_src, &req.id.idiag_sport) == -1 ||
+	    id_part(&ours, req.id.idiag_dst, &req.id.idiag_dport) == -1)
+		return 0;
+	req.sdiag_family = (uint8_t)peer.ss_family;
+	req.id.idiag_cookie[0] = req.id.idiag_cookie[1] = INET_DIAG_NOCOOKIE;
+	if (diag_send(fd, &req, sizeof(req), 0) == -1)
+		return 0;
+	do {
+		n = recv(fd, buf, sizeof(buf), 0);
+	} while (n == -1 && errno == EINTR);
+	h = (void *)buf;
+	if (n <= 0 || !NLMSG_OK(h, (size_t)n) ||
+	    h->nlmsg_type != SOCK_DIAG_BY_FAMILY)
+		return 0;
+	m = NLMSG_DATA(h);
+	if (m->id.idiag_sport != req.id.idiag_sport ||
+	    m->id.idiag_dport != req.id.idiag_dport)
+		return 0;
+	return m->idiag_inode;
+}
+
 /* A socket's inode from its /proc link ("socket:[123]"); 0: not one. */
 unsigned long
 diag_socket_inode(const char *link)

@@ -262,7 +262,7 @@ struct broker_rules {
 	enum broker_mode	 mode;
 	const char *const	*roots;		/* connect: canonical dirs */
 	size_t			 nroots;
-	unsigned short		 proxy_port;	/* BROKER_LL: on 127.0.0.1 */
+	unsigned short		 proxy_port;	/* on 127.0.0.1 */
 	const char *const	*binds;		/* unix bind: canonical dirs */
 	size_t			 nbinds;
 };
@@ -282,6 +282,7 @@ struct broker_decision {
 	size_t			 root;		/* BROKER_BENEATH */
 	char			 rest[4096];	/* relative to that root */
 	unsigned short		 port;		/* BROKER_OWNED */
+	bool			 to_proxy;	/* 127.0.0.1:proxy_port */
 };
 
 void	 broker_decide(const struct broker_rules *, const struct broker_call *,
@@ -339,6 +340,16 @@ struct broker_refusal {
 	unsigned short	 port;
 };
 
+/*
+ * A connect to the proxy's port, about to be made: the socket's inode and
+ * its process, for the decision log's pid and exe (SPEC 5).
+ */
+struct broker_conn {
+	unsigned long	 ino;
+	pid_t		 pid;		/* as we see it */
+	char		 exe[256];	/* "" when it cannot be read */
+};
+
 struct broker;
 
 /* What the broker is started with; fds are taken, on error too. */
@@ -355,13 +366,15 @@ struct broker_conf {
 	size_t			 nwritable;
 	const char *const	*readonly;	/*   but not in these */
 	size_t			 nreadonly;
-	unsigned short		 proxy_port;	/* BROKER_LL */
+	unsigned short		 proxy_port;	/* on 127.0.0.1, as CMD sees it */
 	int			 landlock_abi;	/* the command's (scopes: 6) */
 	pid_t			 init;		/* the command's processes below */
 	bool			 getfd;		/* pidfd_getfd may be used */
 	unsigned		 max_procs;	/* counted at each fork; 0: not */
 	/* A refusal to log; called before the caller is answered. */
 	void			(*refused)(void *, const struct broker_refusal *);
+	/* A connect to the proxy; called before it is made. */
+	void			(*connecting)(void *, const struct broker_conn *);
 	void			*arg;
 };
 
@@ -369,8 +382,31 @@ struct broker *broker_new(struct event_base *, const struct broker_conf *,
     char *err, size_t errlen);
 void	 broker_free(struct broker *);
 
+/* Who opened each connection to the proxy, by socket inode (owner.c). */
+#define OWNER_MAX	1024
+struct owner_entry {
+	unsigned long	 ino;
+	pid_t		 pid;		/* the host's; 0: unknown */
+	char		 exe[256];
+};
+struct owner_table {
+	struct owner_entry	 e[OWNER_MAX];	/* a ring, oldest at head */
+	size_t			 head, n;
+};
+void	 owner_table_init(struct owner_table *);
+void	 owner_add(struct owner_table *, unsigned long ino, pid_t pid,
+	    const char *exe);
+/* The owner of ino, taken out of the table; false: not known. */
+bool	 owner_take(struct owner_table *, unsigned long ino, pid_t *pid,
+	    char *exe, size_t len);
+
 /* What the broker learns of sockets it does not hold (sandbox/diag.c). */
 int	 diag_open(void);
+/*
+ * The inode of the TCP socket at the other end of fd (an accepted one,
+ * both ends in diag's network namespace); 0: not found.
+ */
+unsigned long diag_tcp_peer(int diag, int fd);
 int	 diag_unix_type(int diag, unsigned long ino);	/* -1: not one */
 struct diag_listener {
 	unsigned long	 ino;

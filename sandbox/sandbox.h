@@ -263,6 +263,15 @@ struct sandbox_direct {
  */
 int	 sandbox_next(struct sandbox_child *, struct sandbox_direct *d);
 
+/*
+ * The confined process that opened fd, a connection accepted on the
+ * proxy's port (SPEC 5's pid, as the host sees it, and exe): 0, or -1
+ * when it cannot be known (not a confined command's, or gone already).
+ * Each connection's owner is told once.
+ */
+int	 sandbox_owner(struct sandbox_child *, int fd, pid_t *pid, char *exe,
+	    size_t len);
+
 /* The proxy's listener inside CMD's network namespace, or -1 (taken). */
 int	 sandbox_take_listener(struct sandbox_child *, unsigned short *port);
 /* Readable when there is something for sandbox_next. */

@@ -67,7 +67,8 @@ enum msg_kind {
 	MSG_FAIL,	/* a step failed; nothing was run */
 	MSG_EXIT,	/* the command's wait status */
 	MSG_RULESET,	/* to the command: the Landlock ruleset, host grants */
-	MSG_DIRECT	/* a refusal of the broker's (with a pidfd) */
+	MSG_DIRECT,	/* a refusal of the broker's (with a pidfd) */
+	MSG_CONN	/* a connect to the proxy, about to be made (a pidfd) */
 };
 
 struct msg {
@@ -78,6 +79,7 @@ struct msg {
 	bool			 setup;		/* MSG_FAIL: the confinement's */
 	struct setup_fail	 fail;
 	struct broker_refusal	 refusal;	/* MSG_DIRECT */
+	struct broker_conn	 conn;		/* MSG_CONN */
 };
 
 struct sandbox_child {
@@ -85,6 +87,7 @@ struct sandbox_child {
 	pid_t			 init_pid;	/* signals go here (host pid) */
 	int			 ctl;
 	int			 listen_fd;
+	int			 diag;		/* sock_diag, in the listener's netns */
 	unsigned short		 port;
 	struct sandbox_paths	 paths;
 	const struct sandbox_request *req;
@@ -93,9 +96,10 @@ struct sandbox_child {
 	bool			 root;
 	char			*cgroup;
 	bool			 exited;
-	/* Refusals read while waiting for the start, for sandbox_next. */
-	struct sandbox_direct	 early[16];
-	size_t			 nearly;
+	/* Refusals read but not yet taken by sandbox_next, oldest first. */
+	struct sandbox_direct	*queue;
+	size_t			 qhead, qlen, qcap;
+	struct owner_table	 owners;
 	bool			 ended;		/* MSG_EXIT read, or none will come */
 	bool			 silent;	/*   none will */
 	int			 wstatus;
@@ -558,6 +562,20 @@ tell_refused(void *arg, const struct broker_refusal *r)
 		(void)close(pidfd);
 }
 
+/* Who is about to connect to the proxy, with a pidfd of its process. */
+static void
+tell_connecting(void *arg, const struct broker_conn *conn)
+{
+	struct job *j = arg;
+	struct msg m = { .kind = MSG_CONN, .conn = *conn };
+	int pidfd;
+
+	pidfd = (int)syscall(SYS_pidfd_open, conn->pid, 0);
+	(void)send_msg(j->ctl, &m, &pidfd, pidfd != -1 ? 1 : 0);
+	if (pidfd != -1)
+		(void)close(pidfd);
+}
+
 struct init_state {
 	struct job		*j;
 	struct event_base	*base;
@@ -675,13 +693,14 @@ init_broker(struct job *j, struct event_base *base, int notify)
 	bc.nwritable = n;
 	bc.readonly = j->req->ro_roots;
 	bc.nreadonly = j->req->nro_roots;
-	bc.proxy_port = j->req->host_port;
+	bc.proxy_port = j->ns ? j->port : j->req->host_port;
 	bc.landlock_abi = j->plan->landlock ? j->plan->landlock_abi : 0;
 	bc.init = getpid();
 	bc.getfd = j->plan->getfd;
 	bc.max_procs = j->plan->identity == IDENTITY_ROOT ?
 	    j->req->limits.max_procs : 0;
 	bc.refused = tell_refused;
+	bc.connecting = tell_connecting;
 	bc.arg = j;
 	j->rootfds = j->bindfds = NULL;		/* the broker's now */
 	if ((b = broker_new(base, &bc, err, sizeof(err))) == NULL) {
@@ -877,7 +896,7 @@ run_setup(struct job *j, int go)
 {
 	struct msg m = { .kind = MSG_SETUP };
 	struct setup_fail f;
-	int lfd = -1, st;
+	int lfd[2] = { -1, -1 }, st;
 	pid_t init;
 	char c;
 
@@ -894,17 +913,21 @@ run_setup(struct job *j, int go)
 		_exit(3);	/* the parent could not make the cgroup */
 	memset(&f, 0, sizeof(f));
 	if (j->ns) {
-		if (ns_enter(j->paths, &j->req->limits, j->root, &lfd,
+		if (ns_enter(j->paths, &j->req->limits, j->root, &lfd[0],
 		    &j->port, &f) == -1)
 			report_fail(j->ctl, true, &f);
+		/* To ask who holds the other end of a connection (owner.c). */
+		lfd[1] = diag_open();
 		if ((j->rootfds = open_roots(&j->paths->sockroots)) == NULL ||
 		    (j->bindfds = open_roots(&j->paths->bindroots)) == NULL)
 			child_fail(j->ctl, AREA_LOCAL_SOCKET, MECH_NAMESPACES,
 			    "out of memory");
 		m.port = j->port;
-		if (send_msg(j->ctl, &m, &lfd, 1) == -1)
+		if (send_msg(j->ctl, &m, lfd, lfd[1] != -1 ? 2 : 1) == -1)
 			_exit(3);
-		(void)close(lfd);
+		(void)close(lfd[0]);
+		if (lfd[1] != -1)
+			(void)close(lfd[1]);
 	}
 	j->setup = getpid();
 	if (j->ns && j->root && (pipe2(j->map_req, O_CLOEXEC) == -1 ||
@@ -1039,9 +1062,13 @@ sandbox_start(const struct sandbox_request *r, const struct sandbox_plan *p,
 		fail_with(f, AREA_UNKNOWN, -1, ENOMEM, false, "out of memory");
 		return NULL;
 	}
-	c->ctl = c->listen_fd = -1;
+	c->ctl = c->listen_fd = c->diag = -1;
 	c->ns = p->confinement == CONFINEMENT_NAMESPACES;
 	c->ll = p->confinement == CONFINEMENT_LANDLOCK;
+	owner_table_init(&c->owners);
+	/* The command's connections to the proxy are in our namespace. */
+	if (c->ll)
+		c->diag = diag_open();
 	c->root = geteuid() == 0;
 	c->req = r;
 	c->plan = p;
@@ -1156,17 +1183,64 @@ pidfd_pid(int pidfd)
 	return pid > 0 ? (pid_t)pid : 0;
 }
 
-/* A refusal as the broker sent it, the pid from its pidfd. */
+/* A refusal as the broker sent it, the pid from its pidfd: queued. */
 static void
-direct_of(const struct msg *m, const int *fds, size_t nfds,
-    struct sandbox_direct *d)
+queue_direct(struct sandbox_child *c, const struct msg *m, const int *fds,
+    size_t nfds)
 {
+	struct sandbox_direct *d, *q;
+	size_t cap, i;
+
+	if (c->qlen == c->qcap) {
+		cap = c->qcap > 0 ? c->qcap * 2 : 16;
+		if ((q = calloc(cap, sizeof(*q))) == NULL)
+			return;		/* counted nowhere: out of memory */
+		for (i = 0; i < c->qlen; i++)
+			q[i] = c->queue[(c->qhead + i) % c->qcap];
+		free(c->queue);
+		c->queue = q;
+		c->qcap = cap;
+		c->qhead = 0;
+	}
+	d = &c->queue[(c->qhead + c->qlen++) % c->qcap];
 	memset(d, 0, sizeof(*d));
 	d->op = (enum sandbox_direct_op)m->refusal.op;
 	d->pid = nfds > 0 ? pidfd_pid(fds[0]) : 0;
 	snprintf(d->exe, sizeof(d->exe), "%s", m->refusal.exe);
 	snprintf(d->addr, sizeof(d->addr), "%s", m->refusal.addr);
 	d->port = m->refusal.port;
+}
+
+/*
+ * init's word on the command's way: a refusal (queued for sandbox_next),
+ * a connect to the proxy (its owner noted), the command's end, a late
+ * failure.  The descriptors sent with it are closed.
+ */
+static void
+dispatch(struct sandbox_child *c, const struct msg *m, int *fds,
+    size_t nfds)
+{
+	pid_t pid;
+
+	switch (m->kind) {
+	case MSG_DIRECT:
+		queue_direct(c, m, fds, nfds);
+		break;
+	case MSG_CONN:
+		/* A process gone already has no pid to give: no owner. */
+		if (nfds > 0 && (pid = pidfd_pid(fds[0])) > 0)
+			owner_add(&c->owners, m->conn.ino, pid, m->conn.exe);
+		break;
+	case MSG_EXIT:
+		c->wstatus = m->wstatus;
+		c->ended = true;
+		break;
+	case MSG_FAIL:
+		snprintf(c->late, sizeof(c->late), "%s", m->fail.text);
+		break;
+	}
+	while (nfds > 0)
+		(void)close(fds[--nfds]);
 }
 
 int
@@ -1196,7 +1270,7 @@ sandbox_ready(struct sandbox_child *c, struct sandbox_failure *f)
 		}
 		switch (m.kind) {
 		case MSG_SETUP:
-			if (nfds != 1 || c->listen_fd != -1) {
+			if (nfds < 1 || nfds > 2 || c->listen_fd != -1) {
 				for (i = 0; i < nfds; i++)
 					(void)close(fds[i]);
 				fail_with(f, AREA_UNKNOWN, -1, EPROTO, false,
@@ -1204,6 +1278,8 @@ sandbox_ready(struct sandbox_child *c, struct sandbox_failure *f)
 				goto fail;
 			}
 			c->listen_fd = fds[0];
+			if (nfds == 2)
+				c->diag = fds[1];
 			c->port = m.port;
 			break;
 		case MSG_INIT:
@@ -1213,15 +1289,12 @@ sandbox_ready(struct sandbox_child *c, struct sandbox_failure *f)
 			ready = true;
 			break;
 		case MSG_DIRECT:
+		case MSG_CONN:
 			/*
 			 * init's word can come before setup's (MSG_INIT): the
 			 * command may be refused something meanwhile.
 			 */
-			if (c->nearly < NELEM(c->early))
-				direct_of(&m, fds, nfds,
-				    &c->early[c->nearly++]);
-			for (i = 0; i < nfds; i++)
-				(void)close(fds[i]);
+			dispatch(c, &m, fds, nfds);
 			break;
 		default:
 			for (i = 0; i < nfds; i++)
@@ -1266,39 +1339,58 @@ sandbox_signal(const struct sandbox_child *c, int sig)
 		kill(c->init_pid, sig);
 }
 
-/* One message; 1 a refusal, 0 the end, -1 nothing (after timeout_ms). */
+/* Read one message (after up to timeout_ms); -1: none, or no more. */
 static int
-next_msg(struct sandbox_child *c, struct sandbox_direct *d, int timeout_ms)
+pump(struct sandbox_child *c, int timeout_ms)
 {
 	int fds[SANDBOX_MAX_FDS];
 	struct msg m;
 	size_t nfds;
 
-	if (c->nearly > 0) {
-		*d = c->early[0];
-		memmove(c->early, c->early + 1, --c->nearly *
-		    sizeof(c->early[0]));
-		return 1;
-	}
-	while (!c->ended) {
-		if (recv_msg(c->ctl, &m, fds, &nfds, timeout_ms) == -1) {
-			if (errno == ETIMEDOUT)
-				return -1;
+	if (c->ended)
+		return -1;
+	if (recv_msg(c->ctl, &m, fds, &nfds, timeout_ms) == -1) {
+		if (errno != ETIMEDOUT)
 			c->ended = c->silent = true;	/* died without a word */
-			return 0;
-		}
-		if (m.kind == MSG_DIRECT)
-			direct_of(&m, fds, nfds, d);
-		else if (m.kind == MSG_EXIT) {
-			c->wstatus = m.wstatus;
-			c->ended = true;
-		} else if (m.kind == MSG_FAIL)
-			snprintf(c->late, sizeof(c->late), "%s", m.fail.text);
-		while (nfds > 0)
-			(void)close(fds[--nfds]);
-		if (m.kind == MSG_DIRECT)
-			return 1;
+		return -1;
 	}
+	dispatch(c, &m, fds, nfds);
+	return 0;
+}
+
+/* One refusal; 1 a refusal, 0 the end, -1 nothing (after timeout_ms). */
+static int
+next_msg(struct sandbox_child *c, struct sandbox_direct *d, int timeout_ms)
+{
+	while (c->qlen == 0 && !c->ended)
+		if (pump(c, timeout_ms) == -1 && !c->ended)
+			return -1;
+	if (c->qlen == 0)
+		return 0;
+	*d = c->queue[c->qhead];
+	c->qhead = (c->qhead + 1) % c->qcap;
+	c->qlen--;
+	return 1;
+}
+
+int
+sandbox_owner(struct sandbox_child *c, int fd, pid_t *pid, char *exe,
+    size_t len)
+{
+	unsigned long ino;
+
+	*pid = 0;
+	if (len > 0)
+		exe[0] = '\0';
+	if ((ino = diag_tcp_peer(c->diag, fd)) == 0)
+		return -1;
+	/*
+	 * The broker said so before the connect was made: if not read yet,
+	 * it is queued on the control socket now.
+	 */
+	while (!owner_take(&c->owners, ino, pid, exe, len))
+		if (pump(c, 0) == -1)
+			return -1;
 	return 0;
 }
 
@@ -1339,6 +1431,9 @@ sandbox_free(struct sandbox_child *c)
 		(void)close(c->ctl);
 	if (c->listen_fd != -1)
 		(void)close(c->listen_fd);
+	if (c->diag != -1)
+		(void)close(c->diag);
+	free(c->queue);
 	limits_memory_cgroup_remove(c->cgroup);
 	sandbox_paths_free(&c->paths);
 	free(c);

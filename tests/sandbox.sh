@@ -2380,7 +2380,25 @@ least_privilege_checks() {
 		skip "netlink to a host process: the canary has no netlink socket"
 	fi
 	# Nothing inbound: a wildcard bind, listen() on an unbound socket.
-	PORT_ANY=$((20000 + $$ % 20000))
+	# Two ports free now, below the ephemeral range (no connect takes
+	# them meanwhile): other suites run beside this one.
+	PORT_ANY=$($PY -c '
+import random, socket
+for _ in range(200):
+    p = random.randrange(10000, 32000)
+    held = []
+    try:
+        for q in (p, p + 1):
+            s = socket.socket()
+            held.append(s)
+            s.bind(("0.0.0.0", q))
+    except OSError:
+        continue
+    finally:
+        for s in held:
+            s.close()
+    print(p)
+    break')
 	control direct "bind 0.0.0.0:$PORT_ANY" bind-any "$PORT_ANY"
 	confined "bind 0.0.0.0:$PORT_ANY (every address: a way in)" bind-any \
 	    "$PORT_ANY" && layer "bind 0.0.0.0: the broker refuses it (EACCES)" \

@@ -291,6 +291,195 @@ test_broker_tcp(void **state UNUSED)
 	assert_int_equal(failed, 0);
 }
 
+/*
+ * Which connects are to the proxy (the broker says who makes them, for
+ * the decision log's pid and exe): 127.0.0.1 at its port, in both
+ * confinements; nothing else.
+ */
+static const struct proxy_row {
+	const char	*addr;
+	unsigned short	 port;
+	bool		 want;
+} proxy_rows[] = {
+	{ "127.0.0.1", 8080, true },
+	{ "::ffff:127.0.0.1", 8080, true },
+	{ "127.0.0.1", 8081, false },
+	{ "127.0.0.2", 8080, false },
+	{ "::1", 8080, false },
+	{ "0.0.0.0", 8080, false },
+	{ "10.1.2.3", 8080, false },
+};
+
+static void
+test_broker_to_proxy(void **state UNUSED)
+{
+	struct broker_rules rules = { .roots = roots, .nroots = NELEM(roots),
+	    .proxy_port = 8080 };
+	struct sockaddr_storage ss;
+	struct sockaddr_in *sin = (void *)&ss;
+	struct sockaddr_in6 *sin6 = (void *)&ss;
+	struct broker_decision d;
+	struct broker_call c = { .addr = &ss };
+	size_t i, m;
+	int failed = 0;
+
+	for (m = 0; m < 2; m++) {
+		rules.mode = m == 0 ? BROKER_NS : BROKER_LL;
+		for (i = 0; i < NELEM(proxy_rows); i++) {
+			const struct proxy_row *r = &proxy_rows[i];
+
+			memset(&ss, 0, sizeof(ss));
+			if (strchr(r->addr, ':') == NULL) {
+				sin->sin_family = AF_INET;
+				sin->sin_port = htons(r->port);
+				assert_int_equal(inet_pton(AF_INET, r->addr,
+				    &sin->sin_addr), 1);
+				c.addrlen = sizeof(*sin);
+			} else {
+				sin6->sin6_family = AF_INET6;
+				sin6->sin6_port = htons(r->port);
+				assert_int_equal(inet_pton(AF_INET6, r->addr,
+				    &sin6->sin6_addr), 1);
+				c.addrlen = sizeof(*sin6);
+			}
+			c.domain = ss.ss_family;
+			broker_decide(&rules, &c, &d);
+			if (d.to_proxy != r->want || (r->want &&
+			    d.verdict != BROKER_AS_IS)) {
+				print_error("  %s %s:%u: to_proxy %d verdict "
+				    "%d\n", m == 0 ? "ns" : "ll", r->addr,
+				    r->port, d.to_proxy, d.verdict);
+				failed++;
+			}
+		}
+	}
+	/* No proxy port (a trial's, an unconfined run's): never. */
+	rules.proxy_port = 0;
+	sin->sin_family = AF_INET;
+	sin->sin_port = 0;
+	sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	c.addrlen = sizeof(*sin);
+	c.domain = AF_INET;
+	broker_decide(&rules, &c, &d);
+	assert_false(d.to_proxy);
+	assert_int_equal(failed, 0);
+}
+
+/*
+ * The owners of connections, by inode: each taken once, a newer word on
+ * an inode wins, the oldest forgotten when the table is full.
+ */
+static void
+test_owner_table(void **state UNUSED)
+{
+	static struct owner_table t;
+	char exe[256];
+	pid_t pid;
+	unsigned long i;
+
+	owner_table_init(&t);
+	assert_false(owner_take(&t, 7, &pid, exe, sizeof(exe)));
+	owner_add(&t, 7, 100, "/usr/bin/curl");
+	owner_add(&t, 8, 101, "/usr/bin/python3");
+	owner_add(&t, 0, 102, "/ignored");
+	assert_true(owner_take(&t, 8, &pid, exe, sizeof(exe)));
+	assert_int_equal(pid, 101);
+	assert_string_equal(exe, "/usr/bin/python3");
+	assert_false(owner_take(&t, 8, &pid, exe, sizeof(exe)));
+	assert_false(owner_take(&t, 0, &pid, exe, sizeof(exe)));
+	owner_add(&t, 7, 200, "/usr/bin/git");
+	assert_true(owner_take(&t, 7, &pid, exe, sizeof(exe)));
+	assert_int_equal(pid, 200);
+	assert_string_equal(exe, "/usr/bin/git");
+	assert_false(owner_take(&t, 7, &pid, exe, sizeof(exe)));
+	/* Full: the first ones go, the rest stay, in any order of taking. */
+	for (i = 1; i <= OWNER_MAX + 10; i++)
+		owner_add(&t, i, (pid_t)i, "/bin/sh");
+	for (i = 1; i <= 10; i++)
+		assert_false(owner_take(&t, i, &pid, exe, sizeof(exe)));
+	for (i = OWNER_MAX + 10; i > 10; i -= 3) {
+		assert_true(owner_take(&t, i, &pid, exe, sizeof(exe)));
+		assert_int_equal(pid, (pid_t)i);
+	}
+	for (i = 11; i <= OWNER_MAX + 10; i++)
+		if ((OWNER_MAX + 10 - i) % 3 != 0)
+			assert_true(owner_take(&t, i, &pid, exe, sizeof(exe)));
+	assert_int_equal(t.n, 0);
+	/* Absurdly long names are cut, not overrun. */
+	memset(exe, 'x', sizeof(exe) - 1);
+	exe[sizeof(exe) - 1] = '\0';
+	owner_add(&t, 9, 1, exe);
+	assert_true(owner_take(&t, 9, &pid, exe, 16));
+	assert_int_equal(strlen(exe), 15);
+}
+
+/*
+ * sock_diag finds the socket at the other end of an accepted connection:
+ * the inode the client's own descriptor has, for IPv4 and IPv6; none for
+ * a socket that is not a TCP connection.
+ */
+static void
+test_diag_peer(void **state UNUSED)
+{
+	static const struct { int family; const char *addr; } fams[] = {
+		{ AF_INET, "127.0.0.1" }, { AF_INET6, "::1" } };
+	struct sockaddr_storage ss;
+	struct sockaddr_in *sin = (void *)&ss;
+	struct sockaddr_in6 *sin6 = (void *)&ss;
+	socklen_t len;
+	struct stat st;
+	int diag, lfd, cfd, afd, sv[2];
+	size_t i;
+
+	if ((diag = diag_open()) == -1) {
+		print_message("  skipped: no NETLINK_SOCK_DIAG here: %s\n",
+		    strerror(errno));
+		skip();
+	}
+	for (i = 0; i < NELEM(fams); i++) {
+		memset(&ss, 0, sizeof(ss));
+		ss.ss_family = (sa_family_t)fams[i].family;
+		if (fams[i].family == AF_INET)
+			assert_int_equal(inet_pton(AF_INET, fams[i].addr,
+			    &sin->sin_addr), 1);
+		else
+			assert_int_equal(inet_pton(AF_INET6, fams[i].addr,
+			    &sin6->sin6_addr), 1);
+		len = fams[i].family == AF_INET ? sizeof(*sin) : sizeof(*sin6);
+		assert_int_not_equal(lfd = socket(fams[i].family, SOCK_STREAM,
+		    0), -1);
+		if (bind(lfd, (struct sockaddr *)&ss, len) == -1) {
+			print_message("  %s: cannot bind: %s\n", fams[i].addr,
+			    strerror(errno));
+			(void)close(lfd);
+			continue;
+		}
+		assert_int_equal(listen(lfd, 4), 0);
+		assert_int_equal(getsockname(lfd, (struct sockaddr *)&ss,
+		    &len), 0);
+		assert_int_not_equal(cfd = socket(fams[i].family, SOCK_STREAM,
+		    0), -1);
+		assert_int_equal(connect(cfd, (struct sockaddr *)&ss, len), 0);
+		assert_int_not_equal(afd = accept(lfd, NULL, NULL), -1);
+		assert_int_equal(fstat(cfd, &st), 0);
+		assert_int_equal(diag_tcp_peer(diag, afd),
+		    (unsigned long)st.st_ino);
+		/* The client's own end: its peer is the accepted socket. */
+		assert_int_equal(fstat(afd, &st), 0);
+		assert_int_equal(diag_tcp_peer(diag, cfd),
+		    (unsigned long)st.st_ino);
+		(void)close(cfd);
+		(void)close(afd);
+		(void)close(lfd);
+	}
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	assert_int_equal(diag_tcp_peer(diag, sv[0]), 0);
+	assert_int_equal(diag_tcp_peer(-1, sv[0]), 0);
+	(void)close(sv[0]);
+	(void)close(sv[1]);
+	(void)close(diag);
+}
+
 /* A path as long as sun_path, and garbage beyond a NUL. */
 static void
 test_broker_edges(void **state UNUSED)
@@ -1245,6 +1434,9 @@ main(void)
 		cmocka_unit_test(test_broker_decide),
 		cmocka_unit_test(test_broker_tcp),
 		cmocka_unit_test(test_broker_edges),
+		cmocka_unit_test(test_broker_to_proxy),
+		cmocka_unit_test(test_owner_table),
+		cmocka_unit_test(test_diag_peer),
 		cmocka_unit_test(test_broker_bind),
 		cmocka_unit_test(test_broker_listen),
 		cmocka_unit_test(test_broker_connect_more),
