@@ -143,6 +143,34 @@ wait_file() {
 	return 0
 }
 
+# wait_grep FILE ERE TENTHS [PID]: wait until a line of FILE matches ERE
+# (while PID lives); 1 when none does in time.  For files another process
+# writes: a test waits for what it expects, never for a fixed time.
+wait_grep() {
+	wn=0
+	while ! grep -Eq -- "$2" "$1" 2>/dev/null; do
+		[ $wn -ge "$3" ] && return 1
+		if [ $# -ge 4 ] && ! alive "$4"; then
+			grep -Eq -- "$2" "$1" 2>/dev/null
+			return
+		fi
+		sleep 0.1
+		wn=$((wn + 1))
+	done
+	return 0
+}
+
+# wait_lines FILE N TENTHS: wait until FILE has at least N lines.
+wait_lines() {
+	wn=0
+	while [ "$(grep -c '' "$1" 2>/dev/null || true)" -lt "$2" ]; do
+		[ $wn -ge "$3" ] && return 1
+		sleep 0.1
+		wn=$((wn + 1))
+	done
+	return 0
+}
+
 finish() {
 	echo "1..$T_N"
 	echo "$T_PASS passed, $T_FAIL failed, $T_SKIP skipped"

@@ -233,6 +233,7 @@ exempt.test    A 127.0.0.4
 unlisted.test  A 127.0.0.4
 fallback.test  A 127.1.0.9
 fallback.test  A 127.0.0.1
+*.burst.test   A 127.0.0.1
 EOF
 	# Over 512 bytes of answers: dnsd truncates, the resolver retries on TCP.
 	echo "many.test A 127.0.0.1" >>"$ZONE.tmp"
@@ -1818,6 +1819,252 @@ area_dlog() {
 	fi
 }
 
+# The decision line before the answer (issue 22): a line is handed to the
+# kernel before anything its decision answers or lets through is sent.  A
+# proxy SIGKILLed right after a burst (refusals, CONNECT, forwarding,
+# SOCKS5, each to a host of its own) leaves no answered request without
+# its line, with a file log and with --log - on a pipe; a log file
+# deleted mid-run leaves none either: from then on requests are refused
+# log_unavailable.
+area_logorder() {
+	{ policy_main; echo "allow *.burst.test"; } >"$TMP/lo.conf"
+	for nc in 20:1 2000:16 10000:32; do
+		n=${nc%:*} c=${nc#*:}
+		start_proxy "lo$n" "$TMP/lo.conf" || continue
+		$PY "$H" logburst --proxy "$PX_PORT" --n "$n" --c "$c" \
+		    --port "$ORIGIN" --allow-domain burst.test \
+		    --log "$TMP/lo$n.log" --kill "$PX_PID" >"$TMP/lo.out" 2>&1
+		if [ $? -eq 0 ]; then
+			ok "log order: SIGKILL after $n answers (c=$c): each has its line ($(head -n1 "$TMP/lo.out"))"
+		else
+			not_ok "log order: SIGKILL after $n answers (c=$c): each has its line" \
+			    "$(head -c 600 "$TMP/lo.out")"
+		fi
+		wait "$PX_PID" 2>/dev/null
+	done
+
+	# --log -: stderr, a pipe to a reader that writes a file.
+	rm -f "$TMP/lo.fifo" "$TMP/lopipe.port"
+	mkfifo "$TMP/lo.fifo"
+	cat "$TMP/lo.fifo" >"$TMP/lopipe.log" &
+	rdr=$!
+	BG_PIDS="$BG_PIDS $rdr"
+	"$EGRESSD" --policy "$TMP/lo.conf" --listen 127.0.0.1:0 \
+	    --port-file "$TMP/lopipe.port" --log - >/dev/null 2>"$TMP/lo.fifo" &
+	ppid=$!
+	BG_PIDS="$BG_PIDS $ppid"
+	if wait_file "$TMP/lopipe.port" 50 "$ppid"; then
+		$PY "$H" logburst --proxy "$(cat "$TMP/lopipe.port")" --n 2000 \
+		    --c 16 --port "$ORIGIN" --allow-domain burst.test \
+		    --log "$TMP/lopipe.log" --kill "$ppid" --reader "$rdr" \
+		    >"$TMP/lo.out" 2>&1
+		if [ $? -eq 0 ]; then
+			ok "log order: --log - on a pipe, SIGKILL after 2000 answers: each has its line ($(head -n1 "$TMP/lo.out"))"
+		else
+			not_ok "log order: --log - on a pipe, SIGKILL after 2000 answers: each has its line" \
+			    "$(head -c 600 "$TMP/lo.out")"
+		fi
+	else
+		not_ok "log order: the proxy with --log - starts"
+	fi
+	kill "$ppid" "$rdr" 2>/dev/null
+	wait "$ppid" "$rdr" 2>/dev/null
+
+	# The log file deleted after 1000 answers, 3000 in all: each one
+	# answered has its line (read through a descriptor held open), or
+	# was refused log_unavailable.
+	if start_proxy lodel "$TMP/lo.conf"; then
+		$PY "$H" logburst --proxy "$PX_PORT" --n 3000 --c 16 \
+		    --port "$ORIGIN" --allow-domain burst.test \
+		    --log "$TMP/lodel.log" --delete-after 1000 >"$TMP/lo.out" 2>&1
+		if [ $? -eq 0 ]; then
+			ok "log order: the log deleted mid-run: every answer has its line or is log_unavailable ($(head -n1 "$TMP/lo.out"))"
+		else
+			not_ok "log order: the log deleted mid-run: every answer has its line or is log_unavailable" \
+			    "$(head -c 600 "$TMP/lo.out")"
+		fi
+		stop_proxy lodel "$PX_PID"
+	fi
+}
+
+# Request smuggling through chunk lines (issue 22): a strict origin (RFC
+# 9112) and a lenient one (a line also ends at a bare CR or LF, a chunk
+# size is its leading hex digits: node's insecureHTTPParser) each see
+# exactly the requests the decision log allowed, one connection at a time;
+# a chunk line that is not one is refused 400 and none of it is relayed.
+area_smuggle() {
+	policy_main >"$TMP/sm.conf"
+	start_server strict parseorigin --mode strict --log "$TMP/strict.log" ||
+	    return 0
+	SO=$SRV_PORT
+	start_server lenient parseorigin --mode lenient --log "$TMP/lenient.log" ||
+	    return 0
+	LO=$SRV_PORT
+	start_proxy sm "$TMP/sm.conf" || return 0
+	SMP=$PX_PORT
+	for o in "strict $SO" "lenient $LO"; do
+		set -- $o
+		name=$1 P=$2
+		G="good.test:$P"
+		pre="POST http://$G/"
+		post=" HTTP/1.1\r\nHost: $G\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+		# The issue's shape: a bare CR inside a chunk extension.
+		raw "$SMP" "${pre}bare-cr${post}2;a\rzz\r0\r\rGET /smuggled HTTP/1.0\r\n\r\n\r\n0\r\n\r\n"
+		check_refusal "smuggle ($name): a bare CR in a chunk extension: 400" \
+		    400 invalid_request "$TMP/raw.out"
+		raw "$SMP" "${pre}trailer-cr${post}0\r\nT: x\r\rGET /smuggled HTTP/1.1\r\nHost: x\r\n\r\n"
+		check_refusal "smuggle ($name): a bare CR in a trailer: 400" \
+		    400 invalid_request "$TMP/raw.out"
+		raw "$SMP" "${pre}size-junk${post}5 zz\r\nhello\r\n0\r\n\r\n"
+		check_refusal "smuggle ($name): '5 zz' is no chunk size: 400" \
+		    400 invalid_request "$TMP/raw.out"
+		raw "$SMP" "${pre}ext-ok${post}5 ; a=b ;c=\"d e\"\r\nhello\r\n0;x=y\r\nT: v\r\n\r\n"
+		expect_status "smuggle ($name): valid chunk extensions and a trailer: forwarded (200)" 200
+		raw "$SMP" "GET http://$G/end HTTP/1.1\r\nHost: $G\r\nConnection: close\r\n\r\n"
+		expect_status "smuggle ($name): the origin serves on" 200
+		# One connection at a time: /end read means all before it was.
+		if ! wait_grep "$TMP/$name.log" '"/end"' 50; then
+			not_ok "smuggle ($name): the origin read /end" "$(cat "$TMP/$name.log")"
+			continue
+		fi
+		seen=$(grep -c . "$TMP/$name.log")
+		allowed=$(grep -c "\"port\":$P,\"decision\":\"allow\"" "$TMP/sm.log")
+		if [ "$seen" -eq "$allowed" ] && [ "$seen" -eq 5 ] &&
+		    ! grep -q smuggled "$TMP/$name.log"; then
+			ok "smuggle ($name): the origin saw exactly the $allowed requests the log allowed"
+		else
+			not_ok "smuggle ($name): the origin saw exactly the requests the log allowed" \
+			    "seen $seen, allowed $allowed, want 5" "$(cat "$TMP/$name.log")"
+		fi
+	done
+	stop_proxy sm "$PX_PID"
+
+	# A chunk line in a response that is not one: not a byte of it
+	# reaches the client, which gets the head and then the end.
+	# Each case: a label, the response's body, and what of it may reach
+	# the client (a chunk and its data before the line at fault).
+	for bad in 'data-end|3\r\nabc HTTP/1.1\r\n\r\n|3\r\nabc' \
+	    '0x3|0x3\r\nabc\r\n0\r\n\r\n|' \
+	    '5-zz|5 zz\r\nhello\r\n0\r\n\r\n|' \
+	    'bare-cr|2;a\rzz\r0\r\r\n|' \
+	    'trailer-cr|2\r\nzz\r\n0\r\nT: x\rGET / HTTP/1.1\r\n\r\n|2\r\nzz\r\n0\r\n'; do
+		label=${bad%%|*}
+		bad=${bad#*|}
+		allowed=${bad#*|}
+		bad=${bad%%|*}
+		rm -f "$TMP/badresp.port"
+		$PY "$H" rawresp --port-file "$TMP/badresp.port" --response \
+		    "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n$bad" \
+		    >/dev/null 2>&1 &
+		rpid=$!
+		BG_PIDS="$BG_PIDS $rpid"
+		if ! wait_file "$TMP/badresp.port" 50 "$rpid"; then
+			not_ok "bad response chunk line: the origin starts"
+			continue
+		fi
+		BP=$(cat "$TMP/badresp.port")
+		$PY -c '
+import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5)
+s.sendall(("GET http://good.test:%s/ HTTP/1.1\r\nHost: good.test:%s\r\n\r\n"
+           % (sys.argv[2], sys.argv[2])).encode())
+got = b""
+while True:
+    d = s.recv(65536)
+    if not d:
+        break
+    got += d
+head, sep, rest = got.partition(b"\r\n\r\n")
+want = sys.argv[3].encode().decode("unicode_escape").encode("latin-1")
+print("%s %r" % ("as-expected" if head.startswith(b"HTTP/1.1 200") and sep
+                 and rest == want else "not", got))' "$MP" "$BP" "$allowed" \
+		    >"$TMP/badresp.out" 2>&1
+		if grep -q "^as-expected " "$TMP/badresp.out"; then
+			ok "a response's bad chunk line ($label): the client gets the head and what came before, none of the line"
+		else
+			not_ok "a response's bad chunk line ($label): the client gets the head and what came before, none of the line" \
+			    "$(cat "$TMP/badresp.out")"
+		fi
+		kill "$rpid" 2>/dev/null
+	done
+}
+
+# HTTP details of issue 22: the proxy's own answers to HEAD carry no
+# body; requests a client pipelined before its half-close are each
+# decided, logged and answered; a CONNECT refused at max_connections is
+# logged with what it asked for.  Each decision's line is in the file
+# when its answer arrives.
+area_http22() {
+	policy_main >"$TMP/h22.conf"
+	start_proxy h22 "$TMP/h22.conf" || return 0
+	HP=$PX_PORT
+	O=$ORIGIN
+	raw "$HP" --close-wait 2 "HEAD http://nope.test/ HTTP/1.1\r\nHost: nope.test\r\n\r\n"
+	if grep -q '^status 403$' "$TMP/raw.out" &&
+	    grep -q '^header content-length: [1-9]' "$TMP/raw.out" &&
+	    grep -q '^closed yes$' "$TMP/raw.out" &&
+	    ! grep -q '^trailing' "$TMP/raw.out"; then
+		ok "HEAD refused (403): Content-Length, no body"
+	else
+		not_ok "HEAD refused (403): Content-Length, no body" "$(show)"
+	fi
+	raw "$HP" --close-wait 2 "HEAD http://gone.test/ HTTP/1.1\r\nHost: gone.test\r\n\r\n"
+	if grep -q '^status 502$' "$TMP/raw.out" && grep -q '^closed yes$' "$TMP/raw.out" &&
+	    ! grep -q '^trailing' "$TMP/raw.out"; then
+		ok "HEAD refused (502 dns_failure): no body"
+	else
+		not_ok "HEAD refused (502 dns_failure): no body" "$(show)"
+	fi
+	expect_grep "the 502's line was in the log when it arrived" "$TMP/h22.log" \
+	    '"host":"gone.test","port":80,"decision":"deny","reason":"dns_failure"'
+	raw "$HP" --pipeline --shut \
+	    "GET http://good.test:$O/pipe-a HTTP/1.1\r\nHost: good.test:$O\r\n\r\n" \
+	    "GET http://good.test:$O/pipe-b HTTP/1.1\r\nHost: good.test:$O\r\n\r\n" \
+	    "GET http://nope.test:$O/pipe-c HTTP/1.1\r\nHost: nope.test:$O\r\n\r\n"
+	section 1
+	expect_status "half-close after 3 pipelined requests: the first answered (200)" 200 "$TMP/sec.out"
+	section 2
+	expect_status "... the second too (200)" 200 "$TMP/sec.out"
+	section 3
+	check_refusal "... and the third decided and refused (403)" 403 \
+	    no_allow_rule "$TMP/sec.out"
+	if [ "$(grep -c "\"host\":\"good.test\",\"port\":$O," "$TMP/h22.log")" -eq 2 ] &&
+	    grep -q "\"host\":\"nope.test\",\"port\":$O," "$TMP/h22.log"; then
+		ok "... each with its line, there when its answer came"
+	else
+		not_ok "... each with its line, there when its answer came" "$(cat "$TMP/h22.log")"
+	fi
+	stop_proxy h22 "$PX_PID"
+
+	{
+		policy_main | grep -v '^header_timeout'
+		echo "max_connections 1"
+	} >"$TMP/h22l.conf"
+	start_proxy h22l "$TMP/h22l.conf" || return 0
+	$PY "$H" hold --proxy "$PX_PORT" --n 1 --target "good.test:$O" \
+	    --ready "$TMP/h22.ready" --seconds 20 >"$TMP/h22hold.out" 2>&1 &
+	hpid=$!
+	BG_PIDS="$BG_PIDS $hpid"
+	if wait_file "$TMP/h22.ready" 50 "$hpid"; then
+		refusal "over max_connections: CONNECT refused 503" "$PX_PORT" 503 \
+		    limit_exceeded "CONNECT good.test:443 HTTP/1.1\r\nHost: good.test:443\r\n\r\n"
+		expect_grep "... logged with what it asked for" "$TMP/h22l.log" \
+		    '"protocol":"http_connect","host":"good.test","port":443,"decision":"deny","reason":"limit_exceeded"'
+		raw "$PX_PORT" --close-wait 2 "HEAD http://good.test:$O/ HTTP/1.1\r\nHost: good.test:$O\r\n\r\n"
+		if grep -q '^status 503$' "$TMP/raw.out" && ! grep -q '^trailing' "$TMP/raw.out"; then
+			ok "over max_connections: HEAD refused 503, no body"
+		else
+			not_ok "over max_connections: HEAD refused 503, no body" "$(show)"
+		fi
+		expect_grep "... logged with its URL's host and port" "$TMP/h22l.log" \
+		    "\"protocol\":\"http\",\"host\":\"good.test\",\"port\":$O,\"decision\":\"deny\",\"reason\":\"limit_exceeded\""
+	else
+		not_ok "over max_connections: a tunnel held" "$(cat "$TMP/h22hold.out")"
+	fi
+	kill "$hpid" 2>/dev/null
+	stop_proxy h22l "$PX_PID"
+}
+
 # The decision log's faults (issue 12): the loop never waits on it, a
 # line is whole or absent, every record it could not take is counted
 # (stderr, the report's log.lost), and while it fails or is behind new
@@ -2597,6 +2844,9 @@ else
 	area_listen
 	area_limits
 	area_dlog
+	area_logorder
+	area_smuggle
+	area_http22
 	area_rotate
 	area_logfault
 	area_secrets
