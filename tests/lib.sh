@@ -160,6 +160,17 @@ wait_grep() {
 	return 0
 }
 
+# wait_count FILE ERE N TENTHS: wait until at least N lines of FILE match.
+wait_count() {
+	wn=0
+	while [ "$(grep -Ec -- "$2" "$1" 2>/dev/null || true)" -lt "$3" ]; do
+		[ $wn -ge "$4" ] && return 1
+		sleep 0.1
+		wn=$((wn + 1))
+	done
+	return 0
+}
+
 # wait_lines FILE N TENTHS: wait until FILE has at least N lines.
 wait_lines() {
 	wn=0
@@ -169,6 +180,43 @@ wait_lines() {
 		wn=$((wn + 1))
 	done
 	return 0
+}
+
+# audit_logs NAME LOG...: `harn-egressd audit` counts every line of these
+# decision logs, which a proxy wrote: none malformed, as many records as
+# lines.  Its JSON summary is left in $TMP/audit.json.
+audit_logs() {
+	aname=$1
+	shift
+	if [ $# -eq 0 ]; then
+		not_ok "$aname" "no decision log to audit"
+		return
+	fi
+	"$EGRESSD" audit --json --top 0 "$@" >"$TMP/audit.json" \
+	    2>"$TMP/audit.err"
+	arc=$?
+	alines=$(cat "$@" | grep -c '' || true)
+	if $PY - "$TMP/audit.json" "$alines" "$arc" >"$TMP/audit.out" 2>&1 <<'EOF'
+import json, sys
+lines, rc = int(sys.argv[2]), int(sys.argv[3])
+try:
+    j = json.load(open(sys.argv[1]))
+except ValueError as e:
+    sys.exit("no summary: %s" % e)
+bad = ["exit %d" % rc] if rc != 0 else []
+if j["malformed"]:
+    bad.append("%d malformed" % j["malformed"])
+if j["records"] != lines:
+    bad.append("%d records of %d lines" % (j["records"], lines))
+print("; ".join(bad) or "%d records, every line counted" % lines)
+sys.exit(1 if bad else 0)
+EOF
+	then
+		ok "$aname ($(cat "$TMP/audit.out"))"
+	else
+		not_ok "$aname" "$(cat "$TMP/audit.out")" \
+		    "$(head -c 600 "$TMP/audit.err")"
+	fi
 }
 
 finish() {

@@ -582,7 +582,7 @@ def cmd_raw(a):
         try:
             if not a.pipeline:
                 s.sendall(data)
-            if a.shut:
+            if a.shut and i == 0:
                 s.shutdown(socket.SHUT_WR)
             status, hdrs, body, err = read_response(
                 r, data.startswith(b"CONNECT"), data.startswith(b"HEAD"))

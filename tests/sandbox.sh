@@ -191,8 +191,17 @@ net_esc() {
 	confined "$nlabel" "$nprobe" "$@" "S-$NTAG"
 }
 
+FINAL_N=0
 canary_final() {
-	sleep 1
+	# A marker sent last: once the canary recorded it, it recorded what
+	# reached it before (each connection as its first line comes).
+	FINAL_N=$((FINAL_N + 1))
+	$PY -c 'import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5)
+s.sendall(sys.argv[2].encode() + b"\n")
+s.close()' "$P_TCP4" "final-$FINAL_N" 2>/dev/null
+	wait_tag "final-$FINAL_N" ||
+	    not_ok "the canary records a marker sent after the probes"
 	for t in $SANDBOX_TAGS; do
 		if grep -Fq -- " $t" "$TMP/canary.log"; then
 			not_ok "canary saw no connection from inside: $t" \
