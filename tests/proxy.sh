@@ -2085,6 +2085,11 @@ area_http22() {
 		fi
 		expect_grep "... logged with its URL's host and port" "$TMP/h22l.log" \
 		    "\"protocol\":\"http\",\"host\":\"good.test\",\"port\":$O,\"decision\":\"deny\",\"reason\":\"limit_exceeded\""
+		socks "$PX_PORT" --pipeline --host other.test --dport "$O"
+		expect_grep "over max_connections: a SOCKS5 greeting with its request: 05 FF" \
+		    "$TMP/socks.out" '^method 05 ff$'
+		expect_grep "... logged with the request's target" "$TMP/h22l.log" \
+		    "\"protocol\":\"socks5\",\"host\":\"other.test\",\"port\":$O,\"decision\":\"deny\",\"reason\":\"limit_exceeded\""
 	else
 		not_ok "over max_connections: a tunnel held" "$(cat "$TMP/h22hold.out")"
 	fi
