@@ -77,6 +77,7 @@ static const char *const protocol_names[] = {
 };
 
 static int	flush_held(struct dlog *);
+static void	become(struct dlog *, enum dlog_state, const char *);
 
 static void
 retry_cb(evutil_socket_t fd, short ev, void *arg)
@@ -153,10 +154,14 @@ dlog_reopen(struct dlog *l, int fd)
 		(void)use_fd(l, l->base, old);
 		return -1;
 	}
-	/* A deleted file (rotated away) is no longer a failure. */
+	/*
+	 * A deleted file (rotated away) is no longer a failure, nor is the
+	 * old file's: the new one is taken to work until a write says not.
+	 */
 	l->dead = false;
 	l->reopened++;
-	(void)flush_held(l);
+	if (flush_held(l) == 0)
+		become(l, LOG_OK, "");
 	return old;
 }
 

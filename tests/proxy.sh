@@ -2294,6 +2294,16 @@ with open(sys.argv[3], "wb") as out:
 			not_ok "log file deleted: 503 log_unavailable, from the first request after" \
 			    "status $d2, then $LF_STATUS"
 		fi
+		# SIGHUP opens a new file at the path: the very next request
+		# is served, and its line is there.
+		hup_wait "$PX_PID" "$TMP/del.stderr"
+		lf_get del "$PX_PORT" d4
+		if [ "$LF_STATUS" = 200 ] && grep -q '"decision":"allow"' "$TMP/del.log"; then
+			ok "log file deleted, then SIGHUP: the next request served and logged"
+		else
+			not_ok "log file deleted, then SIGHUP: the next request served and logged" \
+			    "status $LF_STATUS" "$(cat "$TMP/del.log" 2>&1)"
+		fi
 		stop_proxy del "$PX_PID"
 		expect_grep "log file deleted: said on stderr" "$TMP/del.stderr" \
 		    'decision log: the log file was deleted'
