@@ -286,7 +286,8 @@ check_values(json_t *o, struct record *r, char *why, size_t whylen)
 	if (decided_before_addr(r->reason) && json_object_get(o, "addr") !=
 	    NULL)
 		return say(why, whylen, "\"addr\" with reason %s, which is "
-		    "decided before any address", egress_reason_name(r->reason));
+		    "decided before any address",
+		    egress_reason_name(r->reason));
 	r->host = str(o, "host");
 	r->run = str(o, "run");
 	return 0;

@@ -392,7 +392,8 @@ httpmsg_relay_body(struct httpmsg_body *b, struct evbuffer *in,
 			if ((rv = peek_line(in, HTTPMSG_CHUNK_LINE_MAX, &line,
 			    &len)) != 1)
 				return rv;
-			if (httpmsg_chunk_line(line, len, &b->remaining) == -1 ||
+			if (httpmsg_chunk_line(line, len,
+			    &b->remaining) == -1 ||
 			    move_line(in, out, len) == -1)
 				return -1;
 			b->kind = b->remaining ? BODY_CHUNK_DATA :

@@ -27,7 +27,7 @@
 
 #define LOAD_THREADS	8
 #define GIVE_UP_NS	(5ULL * 1000000000ULL)	/* a line never seen */
-#define POLL_NS		50000			/* between looks at the log */
+#define POLL_NS		50000		/* between looks at the log */
 
 static uint16_t		port;
 static atomic_bool	loading;

@@ -26,7 +26,7 @@
 struct fixture {
 	struct event_base	*base;
 	struct dlog		*log;
-	int			 fds[2];	/* a pipe: [0] reads the log */
+	int			 fds[2];	/* [0] reads the log */
 	char			 path[64];	/* or a file */
 };
 
@@ -128,7 +128,8 @@ test_written_at_once(void **state)
 	assert_true(drain(f, buf, sizeof(buf)) > 0);
 	assert_non_null(strstr(buf, "\"protocol\":\"http_connect\","
 	    "\"host\":\"a.example\",\"port\":443,\"decision\":\"allow\","
-	    "\"reason\":\"allow_rule\",\"addr\":\"127.0.0.1\",\"run\":\"r1\"}\n"));
+	    "\"reason\":\"allow_rule\",\"addr\":\"127.0.0.1\","
+	    "\"run\":\"r1\"}\n"));
 	assert_int_equal(decide(f, "b.example", false, false), 0);
 	drain(f, buf, sizeof(buf));
 	assert_non_null(strstr(buf, "\"host\":\"b.example\""));

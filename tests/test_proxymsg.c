@@ -379,7 +379,7 @@ static const struct relay_row {
 	uint64_t	 length;	/* BODY_LENGTH */
 	const char	*in;
 	int		 rv;
-	size_t		 body;		/* rv 1: the body; rv -1: what moved */
+	size_t		 body;		/* rv 1: the body; -1: what moved */
 } relay_rows[] = {
 	{ BODY_NONE, 0, "GET / HTTP/1.1\r\n\r\n", 1, 0 },
 	{ BODY_LENGTH, 5, "hello", 1, 5 },
