@@ -647,13 +647,14 @@ net_checks() {
 	run_out "$TMP/box.out" box -- sh -c '
 		"$0" -S -c "import http.server as h; s = h.HTTPServer((\"127.0.0.1\", 0), h.SimpleHTTPRequestHandler); open(\".harn-tmp/port\", \"w\").write(str(s.server_port)); s.serve_forever()" >/dev/null 2>&1 &
 		i=0
-		while [ $i -lt 50 ]; do
+		while [ $i -lt 200 ]; do
 			p=$(cat .harn-tmp/port 2>/dev/null) &&
 			c=$(curl -s -m 2 --noproxy "*" -o /dev/null -w "%{http_code}" http://127.0.0.1:$p/) &&
 			    [ "$c" = 200 ] && { echo served; kill $!; exit 0; }
 			sleep 0.1
 			i=$((i + 1))
 		done
+		echo "port ${p:-none}, last answer ${c:-none}"
 		kill $!
 		exit 1' "$PYIN"
 	if [ "$RC" -eq 0 ] && grep -q served "$TMP/box.out"; then
