@@ -410,10 +410,13 @@ put(struct dlog *l, const char *line, size_t n, bool may_wait)
 			return 0;
 		}
 		if (w > 0) {
-			/* Its start is out: the rest must follow. */
+			/*
+			 * Its start is out (a socket, or a full file that
+			 * could not be cut back): the rest must follow.
+			 */
 			if (evbuffer_add(l->held, line + w, n - w) == -1)
 				l->sha_failed = true;
-			failed(l, EAGAIN);
+			failed(l, l->regular ? ENOSPC : EAGAIN);
 			return 0;
 		}
 		failed(l, errno);
