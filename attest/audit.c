@@ -9,6 +9,7 @@
  */
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -268,6 +269,29 @@ check_would(json_t *o, struct record *r, char *why, size_t whylen)
 	return 0;
 }
 
+/*
+ * SPEC 5: "addr" is the address connected (allow) or judged (a deny
+ * decided on one: an address rule, the registry, the proxy's own
+ * listener, a failed connect).  These reasons are decided before any
+ * address is judged, so a line of theirs never has one.
+ */
+static bool
+decided_before_addr(enum egress_reason r)
+{
+	switch (r) {
+	case EGRESS_R_DNS_FAILURE:
+	case EGRESS_R_INVALID_TARGET:
+	case EGRESS_R_INVALID_REQUEST:
+	case EGRESS_R_UNSUPPORTED_COMMAND:
+	case EGRESS_R_LIMIT_EXCEEDED:
+	case EGRESS_R_LOG_UNAVAILABLE:
+	case EGRESS_R_SHUTTING_DOWN:
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* The values: known names, a port, and a reason that fits the decision. */
 static int
 check_values(json_t *o, struct record *r, char *why, size_t whylen)
@@ -326,6 +350,11 @@ check_values(json_t *o, struct record *r, char *why, size_t whylen)
 	if (r->count > 1 && r->protocol != P_DIRECT)
 		return say(why, whylen, "\"count\" on a %s line",
 		    audit_protocol_names[r->protocol]);
+	if (decided_before_addr(r->reason) && json_object_get(o, "addr") !=
+	    NULL)
+		return say(why, whylen, "\"addr\" with reason %s, which is "
+		    "decided before any address",
+		    egress_reason_name(r->reason));
 	r->host = str(o, "host");
 	r->run = str(o, "run");
 	return 0;

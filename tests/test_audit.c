@@ -128,7 +128,19 @@ printable(const char *s)
 }
 
 /* ---------------------------------------------------------------- */
-/* Valid records: every protocol with every reason. */
+/*
+ * Valid records: every protocol with every reason, with "addr" where SPEC
+ * 5 puts one: on an allow, and on a deny decided on an address.
+ */
+
+static bool
+judged_on_addr(int r)
+{
+	return r == EGRESS_R_DENY_RULE || r == EGRESS_R_NO_ALLOW_RULE ||
+	    r == EGRESS_R_PRIVATE_ADDRESS || r == EGRESS_R_METADATA_ADDRESS ||
+	    r == EGRESS_R_PROXY_LOOP || r == EGRESS_R_CONNECT_FAILED ||
+	    r == EGRESS_R_CONNECT_TIMEOUT;
+}
 
 static void
 test_valid(void **state)
@@ -152,7 +164,8 @@ test_valid(void **state)
 				    egress_reason_name(r),
 				    r == EGRESS_R_REPORT_ONLY ?
 				    ",\"addr\":\"93.184.216.34\","
-				    "\"would\":\"no_allow_rule\"" : allows(r) ?
+				    "\"would\":\"no_allow_rule\"" : allows(r) ||
+				    (judged_on_addr(r) && k == 0) ?
 				    ",\"addr\":\"93.184.216.34\"" : "")), 0);
 				n++;
 				nallow += allows(r);
@@ -354,6 +367,28 @@ static const struct bad_row bad_rows[] = {
 	{ GOOD_HEAD "\"port\":80,\"decision\":\"allow\","
 	    "\"reason\":\"allow_rule\",\"would\":\"deny_rule\"}", 0,
 	    "\"would\" with reason allow_rule" },
+	/* Reasons decided before any address is judged have none. */
+	{ GOOD_HEAD "\"port\":80,\"decision\":\"deny\",\"reason\":"
+	    "\"dns_failure\",\"addr\":\"1.2.3.4\"}", 0,
+	    "\"addr\" with reason dns_failure" },
+	{ GOOD_HEAD "\"port\":80,\"decision\":\"deny\",\"reason\":"
+	    "\"invalid_target\",\"addr\":\"1.2.3.4\"}", 0,
+	    "\"addr\" with reason invalid_target" },
+	{ GOOD_HEAD "\"port\":80,\"decision\":\"deny\",\"reason\":"
+	    "\"invalid_request\",\"addr\":\"1.2.3.4\"}", 0,
+	    "\"addr\" with reason invalid_request" },
+	{ GOOD_HEAD "\"port\":80,\"decision\":\"deny\",\"reason\":"
+	    "\"unsupported_command\",\"addr\":\"1.2.3.4\"}", 0,
+	    "\"addr\" with reason unsupported_command" },
+	{ GOOD_HEAD "\"port\":80,\"decision\":\"deny\",\"reason\":"
+	    "\"limit_exceeded\",\"addr\":\"1.2.3.4\"}", 0,
+	    "\"addr\" with reason limit_exceeded" },
+	{ GOOD_HEAD "\"port\":80,\"decision\":\"deny\",\"reason\":"
+	    "\"log_unavailable\",\"addr\":\"1.2.3.4\"}", 0,
+	    "\"addr\" with reason log_unavailable" },
+	{ GOOD_HEAD "\"port\":80,\"decision\":\"deny\",\"reason\":"
+	    "\"shutting_down\",\"addr\":\"1.2.3.4\"}", 0,
+	    "\"addr\" with reason shutting_down" },
 	{ NUL_LINE, sizeof(NUL_LINE) - 1, "NUL at byte" },
 	{ "\0", 1, "NUL at byte 0" },
 	{ "{\"ts\":\"t\\u0000\",\"protocol\":\"http\",\"host\":\"h\","
