@@ -14,6 +14,17 @@
  * sent again on a new connection to the same checked address.  Nothing
  * that could act twice is replayed, and nothing is lost to a race with an
  * origin closing an idle connection.
+ *
+ * Bodies move through the bufferevents, each byte checked by its framing
+ * (httpmsg_relay_body), until a stretch of data the framing has already
+ * vouched for is long: a Content-Length body's rest, a chunk's data once
+ * its line was checked, a response read until close.  That stretch goes
+ * by splice (span.c), exactly its length and never a byte past it, with
+ * the bufferevent that would read it off until it is done; then the
+ * framing takes over again where it ends (a chunk's CRLF, the next chunk
+ * line, a pipelined request, the end).  A span starts only once every
+ * byte before it has been written, so the order on the wire holds, and
+ * the request's line was logged before its first byte went out.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -23,6 +34,10 @@
 #include <unistd.h>
 
 #include "proxy/http.h"
+#include "proxy/span.h"
+
+/* A stretch of body worth a pipe: shorter ones go through the buffers. */
+#define SPAN_MIN	(16 * 1024)
 
 /* Headers that belong to one hop, or to the proxy: never forwarded. */
 static const char *const hop_headers[] = {
@@ -33,6 +48,9 @@ static const char *const hop_headers[] = {
 static void	origin_read_cb(struct bufferevent *, void *);
 static void	origin_write_cb(struct bufferevent *, void *);
 static void	origin_event_cb(struct bufferevent *, short, void *);
+static void	relay_request(struct conn *);
+static void	bad_response(struct conn *, const char *);
+static void	forward_done(struct conn *);
 
 /*
  * Bytes appended to an evbuffer, with the first failure remembered: a head
@@ -159,10 +177,157 @@ forward_free(struct conn *c)
 
 	if (f == NULL)
 		return;
+	/* Their events go before the origin's socket closes. */
+	span_free(f->up);
+	span_free(f->down);
 	if (f->origin != NULL)
 		bufferevent_free(f->origin);
 	free(f);
 	c->fwd = NULL;
+}
+
+/*
+ * The bytes of body b that may go by splice now: what its framing has
+ * already vouched for, when that is SPAN_MIN or more (SPAN_TO_EOF: until
+ * the origin closes).  0: none.
+ */
+static uint64_t
+spannable(const struct httpmsg_body *b)
+{
+	switch (b->kind) {
+	case BODY_LENGTH:
+	case BODY_CHUNK_DATA:
+		return b->remaining >= SPAN_MIN ? b->remaining : 0;
+	case BODY_UNTIL_CLOSE:
+		return SPAN_TO_EOF;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * Start *sp (made on first use) on n bytes from src's socket to dst's,
+ * with src's bufferevent reading off meanwhile.  1 started; 0 not (the
+ * bufferevents carry on); -1 failed, and the connection is closed.
+ */
+static int
+span_go(struct conn *c, struct span **sp, struct bufferevent *src,
+    int dst, uint64_t n, uint32_t idle_ms, span_cb cb)
+{
+	if (*sp == NULL && (*sp = span_new(c->px->base,
+	    bufferevent_getfd(src), dst, idle_ms)) == NULL)
+		return 0;
+	if (bufferevent_disable(src, EV_READ) == -1) {
+		conn_close(c);
+		return -1;
+	}
+	if (span_start(*sp, n, cb, c) == 0)
+		return 1;
+	if (bufferevent_enable(src, EV_READ) == -1) {
+		conn_close(c);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * A span ended short: the client ended its request before the body did
+ * (what it was sent still goes), or a socket failed.
+ */
+static void
+up_done(enum span_end how, void *arg)
+{
+	struct conn *c = arg;
+	struct http_fwd *f = c->fwd;
+
+	if (how != SPAN_DONE) {
+		if (how == SPAN_EOF &&
+		    evbuffer_get_length(bufferevent_get_output(c->bev)) > 0)
+			conn_close_after_flush(c);
+		else
+			conn_close(c);
+		return;
+	}
+	c->req->body.remaining -= span_moved(f->up);
+	if (bufferevent_enable(c->bev, EV_READ) == -1) {
+		conn_close(c);
+		return;
+	}
+	relay_request(c);
+}
+
+/*
+ * The request body's next stretch by splice, client -> origin: once all
+ * the client sent before it is with the origin.  The origin's read
+ * timeout bounds it, as it bounds the whole request.  -1: closed.
+ */
+static int
+up_start(struct conn *c)
+{
+	struct http_fwd *f = c->fwd;
+	uint64_t n = spannable(&c->req->body);
+
+	if (n == 0 || n == SPAN_TO_EOF || span_running(f->up) ||
+	    evbuffer_get_length(bufferevent_get_input(c->bev)) > 0 ||
+	    evbuffer_get_length(bufferevent_get_output(f->origin)) > 0)
+		return 0;
+	return span_go(c, &f->up, c->bev, bufferevent_getfd(f->origin), n, 0,
+	    up_done);
+}
+
+static void
+down_done(enum span_end how, void *arg)
+{
+	struct conn *c = arg;
+	struct http_fwd *f = c->fwd;
+
+	switch (how) {
+	case SPAN_DONE:
+		break;
+	case SPAN_EOF:
+		f->origin_eof = true;
+		bad_response(c, "the origin closed before its response was "
+		    "complete");
+		return;
+	case SPAN_IDLE:
+		bad_response(c, "the origin's response stalled");
+		return;
+	default:
+		bad_response(c, "relaying the response failed");
+		return;
+	}
+	if (f->resp.kind == BODY_UNTIL_CLOSE) {
+		f->origin_eof = true;
+		forward_done(c);
+		return;
+	}
+	f->resp.remaining -= span_moved(f->down);
+	if (bufferevent_enable(f->origin, EV_READ) == -1) {
+		conn_close(c);
+		return;
+	}
+	/* The framing goes on: the end, or a chunk's CRLF and next line. */
+	origin_read_cb(f->origin, c);
+}
+
+/*
+ * The response body's next stretch by splice, origin -> client: once its
+ * head and all before the stretch are with the client.  idle_timeout
+ * bounds it (neither bufferevent watches meanwhile).  -1: closed.
+ */
+static int
+down_start(struct conn *c)
+{
+	struct http_fwd *f = c->fwd;
+	uint64_t n = spannable(&f->resp);
+
+	if (n == 0 || !f->resp_head || f->origin_eof ||
+	    span_running(f->down) ||
+	    evbuffer_get_length(bufferevent_get_input(f->origin)) > 0 ||
+	    evbuffer_get_length(bufferevent_get_output(c->bev)) > 0)
+		return 0;
+	return span_go(c, &f->down, f->origin, c->fd, n,
+	    c->gen->conf->idle_timeout, down_done);
 }
 
 /*
@@ -330,7 +495,7 @@ relay_request(struct conn *c)
 	struct evbuffer *out = bufferevent_get_output(f->origin);
 	int rv;
 
-	if (f->req_done)
+	if (f->req_done || span_running(f->up))
 		return;
 	rv = httpmsg_relay_body(&c->req->body, bufferevent_get_input(c->bev),
 	    out);
@@ -344,9 +509,11 @@ relay_request(struct conn *c)
 	}
 	if (rv == 1)
 		f->req_done = true;
-	else if (evbuffer_get_length(out) >= RELAY_HIGH_WATER &&
-	    bufferevent_disable(c->bev, EV_READ) == -1)
-		conn_close(c);
+	else if (evbuffer_get_length(out) >= RELAY_HIGH_WATER) {
+		if (bufferevent_disable(c->bev, EV_READ) == -1)
+			conn_close(c);
+	} else
+		(void)up_start(c);
 }
 
 void
@@ -355,7 +522,10 @@ forward_client_read_cb(struct bufferevent *bev, void *arg)
 	relay_request(arg);
 }
 
-/* The origin took what waited for it (bev_write_now's rest). */
+/*
+ * The origin took what waited for it (bev_write_now's rest): the client
+ * may send more, or the body's rest go by splice.
+ */
 static void
 origin_write_cb(struct bufferevent *bev, void *arg)
 {
@@ -366,12 +536,17 @@ origin_write_cb(struct bufferevent *bev, void *arg)
 		conn_close(c);
 		return;
 	}
-	if (c->fwd != NULL && !c->fwd->req_done &&
-	    bufferevent_enable(c->bev, EV_READ) == -1)
+	if (c->fwd == NULL || c->fwd->req_done || span_running(c->fwd->up) ||
+	    up_start(c) != 0)
+		return;
+	if (bufferevent_enable(c->bev, EV_READ) == -1)
 		conn_close(c);
 }
 
-/* The client took what waited for it: the origin may send more. */
+/*
+ * The client took what waited for it: the origin may send more, or the
+ * body's rest go by splice.
+ */
 void
 forward_client_write_cb(struct bufferevent *bev, void *arg)
 {
@@ -382,8 +557,10 @@ forward_client_write_cb(struct bufferevent *bev, void *arg)
 		conn_close(c);
 		return;
 	}
-	if (c->fwd != NULL && !c->fwd->origin_eof &&
-	    bufferevent_enable(c->fwd->origin, EV_READ) == -1)
+	if (c->fwd == NULL || c->fwd->origin_eof ||
+	    span_running(c->fwd->down) || down_start(c) != 0)
+		return;
+	if (bufferevent_enable(c->fwd->origin, EV_READ) == -1)
 		conn_close(c);
 }
 
@@ -528,8 +705,10 @@ origin_read_cb(struct bufferevent *bev, void *arg)
 		forward_done(c);
 		return;
 	}
-	if (evbuffer_get_length(bufferevent_get_output(c->bev)) >=
-	    RELAY_HIGH_WATER && bufferevent_disable(bev, EV_READ) == -1)
+	if (evbuffer_get_length(bufferevent_get_output(c->bev)) <
+	    RELAY_HIGH_WATER)
+		(void)down_start(c);
+	else if (bufferevent_disable(bev, EV_READ) == -1)
 		conn_close(c);
 }
 

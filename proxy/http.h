@@ -23,9 +23,16 @@ struct http_req {
 	struct httpmsg_body	 body;
 };
 
-/* Its exchange with the origin. */
+struct span;
+
+/*
+ * Its exchange with the origin.  A body's long stretches (spannable in
+ * forward.c) go by splice, with the bufferevent on the reading side off
+ * meanwhile: up for the request (client -> origin), down for the response.
+ */
 struct http_fwd {
 	struct bufferevent	*origin;
+	struct span		*up, *down;	/* made at first use */
 	struct egress_addr	 addr;		/* connected to, checked */
 	enum egress_reason	 reason;	/* why it was allowed */
 	bool			 reused;	/* a kept connection */
