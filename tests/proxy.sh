@@ -2016,6 +2016,37 @@ print("%s %r" % ("as-expected" if head.startswith(b"HTTP/1.1 200") and sep
 	done
 }
 
+# Bodies through forwarding, byte for byte (issue 25: long stretches go
+# by splice): lengths at and around every buffer's size, both ways; a
+# request pipelined behind a body, sent with it or while it streams; bytes
+# an origin sends past its Content-Length; many small chunks and long
+# ones; a response until close; half-closes after and inside a body.
+# Each answer's decision line is in the log when it arrives, and long
+# bodies do not pass through the proxy's reads and writes.
+area_bodies() {
+	$PY "$top_srcdir/tests/bodies.py" --proxy "$MP" --host good.test \
+	    --log "$TMP/main.log" --pid "${MAIN_PID:-0}" >"$TMP/bodies.out" 2>&1
+	brc=$?
+	nb=0
+	nbad=0
+	while IFS= read -r bline; do
+		case $bline in
+		"ok "*) ok "bodies: ${bline#ok }" ;;
+		"not ok "*)
+			not_ok "bodies: ${bline#not ok }"
+			nbad=$((nbad + 1)) ;;
+		"skip "*) skip "bodies: ${bline#skip }" ;;
+		*) continue ;;
+		esac
+		nb=$((nb + 1))
+	done <"$TMP/bodies.out"
+	# A crash says so, not only by the checks it never printed.
+	if [ "$nb" -eq 0 ] || { [ "$brc" -ne 0 ] && [ "$nbad" -eq 0 ]; }; then
+		not_ok "bodies: tests/bodies.py ran (exit $brc, $nb checks)" \
+		    "$(tail -n 5 "$TMP/bodies.out")"
+	fi
+}
+
 # HTTP details of issue 22: the proxy's own answers to HEAD carry no
 # body; requests a client pipelined before its half-close are each
 # decided, logged and answered; a CONNECT refused at max_connections is
@@ -2988,6 +3019,7 @@ else
 	area_dlog
 	area_logorder
 	area_smuggle
+	area_bodies
 	area_http22
 	area_rotate
 	area_logfault
