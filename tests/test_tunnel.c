@@ -666,6 +666,118 @@ test_half_close(void **state)
 	assert_int_equal(l->st.to_client, len);
 }
 
+static bool
+client_closed(struct fx *fx)
+{
+	return fx->l[0].ndone > 0 && (fx->l[0].c.eof || fx->l[0].c.rerr);
+}
+
+static bool
+client_in_eof(struct fx *fx)
+{
+	return fx->l[0].c.eof || fx->l[0].c.rerr;
+}
+
+/*
+ * The origin answers and closes before the tunnel reads: its answer and
+ * its FIN are both in (the common end of a request).  The client gets
+ * every byte, then the EOF, and the tunnel waits for the client's own.
+ * Sizes under the copy buffer (the EOF read in the same round, the bytes
+ * sent with MSG_MORE) and past it.
+ */
+static void
+answer_then_close(struct fx *fx, size_t len)
+{
+	struct link *l = &fx->l[0];
+	unsigned char *answer = random_bytes(fx, len, 10);
+
+	peer_expect(&l->c, fx_alloc(fx, len), len);
+	assert_int_equal(send(l->o.fd, answer, len, MSG_NOSIGNAL), len);
+	assert_int_equal(shutdown(l->o.fd, SHUT_WR), 0);
+	link_tunnel(l, NULL, 0);
+	assert_true(run_until(fx, client_in_eof, 5000));
+	assert_true(l->c.eof);
+	assert_int_equal(l->c.inlen, len);
+	assert_memory_equal(l->c.in, answer, len);
+	assert_int_equal(l->ndone, 0);	/* the client's way is still open */
+	assert_int_equal(shutdown(l->c.fd, SHUT_WR), 0);
+	assert_true(run_until(fx, all_over, 5000));
+	assert_int_equal(l->st.to_client, len);
+	assert_int_equal(l->st.to_origin, 0);
+}
+
+static void
+test_answer_then_close(void **state)
+{
+	struct fx *fx = *state;
+
+	answer_then_close(fx, 333);
+}
+
+static void
+test_answer_then_close_big(void **state)
+{
+	struct fx *fx = *state;
+
+	answer_then_close(fx, 100000);
+}
+
+/*
+ * The same to a client that takes little at a time: what the client
+ * socket does not take at once waits, and the EOF goes after it.
+ */
+static void
+test_answer_then_close_full(void **state)
+{
+	struct fx *fx = *state;
+	struct link *l = &fx->l[0];
+	size_t len = 15000;
+	unsigned char *answer = random_bytes(fx, len, 11);
+	int small = 2048;
+
+	assert_int_equal(setsockopt(l->cfd, SOL_SOCKET, SO_SNDBUF, &small,
+	    sizeof(small)), 0);
+	assert_int_equal(setsockopt(l->c.fd, SOL_SOCKET, SO_RCVBUF, &small,
+	    sizeof(small)), 0);
+	(void)event_del(l->c.rev);
+	peer_expect(&l->c, fx_alloc(fx, len), len);
+	assert_int_equal(send(l->o.fd, answer, len, MSG_NOSIGNAL), len);
+	assert_int_equal(shutdown(l->o.fd, SHUT_WR), 0);
+	link_tunnel(l, NULL, 0);
+	run_for(fx, 50);
+	assert_false(l->c.eof);
+	assert_int_equal(event_add(l->c.rev, NULL), 0);
+	assert_true(run_until(fx, client_in_eof, 5000));
+	assert_true(l->c.eof);
+	assert_int_equal(l->c.inlen, len);
+	assert_memory_equal(l->c.in, answer, len);
+	assert_int_equal(shutdown(l->c.fd, SHUT_WR), 0);
+	assert_true(run_until(fx, all_over, 5000));
+	assert_int_equal(l->st.to_client, len);
+}
+
+/* The origin answers and resets: the answer still reaches the client. */
+static void
+test_answer_then_reset(void **state)
+{
+	struct fx *fx = *state;
+	struct link *l = &fx->l[0];
+	struct linger lg = { 1, 0 };
+	size_t len = 333;
+	unsigned char *answer = random_bytes(fx, len, 12);
+
+	peer_expect(&l->c, fx_alloc(fx, len), len);
+	assert_int_equal(send(l->o.fd, answer, len, MSG_NOSIGNAL), len);
+	assert_int_equal(setsockopt(l->o.fd, SOL_SOCKET, SO_LINGER, &lg,
+	    sizeof(lg)), 0);
+	peer_close(&l->o);
+	link_tunnel(l, NULL, 0);
+	assert_true(run_until(fx, client_closed, 5000));
+	assert_int_equal(l->c.inlen, len);
+	assert_memory_equal(l->c.in, answer, len);
+	assert_int_equal(l->ndone, 1);
+}
+
 /* Abortive close on the origin: RST over TCP, plain close over AF_UNIX. */
 static void
 origin_reset(struct link *l)
@@ -676,12 +788,6 @@ origin_reset(struct link *l)
 		assert_int_equal(setsockopt(l->o.fd, SOL_SOCKET, SO_LINGER,
 		    &lg, sizeof(lg)), 0);
 	peer_close(&l->o);
-}
-
-static bool
-client_closed(struct fx *fx)
-{
-	return fx->l[0].ndone > 0 && (fx->l[0].c.eof || fx->l[0].c.rerr);
 }
 
 static bool
@@ -1117,6 +1223,12 @@ main(void)
 		T(test_early_large, tcp),
 		T(test_half_close, unix),
 		T(test_half_close, tcp),
+		T(test_answer_then_close, unix),
+		T(test_answer_then_close, tcp),
+		T(test_answer_then_close_big, unix),
+		T(test_answer_then_close_big, tcp),
+		T(test_answer_then_close_full, tcp),
+		T(test_answer_then_reset, tcp),
 		T(test_reset_idle, unix),
 		T(test_reset_idle, tcp),
 		T(test_reset_busy, unix),
