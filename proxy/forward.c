@@ -186,23 +186,19 @@ forward_free(struct conn *c)
 	c->fwd = NULL;
 }
 
+_Static_assert(SPAN_TO_EOF == UINT64_MAX, "until close: httpmsg's word");
+
 /*
- * The bytes of body b that may go by splice now: what its framing has
- * already vouched for, when that is SPAN_MIN or more (SPAN_TO_EOF: until
+ * The bytes of body b that may go by splice now: those its framing has
+ * already vouched for, when they are SPAN_MIN or more (SPAN_TO_EOF: until
  * the origin closes).  0: none.
  */
 static uint64_t
 spannable(const struct httpmsg_body *b)
 {
-	switch (b->kind) {
-	case BODY_LENGTH:
-	case BODY_CHUNK_DATA:
-		return b->remaining >= SPAN_MIN ? b->remaining : 0;
-	case BODY_UNTIL_CLOSE:
-		return SPAN_TO_EOF;
-	default:
-		return 0;
-	}
+	uint64_t n = httpmsg_body_data(b);
+
+	return n >= SPAN_MIN ? n : 0;
 }
 
 /*
@@ -231,8 +227,10 @@ span_go(struct conn *c, struct span **sp, struct bufferevent *src,
 }
 
 /*
- * A span ended short: the client ended its request before the body did
- * (what it was sent still goes), or a socket failed.
+ * The request body's stretch is with the origin: the framing goes on from
+ * where it ends (the end, or a chunk's CRLF and next line).  Cut short:
+ * the client ended its request before its body did, or a socket failed,
+ * and the connection ends (with what is queued for the client, at EOF).
  */
 static void
 up_done(enum span_end how, void *arg)
@@ -248,7 +246,7 @@ up_done(enum span_end how, void *arg)
 			conn_close(c);
 		return;
 	}
-	c->req->body.remaining -= span_moved(f->up);
+	httpmsg_body_moved(&c->req->body, span_moved(f->up));
 	if (bufferevent_enable(c->bev, EV_READ) == -1) {
 		conn_close(c);
 		return;
@@ -275,6 +273,11 @@ up_start(struct conn *c)
 	    up_done);
 }
 
+/*
+ * The response body's stretch is with the client: the framing goes on
+ * from where it ends, or, read until close, the response is complete.
+ * Cut short, it ends as the bufferevents' path ends it (bad_response).
+ */
 static void
 down_done(enum span_end how, void *arg)
 {
@@ -301,7 +304,7 @@ down_done(enum span_end how, void *arg)
 		forward_done(c);
 		return;
 	}
-	f->resp.remaining -= span_moved(f->down);
+	httpmsg_body_moved(&f->resp, span_moved(f->down));
 	if (bufferevent_enable(f->origin, EV_READ) == -1) {
 		conn_close(c);
 		return;

@@ -353,6 +353,32 @@ move_crlf(struct evbuffer *in, struct evbuffer *out)
 	return move_line(in, out, 0) == 0 ? 1 : -1;
 }
 
+uint64_t
+httpmsg_body_data(const struct httpmsg_body *b)
+{
+	switch (b->kind) {
+	case BODY_LENGTH:
+	case BODY_CHUNK_DATA:
+		return b->remaining;
+	case BODY_UNTIL_CLOSE:
+		return UINT64_MAX;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * Only the count goes down: httpmsg_relay_body, called next, sees a body
+ * or chunk with nothing left and goes on from there (the end, or the CRLF
+ * after a chunk's data).
+ */
+void
+httpmsg_body_moved(struct httpmsg_body *b, uint64_t n)
+{
+	if (b->kind == BODY_LENGTH || b->kind == BODY_CHUNK_DATA)
+		b->remaining -= n < b->remaining ? n : b->remaining;
+}
+
 /*
  * Move body bytes from in to out as the framing allows, checking every
  * chunk line, chunk end and trailer line before any of it is moved: a

@@ -61,6 +61,16 @@ int	 httpmsg_framing(const struct httpmsg *, struct httpmsg_body *);
 int	 httpmsg_relay_body(struct httpmsg_body *, struct evbuffer *in,
 	    struct evbuffer *out);
 /*
+ * The body bytes next in line that the framing has vouched for already,
+ * which may be moved without being looked at (by splice): the rest of a
+ * Content-Length body, the rest of a chunk whose line was checked, or,
+ * read until close, everything (UINT64_MAX).  0: what comes next is
+ * framing (a chunk line, a chunk's CRLF, a trailer), or the body is done.
+ */
+uint64_t httpmsg_body_data(const struct httpmsg_body *);
+/* n of those bytes (no more) were moved by the caller. */
+void	 httpmsg_body_moved(struct httpmsg_body *, uint64_t n);
+/*
  * A chunk line without its CRLF, held to RFC 9112 7.1 (size, then only
  * valid extensions): 0 with its size, or -1.
  */

@@ -495,8 +495,8 @@ class Run:
     def case_zero_copy(self):
         """Long bodies, both ways, Content-Length and chunked, go by
         splice: not through the proxy's reads and writes."""
-        name = "64 MiB each way and 32 MiB chunked: under 2 MiB of it " \
-            "through the proxy's read/write"
+        name = "zero copy: of those 128 MiB of bodies, under 2 MiB " \
+            "through the proxy's reads and writes"
         if not self.a.pid:
             self.skip(name, "no --pid")
             return

@@ -8,7 +8,10 @@
  * chunked body is held to a reference of its own (RFC 9112 7.1's grammar
  * as regular expressions): the relay moves exactly the bytes the
  * reference accepts, stops where it does, and never moves any byte of a
- * chunk, chunk-end or trailer line that is not one.
+ * chunk, chunk-end or trailer line that is not one.  And so does the
+ * proxy's fast path (forward.c): bytes the framing vouches for
+ * (httpmsg_body_data) moved as they arrive without the relay, then
+ * accounted (httpmsg_body_moved), the relay going on from there.
  * Built by `make fuzz-httpmsg`, not by make check.
  */
 #include <ctype.h>
@@ -228,6 +231,51 @@ relay(const struct httpmsg_body *framing, const uint8_t *body, size_t len,
 }
 
 /*
+ * The same bytes, arriving in three pieces, moved as the proxy's fast
+ * path moves them: once all that came is relayed, the next piece's first
+ * bytes, as many as the framing vouches for (httpmsg_body_data), go
+ * straight to out (as splice takes them from the socket), are accounted
+ * (httpmsg_body_moved), and the relay takes the rest.  Returns as relay.
+ */
+static int
+relay_fast(const struct httpmsg_body *framing, const uint8_t *body,
+    size_t len, size_t *used)
+{
+	struct httpmsg_body b = *framing;
+	struct evbuffer *in, *out;
+	size_t cuts[3] = { len / 3, 2 * len / 3, len }, off = 0, k, i;
+	uint64_t data;
+	int rv = 0;
+
+	in = buffer_of(body, 0);
+	if ((out = evbuffer_new()) == NULL)
+		abort();
+	for (i = 0; i < 3 && rv == 0; i++) {
+		data = httpmsg_body_data(&b);
+		k = 0;
+		if (data > 0 && evbuffer_get_length(in) == 0) {
+			k = cuts[i] - off < data ? cuts[i] - off : (size_t)data;
+			if (evbuffer_add(out, body + off, k) == -1)
+				abort();
+			httpmsg_body_moved(&b, k);
+			CHECK(data == UINT64_MAX ? httpmsg_body_data(&b) == data :
+			    httpmsg_body_data(&b) == data - k);
+		}
+		if (evbuffer_add(in, body + off + k, cuts[i] - off - k) == -1)
+			abort();
+		off = cuts[i];
+		rv = relay_step(&b, in, out);
+	}
+	*used = off - evbuffer_get_length(in);
+	CHECK(evbuffer_get_length(out) == *used);
+	CHECK(*used == 0 || memcmp(evbuffer_pullup(out, -1), body,
+	    *used) == 0);
+	evbuffer_free(in);
+	evbuffer_free(out);
+	return rv;
+}
+
+/*
  * The chunk-line reference: RFC 9112 7.1 as POSIX extended regular
  * expressions, over bytes (the C locale), written apart from the parser.
  *   chunk-size [ *( BWS ";" BWS name [ BWS "=" BWS ( token / quoted ) ] ) ]
@@ -352,11 +400,14 @@ ref_chunked(const uint8_t *b, size_t len, size_t *moved)
 static void
 check_body(const struct httpmsg_body *b, const uint8_t *body, size_t len)
 {
-	size_t used_all, used_cut, cut = len / 2, ref_moved;
-	int all, split, ref;
+	size_t used_all, used_cut, used_fast, cut = len / 2, ref_moved;
+	int all, split, fast, ref;
 
 	all = relay(b, body, len, len, &used_all);
 	split = relay(b, body, len, cut, &used_cut);
+	fast = relay_fast(b, body, len, &used_fast);
+	/* The fast path ends where the relay does, with the same bytes. */
+	CHECK(fast == all && used_fast == used_all);
 	/*
 	 * Where a body ends cannot depend on how its bytes were split
 	 * (by TCP): a finished or broken body is so either way.  Before
@@ -371,6 +422,7 @@ check_body(const struct httpmsg_body *b, const uint8_t *body, size_t len)
 		ref = ref_chunked(body, len, &ref_moved);
 		CHECK(all == ref && used_all == ref_moved);
 		CHECK(split == ref && used_cut == ref_moved);
+		CHECK(fast == ref && used_fast == ref_moved);
 	}
 }
 
