@@ -369,7 +369,9 @@ test_framing(void **state UNUSED)
 /*
  * httpmsg_relay_body: the body moves unchanged and ends where it ends,
  * whether it arrives whole or cut in two at any byte; what follows it
- * stays behind.  rv: 1 complete, -1 a framing error, 0 more needed.  On
+ * stays behind.  And the same when, after the cut, the bytes the framing
+ * vouches for (httpmsg_body_data) are moved without the relay and then
+ * accounted (httpmsg_body_moved), as forward.c's splice path does.  rv: 1 complete, -1 a framing error, 0 more needed.  On
  * -1 exactly the bytes before the line at fault were moved: nothing of a
  * line that fails its check is relayed, not even its start.
  */
@@ -450,18 +452,29 @@ static const struct relay_row {
 	{ BODY_UNTIL_CLOSE, 0, "anything at all", 0, 0 },
 };
 
-/* Feed in[0..cut) then the rest; rv and out as after the whole. */
+/*
+ * Feed in[0..cut) then the rest; rv and out as after the whole.  fast:
+ * the rest's first bytes, as many as the framing vouches for, go straight
+ * to out (as splice takes them) once all before them was relayed.
+ */
 static int
 relay_cut(const struct relay_row *r, size_t cut, struct evbuffer *out,
-    struct evbuffer *in)
+    struct evbuffer *in, bool fast)
 {
 	struct httpmsg_body b = { r->kind, r->length };
-	size_t len = strlen(r->in);
+	size_t len = strlen(r->in), k = 0;
+	uint64_t data;
 	int rv;
 
 	assert_int_equal(evbuffer_add(in, r->in, cut), 0);
 	rv = httpmsg_relay_body(&b, in, out);
-	assert_int_equal(evbuffer_add(in, r->in + cut, len - cut), 0);
+	data = httpmsg_body_data(&b);
+	if (fast && rv == 0 && data > 0 && evbuffer_get_length(in) == 0) {
+		k = len - cut < data ? len - cut : (size_t)data;
+		assert_int_equal(evbuffer_add(out, r->in + cut, k), 0);
+		httpmsg_body_moved(&b, k);
+	}
+	assert_int_equal(evbuffer_add(in, r->in + cut + k, len - cut - k), 0);
 	if (rv != 0 || cut == len)
 		return rv;
 	return httpmsg_relay_body(&b, in, out);
@@ -473,15 +486,16 @@ relay_row(const void *p)
 	const struct relay_row *r = p;
 	size_t len = strlen(r->in), cut, olen, ilen;
 	struct evbuffer *in, *out;
-	bool same;
+	bool same, fast;
 	int rv;
 
-	for (cut = 0; cut <= len; cut++) {
+	for (cut = 0; cut <= 2 * len + 1; cut++) {
+		fast = cut > len;
 		in = evbuffer_new();
 		out = evbuffer_new();
 		assert_non_null(in);
 		assert_non_null(out);
-		rv = relay_cut(r, cut, out, in);
+		rv = relay_cut(r, cut % (len + 1), out, in, fast);
 		olen = evbuffer_get_length(out);
 		ilen = evbuffer_get_length(in);
 		same = rv == 0 || (olen == r->body && (olen == 0 ||
@@ -489,11 +503,43 @@ relay_row(const void *p)
 		    (rv == -1 || ilen == len - r->body));
 		evbuffer_free(in);
 		evbuffer_free(out);
-		CHECK(rv == r->rv, "cut at %zu: relay %d, want %d", cut, rv,
-		    r->rv);
-		CHECK(same, "cut at %zu: %zu bytes out, %zu left; want %zu "
-		    "and %zu", cut, olen, ilen, r->body, len - r->body);
+		CHECK(rv == r->rv, "cut at %zu%s: relay %d, want %d",
+		    cut % (len + 1), fast ? " (fast)" : "", rv, r->rv);
+		CHECK(same, "cut at %zu%s: %zu bytes out, %zu left; want %zu "
+		    "and %zu", cut % (len + 1), fast ? " (fast)" : "", olen,
+		    ilen, r->body, len - r->body);
 	}
+}
+
+/* What each framing state vouches for, and what moving some leaves. */
+static void
+test_body_data(void **state UNUSED)
+{
+	struct httpmsg_body b;
+
+	b = (struct httpmsg_body){ BODY_NONE, 0 };
+	assert_true(httpmsg_body_data(&b) == 0);
+	b = (struct httpmsg_body){ BODY_LENGTH, 7 };
+	assert_true(httpmsg_body_data(&b) == 7);
+	httpmsg_body_moved(&b, 3);
+	assert_true(httpmsg_body_data(&b) == 4 && b.kind == BODY_LENGTH);
+	httpmsg_body_moved(&b, 10);	/* never below nothing */
+	assert_true(httpmsg_body_data(&b) == 0 && b.remaining == 0);
+	b = (struct httpmsg_body){ BODY_CHUNK_DATA, 5 };
+	assert_true(httpmsg_body_data(&b) == 5);
+	httpmsg_body_moved(&b, 5);
+	assert_true(httpmsg_body_data(&b) == 0 && b.kind == BODY_CHUNK_DATA);
+	/* Framing next: a chunk line, a chunk's CRLF, a trailer. */
+	b = (struct httpmsg_body){ BODY_CHUNKED, 9 };
+	assert_true(httpmsg_body_data(&b) == 0);
+	b = (struct httpmsg_body){ BODY_CHUNK_END, 9 };
+	assert_true(httpmsg_body_data(&b) == 0);
+	b = (struct httpmsg_body){ BODY_TRAILER, 9 };
+	assert_true(httpmsg_body_data(&b) == 0);
+	b = (struct httpmsg_body){ BODY_UNTIL_CLOSE, 0 };
+	assert_true(httpmsg_body_data(&b) == UINT64_MAX);
+	httpmsg_body_moved(&b, 100);
+	assert_true(httpmsg_body_data(&b) == UINT64_MAX);
 }
 
 /*
@@ -728,6 +774,7 @@ main(void)
 		cmocka_unit_test(test_value_has),
 		cmocka_unit_test(test_framing),
 		cmocka_unit_test(test_relay_body),
+		cmocka_unit_test(test_body_data),
 		cmocka_unit_test(test_chunk_line),
 		cmocka_unit_test(test_socks_greeting),
 		cmocka_unit_test(test_socks_request),
