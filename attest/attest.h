@@ -195,8 +195,17 @@ int		 audit_line(struct audit *, const char *line, size_t len,
 /* Count a line the caller could not hand over whole (too long). */
 void		 audit_malformed(struct audit *);
 
-/* Totals, by decision, reason and protocol, and the top hosts. */
+/*
+ * Totals, by decision, reason and protocol, the top hosts, what report
+ * mode let through, decisions by process, and refusals around the proxy.
+ */
 int		 audit_print(const struct audit *, FILE *, bool json,
 		    size_t top);
+/*
+ * A policy admitting exactly what the logs asked for (allowed, let
+ * through by report mode, refused by the rules): allow HOST:PORT lines,
+ * sorted, commented; never a special-purpose address or a wildcard.
+ */
+int		 audit_suggest(const struct audit *, FILE *);
 
 #endif

@@ -1,12 +1,15 @@
 /*
- * Summaries of decision logs (SPEC 5) for auditors: totals by decision,
- * reason and protocol, and the most-requested hosts.  A log may have been
- * tampered with, so each line is held to the record the proxy writes, and
- * nothing read from a line reaches the output unescaped: a forged line
- * must not carry secrets or terminal escapes into what an auditor sees.
+ * Summaries of decision logs (SPEC 5) for auditors: each line is read and
+ * counted here, by decision, reason, protocol, host, process, time, and
+ * what report mode let through; audit_print.c, suggest.c and audit_html.c
+ * present the counts.  A log may have been tampered with, so each line is
+ * held to the record the proxy writes, and nothing read from a line
+ * reaches the output unescaped: a forged line must not carry secrets or
+ * terminal escapes into what an auditor sees.
  */
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,14 +18,14 @@
 #include <jansson.h>
 
 #include "attest/attest.h"
+#include "attest/audit_int.h"
 
 #define NELEM(t)	(sizeof(t) / sizeof((t)[0]))
 #define WORD_MAX	32	/* longest unknown name quoted back in a message */
-#define NAME_W		19	/* "unsupported_command" */
+#define SECOND_LEN	19	/* "2026-12-02T15:30:00" */
+#define ENDPOINT_MAX	192
 
-enum protocol { P_HTTP, P_HTTP_CONNECT, P_SOCKS5, P_DIRECT, P_COUNT };
-
-static const char *const protocol_names[P_COUNT] = {
+const char *const audit_protocol_names[P_COUNT] = {
 	[P_HTTP] = "http",
 	[P_HTTP_CONNECT] = "http_connect",
 	[P_SOCKS5] = "socks5",
@@ -31,16 +34,6 @@ static const char *const protocol_names[P_COUNT] = {
 
 /* Indexed by "is it an allow". */
 static const char *const decision_names[2] = { "deny", "allow" };
-
-struct audit {
-	uint64_t	 records, malformed;
-	uint64_t	 run_records;	/* carrying a run id */
-	uint64_t	 decisions[2];
-	uint64_t	 by_reason[EGRESS_R_COUNT];
-	uint64_t	 by_protocol[P_COUNT];
-	json_t		*hosts[2];	/* host -> count; by "is it an allow" */
-	json_t		*runs;		/* run id -> true: a set */
-};
 
 /* The keys of a record, and the type each must have. */
 static const struct {
@@ -59,47 +52,61 @@ static const struct {
 	{ "pid", JSON_INTEGER, false },
 	{ "exe", JSON_STRING, false },
 	{ "count", JSON_INTEGER, false },
+	{ "would", JSON_STRING, false },
 };
 
 struct record {
-	enum protocol		 protocol;
+	enum audit_protocol	 protocol;
+	const char		*ts;
 	const char		*host;
+	json_int_t		 port;
 	bool			 allow;
 	enum egress_reason	 reason;
+	enum egress_reason	 would;	/* report_only: what enforcing said */
 	const char		*run;	/* NULL: not in run mode */
+	const char		*exe;	/* NULL: not known */
+	json_int_t		 pid;	/* 0: not known */
+	const char		*addr;	/* NULL: none */
 	uint64_t		 count;	/* decisions the line stands for */
 };
 
-struct host_count {
-	const char	*host;
-	json_int_t	 n;
-};
+/* The maps, in the order of struct audit. */
+static json_t **
+maps(struct audit *a, size_t i)
+{
+	json_t **m[] = { &a->hosts[0], &a->hosts[1], &a->runs, &a->exes,
+	    &a->direct, &a->reported, &a->asked, &a->seconds };
+
+	return i < NELEM(m) ? m[i] : NULL;
+}
 
 struct audit *
 audit_new(void)
 {
 	struct audit *a;
+	json_t **m;
+	size_t i;
 
 	if ((a = calloc(1, sizeof(*a))) == NULL)
 		return NULL;
-	a->hosts[0] = json_object();
-	a->hosts[1] = json_object();
-	a->runs = json_object();
-	if (a->hosts[0] == NULL || a->hosts[1] == NULL || a->runs == NULL) {
-		audit_free(a);
-		return NULL;
-	}
+	for (i = 0; (m = maps(a, i)) != NULL; i++)
+		if ((*m = json_object()) == NULL) {
+			audit_free(a);
+			return NULL;
+		}
 	return a;
 }
 
 void
 audit_free(struct audit *a)
 {
+	json_t **m;
+	size_t i;
+
 	if (a == NULL)
 		return;
-	json_decref(a->hosts[0]);
-	json_decref(a->hosts[1]);
-	json_decref(a->runs);
+	for (i = 0; (m = maps(a, i)) != NULL; i++)
+		json_decref(*m);
 	free(a);
 }
 
@@ -234,6 +241,57 @@ str(json_t *o, const char *key)
 	return json_string_value(json_object_get(o, key));
 }
 
+/*
+ * SPEC 3.1: report mode's lines say what enforcing would have said, one
+ * of the two refusals report mode lets through; no other line says it.
+ */
+static int
+check_would(json_t *o, struct record *r, char *why, size_t whylen)
+{
+	char buf[WORD_MAX + 4];
+	const char *w = str(o, "would");
+	int i;
+
+	r->would = EGRESS_R_NONE;
+	if (r->reason != EGRESS_R_REPORT_ONLY) {
+		if (w != NULL)
+			return say(why, whylen, "\"would\" with reason %s",
+			    egress_reason_name(r->reason));
+		return 0;
+	}
+	if (w == NULL)
+		return say(why, whylen, "report_only without \"would\"");
+	i = lookup_reason(w);
+	if (i != EGRESS_R_NO_ALLOW_RULE && i != EGRESS_R_DENY_RULE)
+		return say(why, whylen, "\"would\" is not no_allow_rule or "
+		    "deny_rule%s", word(w, buf, sizeof(buf)));
+	r->would = i;
+	return 0;
+}
+
+/*
+ * SPEC 5: "addr" is the address connected (allow) or judged (a deny
+ * decided on one: an address rule, the registry, the proxy's own
+ * listener, a failed connect).  These reasons are decided before any
+ * address is judged, so a line of theirs never has one.
+ */
+static bool
+decided_before_addr(enum egress_reason r)
+{
+	switch (r) {
+	case EGRESS_R_DNS_FAILURE:
+	case EGRESS_R_INVALID_TARGET:
+	case EGRESS_R_INVALID_REQUEST:
+	case EGRESS_R_UNSUPPORTED_COMMAND:
+	case EGRESS_R_LIMIT_EXCEEDED:
+	case EGRESS_R_LOG_UNAVAILABLE:
+	case EGRESS_R_SHUTTING_DOWN:
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* The values: known names, a port, and a reason that fits the decision. */
 static int
 check_values(json_t *o, struct record *r, char *why, size_t whylen)
@@ -243,7 +301,8 @@ check_values(json_t *o, struct record *r, char *why, size_t whylen)
 	bool allow_reason;
 	int i;
 
-	if ((i = lookup(str(o, "protocol"), protocol_names, P_COUNT)) == -1)
+	if ((i = lookup(str(o, "protocol"), audit_protocol_names, P_COUNT)) ==
+	    -1)
 		return say(why, whylen, "unknown protocol%s",
 		    word(str(o, "protocol"), buf, sizeof(buf)));
 	r->protocol = i;
@@ -258,12 +317,23 @@ check_values(json_t *o, struct record *r, char *why, size_t whylen)
 	port = json_integer_value(json_object_get(o, "port"));
 	if (port < 0 || port > 65535)
 		return say(why, whylen, "port out of range");
-	/* SPEC 5: only these two reasons allow; a failed connect is a deny. */
+	r->port = port;
+	/* SPEC 5: only these reasons allow; a failed connect is a deny. */
 	allow_reason = r->reason == EGRESS_R_ALLOW_RULE ||
-	    r->reason == EGRESS_R_DEFAULT_ALLOW;
+	    r->reason == EGRESS_R_DEFAULT_ALLOW ||
+	    r->reason == EGRESS_R_REPORT_ONLY;
 	if (r->allow != allow_reason)
 		return say(why, whylen, "reason %s with decision %s",
 		    egress_reason_name(r->reason), decision_names[r->allow]);
+	if (check_would(o, r, why, whylen) == -1)
+		return -1;
+	if (json_object_get(o, "pid") != NULL &&
+	    json_integer_value(json_object_get(o, "pid")) <= 0)
+		return say(why, whylen, "\"pid\" below 1");
+	r->pid = json_integer_value(json_object_get(o, "pid"));
+	r->exe = str(o, "exe");
+	r->addr = str(o, "addr");
+	r->ts = str(o, "ts");
 	/* A line of folded refusals (SPEC 5) stands for count of them. */
 	r->count = 1;
 	if (json_object_get(o, "count") != NULL) {
@@ -275,38 +345,183 @@ check_values(json_t *o, struct record *r, char *why, size_t whylen)
 	if ((r->protocol == P_DIRECT) !=
 	    (r->reason == EGRESS_R_NOT_THROUGH_PROXY))
 		return say(why, whylen, "reason %s with protocol %s",
-		    egress_reason_name(r->reason), protocol_names[r->protocol]);
+		    egress_reason_name(r->reason),
+		    audit_protocol_names[r->protocol]);
 	if (r->count > 1 && r->protocol != P_DIRECT)
 		return say(why, whylen, "\"count\" on a %s line",
-		    protocol_names[r->protocol]);
+		    audit_protocol_names[r->protocol]);
+	if (decided_before_addr(r->reason) && json_object_get(o, "addr") !=
+	    NULL)
+		return say(why, whylen, "\"addr\" with reason %s, which is "
+		    "decided before any address",
+		    egress_reason_name(r->reason));
 	r->host = str(o, "host");
 	r->run = str(o, "run");
 	return 0;
 }
 
+/* map[key] += n, an integer. */
 static int
-count_host(json_t *map, const char *host)
+add(json_t *map, const char *key, uint64_t n)
 {
-	json_t *n;
+	json_t *v;
 
-	if ((n = json_object_get(map, host)) != NULL)
-		return json_integer_set(n, json_integer_value(n) + 1);
-	return json_object_set_new(map, host, json_integer(1));
+	if ((v = json_object_get(map, key)) != NULL)
+		return json_integer_set(v, json_integer_value(v) + (json_int_t)n);
+	return json_object_set_new(map, key, json_integer((json_int_t)n));
+}
+
+/* map[key], an object made on first use. */
+static json_t *
+entry(json_t *map, const char *key)
+{
+	json_t *o;
+
+	if ((o = json_object_get(map, key)) != NULL)
+		return o;
+	if ((o = json_object()) == NULL || json_object_set_new(map, key, o) ==
+	    -1)
+		return NULL;
+	return o;
+}
+
+json_int_t
+audit_int(const json_t *o, const char *key)
+{
+	return json_integer_value(json_object_get(o, key));
+}
+
+void
+audit_target(const char *host, json_int_t port, char *buf, size_t len)
+{
+	snprintf(buf, len, strchr(host, ':') != NULL ? "[%s]:%" JSON_INTEGER_FORMAT :
+	    "%s:%" JSON_INTEGER_FORMAT, host, port);
+}
+
+/* A request's target, counted with how it was decided (by reason). */
+static int
+count_target(json_t *map, const struct record *r, const char *why_key,
+    const char *why)
+{
+	char key[EGRESS_HOST_MAX + 16];
+	json_t *o, *reasons;
+
+	audit_target(r->host, r->port, key, sizeof(key));
+	if ((o = entry(map, key)) == NULL ||
+	    json_object_set_new(o, "host", json_string(r->host)) == -1 ||
+	    json_object_set_new(o, "port", json_integer(r->port)) == -1 ||
+	    add(o, "count", r->count) == -1 ||
+	    (reasons = entry(o, why_key)) == NULL)
+		return -1;
+	return add(reasons, why, r->count);
+}
+
+/* A proxied decision of a run's process: its totals and hosts. */
+static int
+count_exe(struct audit *a, const struct record *r)
+{
+	json_t *o, *hosts;
+
+	if ((o = entry(a->exes, r->exe)) == NULL ||
+	    add(o, decision_names[r->allow], r->count) == -1 ||
+	    add(o, "count", r->count) == -1 ||
+	    (hosts = entry(o, "hosts")) == NULL)
+		return -1;
+	a->owned += r->count;
+	return add(hosts, r->host, r->count);
+}
+
+/* A refusal around the proxy: by process, then endpoint. */
+static int
+count_direct(struct audit *a, const struct record *r)
+{
+	char endpoint[ENDPOINT_MAX], pid[24];
+	const char *exe = r->exe != NULL ? r->exe : "";
+	const char *addr = r->addr != NULL ? r->addr : "";
+	json_t *o, *pids, *eps;
+
+	/* unix:PATH, netlink:ID as they are; an IP address with its port. */
+	if (r->port == 0 || strncmp(addr, "unix:", 5) == 0)
+		snprintf(endpoint, sizeof(endpoint), "%s", addr);
+	else
+		audit_target(addr, r->port, endpoint, sizeof(endpoint));
+	if ((o = entry(a->direct, exe)) == NULL ||
+	    add(o, "count", r->count) == -1 ||
+	    (pids = entry(o, "pids")) == NULL ||
+	    (eps = entry(o, "endpoints")) == NULL)
+		return -1;
+	if (r->pid > 0) {
+		snprintf(pid, sizeof(pid), "%" JSON_INTEGER_FORMAT, r->pid);
+		if (json_object_set_new(pids, pid, json_true()) == -1)
+			return -1;
+	}
+	return add(eps, endpoint, r->count);
+}
+
+/* Decisions by the second they were made in, allowed and refused. */
+static int
+count_second(struct audit *a, const struct record *r)
+{
+	char second[SECOND_LEN + 1];
+	json_t *pair;
+
+	if (strlen(r->ts) < SECOND_LEN)
+		return 0;
+	memcpy(second, r->ts, SECOND_LEN);
+	second[SECOND_LEN] = '\0';
+	if ((pair = json_object_get(a->seconds, second)) == NULL) {
+		if ((pair = json_pack("[i,i]", 0, 0)) == NULL ||
+		    json_object_set_new(a->seconds, second, pair) == -1)
+			return -1;
+	}
+	pair = json_array_get(pair, r->allow);
+	return json_integer_set(pair, json_integer_value(pair) +
+	    (json_int_t)r->count);
+}
+
+/* What audit --suggest admits: what was asked for, not refused else. */
+static bool
+asked_for(const struct record *r)
+{
+	return r->protocol != P_DIRECT && (r->allow ||
+	    r->reason == EGRESS_R_NO_ALLOW_RULE ||
+	    r->reason == EGRESS_R_DENY_RULE);
 }
 
 static int
 count(struct audit *a, const struct record *r)
 {
-	if (count_host(a->hosts[r->allow], r->host) == -1)
+	char why[48];
+
+	/* A direct line names an endpoint, not a host: its own section. */
+	if (r->protocol != P_DIRECT &&
+	    add(a->hosts[r->allow], r->host, r->count) == -1)
 		return -1;
 	if (r->run != NULL && json_object_get(a->runs, r->run) == NULL &&
 	    json_object_set_new(a->runs, r->run, json_true()) == -1)
+		return -1;
+	if (r->protocol == P_DIRECT ? count_direct(a, r) :
+	    r->exe != NULL ? count_exe(a, r) : 0)
+		return -1;
+	snprintf(why, sizeof(why), "%s%s%s", egress_reason_name(r->reason),
+	    r->would != EGRESS_R_NONE ? " (would: " : "",
+	    r->would != EGRESS_R_NONE ? egress_reason_name(r->would) : "");
+	if (r->would != EGRESS_R_NONE)
+		strncat(why, ")", sizeof(why) - strlen(why) - 1);
+	if (r->reason == EGRESS_R_REPORT_ONLY && count_target(a->reported, r,
+	    "would", egress_reason_name(r->would)) == -1)
+		return -1;
+	if (asked_for(r) && count_target(a->asked, r, "reasons", why) == -1)
+		return -1;
+	if (count_second(a, r) == -1)
 		return -1;
 	a->records++;
 	if (r->run != NULL)
 		a->run_records++;
 	a->decisions[r->allow] += r->count;
 	a->by_reason[r->reason] += r->count;
+	if (r->reason == EGRESS_R_REPORT_ONLY)
+		a->would[r->would] += r->count;
 	a->by_protocol[r->protocol] += r->count;
 	return 0;
 }
@@ -360,239 +575,11 @@ audit_malformed(struct audit *a)
 	a->malformed++;
 }
 
-static int
-by_count(const void *x, const void *y)
-{
-	const struct host_count *a = x, *b = y;
-
-	if (a->n != b->n)
-		return a->n > b->n ? -1 : 1;
-	return strcmp(a->host, b->host);
-}
-
-/* Every host of a map, most requested first, ties by name. */
-static struct host_count *
-ranked(const json_t *map, size_t *np)
-{
-	struct host_count *t;
-	const char *key;
-	json_t *v;
-	size_t n = 0;
-
-	*np = json_object_size(map);
-	if ((t = calloc(*np ? *np : 1, sizeof(*t))) == NULL)
-		return NULL;
-	/* jansson iterates a const object; its API just does not say so. */
-	json_object_foreach((json_t *)map, key, v) {
-		t[n].host = key;
-		t[n++].n = json_integer_value(v);
-	}
-	qsort(t, n, sizeof(*t), by_count);
-	return t;
-}
-
-/* ---------------------------------------------------------------- */
-/* Text. */
-
-static int
-digits(uint64_t n)
-{
-	int d = 1;
-
-	while (n >= 10) {
-		n /= 10;
-		d++;
-	}
-	return d;
-}
-
-/* A host as a terminal can show it: anything but plain ASCII escaped. */
-static void
-put_host(FILE *f, const char *h)
-{
-	const unsigned char *p;
-
-	if (*h == '\0')
-		fputs("\"\"", f);
-	for (p = (const unsigned char *)h; *p != '\0'; p++) {
-		if (*p > 0x20 && *p < 0x7f && *p != '\\')
-			putc(*p, f);
-		else
-			fprintf(f, "\\x%02x", *p);
-	}
-}
-
-static void
-text_counts(FILE *f, const char *title, const uint64_t *n,
-    const char *(*name)(int), int from, int to, int w)
-{
-	bool any = false;
-	int i;
-
-	fprintf(f, "\n%s:", title);
-	for (i = from; i < to; i++) {
-		if (n[i] == 0)
-			continue;
-		fprintf(f, "\n  %-*s %*" PRIu64, NAME_W, name(i), w, n[i]);
-		any = true;
-	}
-	fputs(any ? "\n" : " none\n", f);
-}
-
-static const char *
-reason_name(int i)
-{
-	return egress_reason_name(i);
-}
-
-static const char *
-protocol_name(int i)
-{
-	return protocol_names[i];
-}
-
-static int
-text_hosts(FILE *f, const char *title, const json_t *map, size_t top, int w)
-{
-	struct host_count *t;
-	size_t i, n;
-
-	if ((t = ranked(map, &n)) == NULL)
-		return -1;
-	fprintf(f, "\n%s:%s", title, n == 0 ? " none\n" : "\n");
-	for (i = 0; i < n && i < top; i++) {
-		fprintf(f, "  %*" PRId64 "  ", w, (int64_t)t[i].n);
-		put_host(f, t[i].host);
-		putc('\n', f);
-	}
-	free(t);
-	return 0;
-}
-
-static int
-print_text(const struct audit *a, FILE *f, size_t top)
-{
-	int w = digits(a->records);
-
-	fprintf(f, "records %" PRIu64 " (malformed %" PRIu64 ")\n",
-	    a->records, a->malformed);
-	fprintf(f, "runs %zu\n", json_object_size(a->runs));
-	/*
-	 * What a record says of its origin is all this can go by: a run's
-	 * records exactly, and nothing else claiming its id, are what
-	 * verify --log checks against the run's report.
-	 */
-	fprintf(f, "attributed: %" PRIu64 " to runs by the run id they carry, "
-	    "%" PRIu64 " to services (no run id), %" PRIu64 " malformed to "
-	    "nothing; verify --log checks a run's records against its "
-	    "report\n", a->run_records, a->records - a->run_records,
-	    a->malformed);
-	fprintf(f, "decisions: allow %" PRIu64 ", deny %" PRIu64 "\n",
-	    a->decisions[1], a->decisions[0]);
-	text_counts(f, "by reason", a->by_reason, reason_name,
-	    EGRESS_R_NONE + 1, EGRESS_R_COUNT, w);
-	text_counts(f, "by protocol", a->by_protocol, protocol_name, 0,
-	    P_COUNT, w);
-	if (top == 0)
-		return 0;
-	if (text_hosts(f, "top allowed hosts", a->hosts[1], top, w) == -1 ||
-	    text_hosts(f, "top denied hosts", a->hosts[0], top, w) == -1)
-		return -1;
-	return 0;
-}
-
-/* ---------------------------------------------------------------- */
-/* JSON. */
-
-static int
-set_count(json_t *o, const char *key, uint64_t n)
-{
-	return json_object_set_new(o, key, json_integer((json_int_t)n));
-}
-
-static json_t *
-json_counts(const uint64_t *n, const char *(*name)(int), int from, int to)
-{
-	json_t *o;
-	int i;
-
-	if ((o = json_object()) == NULL)
-		return NULL;
-	for (i = from; i < to; i++)
-		if (set_count(o, name(i), n[i]) == -1) {
-			json_decref(o);
-			return NULL;
-		}
-	return o;
-}
-
-static json_t *
-json_hosts(const json_t *map, size_t top)
-{
-	struct host_count *t;
-	json_t *arr;
-	size_t i, n;
-
-	if ((arr = json_array()) == NULL)
-		return NULL;
-	if ((t = ranked(map, &n)) == NULL)
-		goto fail;
-	for (i = 0; i < n && i < top; i++)
-		if (json_array_append_new(arr, json_pack("{s:s, s:I}", "host",
-		    t[i].host, "count", t[i].n)) == -1)
-			goto fail;
-	free(t);
-	return arr;
-fail:
-	free(t);
-	json_decref(arr);
-	return NULL;
-}
-
-static int
-print_json(const struct audit *a, FILE *f, size_t top)
-{
-	json_t *o, *d;
-	int rv = -1;
-
-	if ((o = json_object()) == NULL)
-		return -1;
-	if ((d = json_object()) == NULL ||
-	    json_object_set_new(o, "decisions", d) == -1 ||
-	    set_count(d, "allow", a->decisions[1]) == -1 ||
-	    set_count(d, "deny", a->decisions[0]) == -1)
-		goto fail;
-	if (set_count(o, "records", a->records) == -1 ||
-	    set_count(o, "malformed", a->malformed) == -1 ||
-	    set_count(o, "run_records", a->run_records) == -1 ||
-	    set_count(o, "service_records", a->records - a->run_records) ==
-	    -1 ||
-	    set_count(o, "runs", json_object_size(a->runs)) == -1)
-		goto fail;
-	if (json_object_set_new(o, "by_reason", json_counts(a->by_reason,
-	    reason_name, EGRESS_R_NONE + 1, EGRESS_R_COUNT)) == -1 ||
-	    json_object_set_new(o, "by_protocol", json_counts(a->by_protocol,
-	    protocol_name, 0, P_COUNT)) == -1)
-		goto fail;
-	if (json_object_set_new(o, "top_allowed",
-	    json_hosts(a->hosts[1], top)) == -1 ||
-	    json_object_set_new(o, "top_denied",
-	    json_hosts(a->hosts[0], top)) == -1)
-		goto fail;
-	/* ASCII only: a forged host cannot put a raw escape on a terminal. */
-	if (json_dumpf(o, f, JSON_INDENT(2) | JSON_SORT_KEYS |
-	    JSON_ENSURE_ASCII) == -1 || putc('\n', f) == EOF)
-		goto fail;
-	rv = 0;
-fail:
-	json_decref(o);
-	return rv;
-}
-
 int
 audit_print(const struct audit *a, FILE *f, bool json, size_t top)
 {
-	if ((json ? print_json(a, f, top) : print_text(a, f, top)) == -1)
+	if ((json ? audit_print_json(a, f, top) :
+	    audit_print_text(a, f, top)) == -1)
 		return -1;
 	return ferror(f) ? -1 : 0;
 }

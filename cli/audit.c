@@ -1,6 +1,7 @@
 /*
- * audit: summarize decision logs (SPEC 5) for an auditor.  Logs are read
- * from files or stdin, plain or gzip-compressed (rotated logs), one after
+ * audit: summarize decision logs (SPEC 5) for an auditor, or (--suggest)
+ * print the policy that admits what they asked for.  Logs are read from
+ * files or stdin, plain or gzip-compressed (rotated logs), one after
  * another as one log.  A malformed line is named by file and line,
  * counted and skipped; nothing from it is printed.
  */
@@ -192,18 +193,22 @@ cmd_audit(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "top", required_argument, NULL, 't' },
+		{ "suggest", no_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct audit *a;
 	size_t top = TOP_DEFAULT;
-	bool json = false;
-	int ch, rv;
+	bool json = false, suggest = false;
+	int ch, rv, out;
 
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'j':
 			json = true;
+			break;
+		case 's':
+			suggest = true;
 			break;
 		case 't':
 			if (parse_top(optarg, &top) == -1) {
@@ -213,21 +218,38 @@ cmd_audit(int argc, char **argv)
 			}
 			break;
 		default:
-			cli_error("usage: harn-egressd audit [--json] "
-			    "[--top N] [LOG...]");
-			return EXIT_USAGE;
+			goto usage;
 		}
+	}
+	if (suggest && json) {
+		cli_error("audit: --suggest prints a policy; --json is for "
+		    "the summary");
+		goto usage;
 	}
 	if ((a = audit_new()) == NULL) {
 		cli_error("out of memory");
 		return EXIT_RUNTIME;
 	}
 	rv = audit_all(a, argv + optind, argc - optind);
-	/* The summary of what could be read, even when a log could not. */
-	if (audit_print(a, stdout, json, top) == -1 || fflush(stdout) != 0) {
-		cli_error("audit: cannot write the summary");
-		rv = EXIT_RUNTIME;
+	/*
+	 * The summary of what could be read, even when a log could not; a
+	 * suggestion only from logs read whole (it admits what they hold).
+	 */
+	if (suggest && rv != 0)
+		cli_error("audit: no suggestion: a log could not be read whole");
+	else {
+		out = suggest ? audit_suggest(a, stdout) :
+		    audit_print(a, stdout, json, top);
+		if (out == -1 || fflush(stdout) != 0) {
+			cli_error("audit: cannot write the %s", suggest ?
+			    "suggestion" : "summary");
+			rv = EXIT_RUNTIME;
+		}
 	}
 	audit_free(a);
 	return rv;
+usage:
+	cli_error("usage: harn-egressd audit [--json] [--top N] [LOG...] | "
+	    "audit --suggest [LOG...]");
+	return EXIT_USAGE;
 }

@@ -1,7 +1,10 @@
 /*
  * doctor: what this host can enforce, found by doing it (SPEC 6.5), and
- * what each profile would get here: the same plan a run makes.
+ * what each profile would get here: the same plan a run makes.  With a
+ * policy (--policy, or the environment's), whether its rules would be
+ * enforced at all (mode report, SPEC 3.1).
  */
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,8 +69,19 @@ confinements_json(const struct findings *fd)
 	return o;
 }
 
+/* What each profile's line adds for the policy: its mode. */
+static const char *
+policy_note(const struct conf *c)
+{
+	if (c == NULL)
+		return "";
+	return egress_policy_report(c->policy) ? "; policy in report mode: "
+	    "what its rules refuse is let through, logged report_only" :
+	    "; policy enforced";
+}
+
 static int
-doctor_json(const struct findings *fd)
+doctor_json(const struct findings *fd, const struct conf *c)
 {
 	const struct sandbox_host *h = &fd->h;
 	struct sandbox_plan pl;
@@ -96,10 +110,12 @@ doctor_json(const struct findings *fd)
 	for (p = PROFILE_OS_HARDENED; p <= PROFILE_UNRESTRICTED; p++) {
 		plan_for(h, p, &pl);
 		if (json_object_set_new(profiles, sandbox_profile_name(p),
-		    json_pack("{s:s?, s:s}", "confinement", pl.refused ||
+		    json_pack("{s:s?, s:s, s:s?}", "confinement", pl.refused ||
 		    pl.confinement == CONFINEMENT_NONE ? NULL :
 		    sandbox_confinement_name(pl.confinement),
-		    "process_network_mode", pl.network_mode)) == -1)
+		    "process_network_mode", pl.network_mode, "policy_mode",
+		    c == NULL ? NULL : egress_policy_report(c->policy) ?
+		    "report" : "enforce")) == -1)
 			goto fail;
 	}
 	if ((s = json_dumps(o, JSON_SORT_KEYS | JSON_INDENT(2))) == NULL)
@@ -153,23 +169,70 @@ runs_as(const struct findings *fd, enum sandbox_confinement c)
 	return "root (without a confinement the command runs as root)";
 }
 
+/*
+ * The policy a run would take, when one is named or set in the
+ * environment; NULL otherwise (*bad when it does not load).
+ */
+static struct conf *
+doctor_policy(const char *path, bool *bad)
+{
+	struct conf *c;
+	size_t i;
+
+	*bad = false;
+	if (path == NULL) {
+		for (i = 0; conf_env_vars[i] != NULL; i++)
+			if (getenv(conf_env_vars[i]) != NULL)
+				break;
+		if (conf_env_vars[i] == NULL)
+			return NULL;
+	}
+	if ((c = cli_load_policy(path)) == NULL)
+		*bad = true;
+	return c;
+}
+
 int
 cmd_doctor(int argc, char **argv)
 {
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "policy", required_argument, NULL, 'p' },
+		{ NULL, 0, NULL, 0 }
+	};
 	struct findings fd;
 	struct sandbox_host *h = &fd.h;
 	struct sandbox_plan pl;
+	struct conf *policy;
+	const char *path = NULL;
 	char abi[160];
-	int p;
+	bool json = false, bad;
+	int p, ch, rv;
 	enum sandbox_confinement c;
 
-	if (argc > 2 || (argc == 2 && strcmp(argv[1], "--json") != 0)) {
-		cli_error("usage: harn-egressd doctor [--json]");
-		return EXIT_USAGE;
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'j':
+			json = true;
+			break;
+		case 'p':
+			path = optarg;
+			break;
+		default:
+			goto usage;
+		}
 	}
+	if (optind != argc)
+		goto usage;
+	if ((policy = doctor_policy(path, &bad)) == NULL && bad)
+		return EXIT_USAGE;
 	find(&fd);
-	if (argc == 2)
-		return doctor_json(&fd);
+	if (json) {
+		rv = doctor_json(&fd, policy);
+		conf_free(policy);
+		return rv;
+	}
 	plan_for(h, PROFILE_WORKTREE, &pl);
 	printf("harn-egressd doctor: what this host can enforce (tried, not "
 	    "guessed)\n");
@@ -193,11 +256,13 @@ cmd_doctor(int argc, char **argv)
 	printf("confinement by profile:\n");
 	for (p = PROFILE_OS_HARDENED; p <= PROFILE_UNRESTRICTED; p++) {
 		plan_for(h, p, &pl);
-		printf("  %-22s %s, process_network_mode %s\n",
+		printf("  %-22s %s, process_network_mode %s%s\n",
 		    sandbox_profile_name(p), pl.refused ? "refused" :
 		    p == PROFILE_UNRESTRICTED ? "no sandbox" :
-		    sandbox_confinement_name(pl.confinement), pl.network_mode);
+		    sandbox_confinement_name(pl.confinement), pl.network_mode,
+		    policy_note(policy));
 	}
+	conf_free(policy);
 	plan_for(h, PROFILE_WORKTREE, &pl);
 	printf("limits:\n");
 	line("--max-procs", true, pl.confinement == CONFINEMENT_NAMESPACES ?
@@ -211,4 +276,7 @@ cmd_doctor(int argc, char **argv)
 	line("--max-memory", h->memory, "yes (a cgroup v2 of its own)",
 	    h->memory_why);
 	return fflush(stdout) == 0 ? 0 : EXIT_RUNTIME;
+usage:
+	cli_error("usage: harn-egressd doctor [--json] [--policy FILE]");
+	return EXIT_USAGE;
 }

@@ -21,6 +21,7 @@ static void	sniff_cb(struct bufferevent *, void *);
 static void	recheck_cb(evutil_socket_t, short, void *);
 static void	event_cb(struct bufferevent *, short, void *);
 static void	flushed_cb(struct bufferevent *, void *);
+static void	inactive(struct conn *);
 
 /*
  * A connection that said nothing at all is closed without a word, as is a
@@ -134,6 +135,9 @@ sniff_start(struct conn *c)
 		return;
 	if (limit_wait(c))
 		return;
+	/* Refused: it waits for its request only to log what it asked. */
+	if (c->over_limit)
+		inactive(c);
 	c->p = first == 0x05 ? &socks_proto : &http_proto;
 	c->proto = c->p->proto;
 	if (conn_enter(c, CONN_REQUEST) == -1) {
@@ -408,15 +412,16 @@ conn_drain_close(struct conn *c)
 	conn_close(c);
 }
 
-void
+int
 conn_log(struct conn *c, bool allow, enum egress_reason reason,
     const struct egress_addr *addr)
 {
 	if (c->logged)
-		return;
+		return 0;
 	c->logged = true;
-	dlog_decision(c->px->log, c->proto, c->target.host, c->target.port,
-	    allow, reason, addr);
+	return dlog_decision(c->px->log, c->proto, c->target.host,
+	    c->target.port, allow, reason, addr,
+	    c->gen->conf->log_failure_serve);
 }
 
 static void

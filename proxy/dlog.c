@@ -4,14 +4,20 @@
  * . - _) or an address, so nothing needs escaping, and no request text
  * (path, query, header, userinfo) ever reaches this file's inputs.
  *
- * Lines collect in a bounded buffer written out, whole lines at a time,
- * when it grows past a threshold and on a short timer, to a descriptor
- * made non-blocking: the loop never waits on the log.  A log that fails
- * (a full disk, a closed pipe, deleted) or falls behind is said on
- * stderr, new requests are refused until it recovers (unless the policy
- * says log_failure_action serve), and every record that could not be
- * written is counted (the report's log.lost).  A running SHA-256 and the
- * record count cover exactly the bytes the log took.
+ * A decision's line is handed to the kernel (one write(2)) when it is
+ * made, before the caller sends anything the decision answers or lets
+ * through: no buffer and no timer stand between them, so a proxy killed
+ * at any moment leaves no answered request without its line.  A line the
+ * log cannot take at once (a pipe whose reader is behind, a full disk, a
+ * closed pipe, a deleted file) is not the request's: the request is
+ * refused log_unavailable instead, unless the policy says
+ * log_failure_action serve.  Only lines whose answers need not wait for
+ * them (log_unavailable refusals, and every line under serve) are held,
+ * bounded, and written, in order and before any newer line, when the log
+ * takes lines again; what cannot be held or written is lost, counted (the
+ * report's log.lost) and said on stderr.  The descriptor is non-blocking:
+ * the loop never waits on the log.  A running SHA-256 and the record
+ * count cover exactly the bytes the log took.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -32,17 +38,16 @@
 #include "proxy/mstime.h"
 #include "proxy/proxy.h"
 
-#define FLUSH_BYTES	(64 * 1024)
-#define FLUSH_MS	100
+#define LINE_MAX_LEN	512
 #define RETRY_MS	1000		/* a failed log is tried again */
 #define CHUNK		4096		/* PIPE_BUF: a pipe takes it whole */
-#define BEHIND_BYTES	(1024 * 1024)	/* past this, no new requests */
-#define MAX_BYTES	(4 * 1024 * 1024)	/* past this, records are lost */
+#define MAX_BYTES	(4 * 1024 * 1024)	/* held past this: lost */
 #define EXIT_WAIT_MS	1000		/* for a slow reader, at the end */
+#define BEHIND_SAY_S	10		/* "does not keep up", at most */
 
 enum dlog_state {
 	LOG_OK,
-	LOG_BEHIND,	/* the reader does not keep up: over BEHIND_BYTES */
+	LOG_BEHIND,	/* a pipe or socket full: its reader is behind */
 	LOG_FAILED	/* a write failed (ENOSPC, EPIPE, ...); tried again */
 };
 
@@ -53,13 +58,14 @@ struct dlog {
 	bool			 regular;	/* a file: a torn line is cut */
 	bool			 dead;		/* deleted: nothing more to try */
 	char			 run_id[40];
-	struct evbuffer		*buf;		/* lines not yet written */
-	struct event		*timer;
+	struct evbuffer		*held;		/* lines that may come late */
+	struct event		*retry;		/* a failed log, tried again */
 	struct event		*writable;	/* a pipe or socket that was full */
 	EVP_MD_CTX		*sha;
 	struct dlog_totals	 totals;
 	enum dlog_state		 state;
 	char			 why[128];	/* of the state, for stderr */
+	time_t			 behind_said;	/* when "behind" was last said */
 	uint64_t		 lost_said;	/* lost when last said */
 	bool			 sha_failed;	/* the digest is not whole */
 };
@@ -70,24 +76,24 @@ static const char *const protocol_names[] = {
 	[PROXY_SOCKS5] = "socks5",
 };
 
-static void
-arm(struct dlog *l, int ms)
-{
-	struct timeval tv = ms_timeval((uint64_t)ms);
+static int	flush_held(struct dlog *);
+static void	become(struct dlog *, enum dlog_state, const char *);
 
-	/* Out of memory for the timer: the next decision flushes instead. */
-	if (!evtimer_pending(l->timer, NULL))
-		(void)evtimer_add(l->timer, &tv);
+static void
+retry_cb(evutil_socket_t fd, short ev, void *arg)
+{
+	struct dlog *l = arg;
+	struct timeval tv = ms_timeval(RETRY_MS);
+
+	/* Out of memory for the timer: the next decision tries instead. */
+	if (flush_held(l) == -1 && !l->dead && l->state == LOG_FAILED)
+		(void)evtimer_add(l->retry, &tv);
 }
 
 static void
-flush_cb(evutil_socket_t fd, short ev, void *arg)
+writable_cb(evutil_socket_t fd, short ev, void *arg)
 {
-	struct dlog *l = arg;
-
-	(void)dlog_flush(l);
-	if (!l->dead && evbuffer_get_length(l->buf) > 0)
-		arm(l, l->state == LOG_FAILED ? RETRY_MS : FLUSH_MS);
+	(void)flush_held(arg);
 }
 
 /*
@@ -111,8 +117,8 @@ use_fd(struct dlog *l, struct event_base *base, int fd)
 	l->regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
 	if ((fl = fcntl(fd, F_GETFL)) != -1 && !(fl & O_NONBLOCK))
 		(void)fcntl(fd, F_SETFL, fl | O_NONBLOCK);
-	if (!l->regular &&
-	    (l->writable = event_new(base, fd, EV_WRITE, flush_cb, l)) == NULL)
+	if (!l->regular && (l->writable = event_new(base, fd, EV_WRITE,
+	    writable_cb, l)) == NULL)
 		return -1;
 	return 0;
 }
@@ -127,9 +133,10 @@ dlog_new(struct event_base *base, int fd, const char *run_id)
 	l->base = base;
 	if (run_id != NULL)
 		snprintf(l->run_id, sizeof(l->run_id), "%s", run_id);
-	l->buf = evbuffer_new();
-	l->timer = evtimer_new(base, flush_cb, l);
-	if (l->buf == NULL || l->timer == NULL || use_fd(l, base, fd) == -1) {
+	l->held = evbuffer_new();
+	l->retry = evtimer_new(base, retry_cb, l);
+	if (l->held == NULL || l->retry == NULL ||
+	    use_fd(l, base, fd) == -1) {
 		dlog_free(l);
 		return NULL;
 	}
@@ -142,15 +149,19 @@ dlog_reopen(struct dlog *l, int fd)
 	int old = l->fd;
 
 	/* What the old file takes now is its; the rest goes to the new. */
-	(void)dlog_flush(l);
+	(void)flush_held(l);
 	if (use_fd(l, l->base, fd) == -1) {
 		(void)use_fd(l, l->base, old);
 		return -1;
 	}
-	/* A deleted file (rotated away) is no longer a failure. */
+	/*
+	 * A deleted file (rotated away) is no longer a failure, nor is the
+	 * old file's: the new one is taken to work until a write says not.
+	 */
 	l->dead = false;
 	l->reopened++;
-	(void)dlog_flush(l);
+	if (flush_held(l) == 0)
+		become(l, LOG_OK, "");
 	return old;
 }
 
@@ -192,22 +203,50 @@ say_lost(struct dlog *l)
 	l->lost_said = l->totals.lost;
 }
 
-/* The log's state changed: said on stderr, once a change. */
+/*
+ * The log's state changed: said on stderr, once a change.  A reader that
+ * falls behind and catches up again and again is said once in a while.
+ */
 static void
 become(struct dlog *l, enum dlog_state to, const char *why)
 {
+	time_t now = time(NULL);
+
 	if (to == l->state)
 		return;
 	if (to == LOG_OK) {
-		fprintf(stderr, "harn-egressd: decision log: writing again\n");
+		if (l->state == LOG_FAILED)
+			fprintf(stderr, "harn-egressd: decision log: writing "
+			    "again\n");
 		say_lost(l);
-	} else {
+	} else if (to == LOG_FAILED || now - l->behind_said >= BEHIND_SAY_S) {
 		snprintf(l->why, sizeof(l->why), "%s", why);
 		fprintf(stderr, "harn-egressd: decision log: %s; new requests "
 		    "are refused (log_unavailable) unless log_failure_action "
 		    "is serve\n", why);
+		if (to == LOG_BEHIND)
+			l->behind_said = now;
 	}
 	l->state = to;
+}
+
+/* Hash and count bytes the log took. */
+static void
+digest(struct dlog *l, const void *p, size_t n)
+{
+	const char *b = p, *nl;
+	size_t left = n;
+
+	if (n == 0)
+		return;
+	if (sha_start(l) == -1 || EVP_DigestUpdate(l->sha, p, n) != 1)
+		l->sha_failed = true;
+	l->totals.bytes += n;
+	while ((nl = memchr(b, '\n', left)) != NULL) {
+		l->totals.records++;
+		left -= (size_t)(nl - b) + 1;
+		b = nl + 1;
+	}
 }
 
 /* How many whole lines the first n bytes of buf hold, and their length. */
@@ -226,112 +265,165 @@ whole_lines(struct evbuffer *buf, size_t n, uint64_t *nlines)
 	return end;
 }
 
-/* Hash and count what reached the log, then take it out of the buffer. */
-static void
-written(struct dlog *l, size_t n)
-{
-	unsigned char *b = evbuffer_pullup(l->buf, (ssize_t)n);
-	uint64_t lines;
-
-	if (n == 0)
-		return;
-	if (b == NULL || sha_start(l) == -1 ||
-	    EVP_DigestUpdate(l->sha, b, n) != 1)
-		l->sha_failed = true;
-	(void)whole_lines(l->buf, n, &lines);
-	l->totals.records += lines;
-	l->totals.bytes += n;
-	evbuffer_drain(l->buf, n);
-}
-
-/*
- * One write of whole lines, at most CHUNK bytes, which a pipe takes whole
- * or not at all.  A file that takes part of one (ENOSPC) is cut back to
- * the line before it, so no torn line is left for the next to be glued
- * to; a socket's torn rest stays first in the buffer and goes next.
- * 0, or -1 with errno.
- */
-static int
-write_chunk(struct dlog *l)
-{
-	size_t len = evbuffer_get_length(l->buf), want, keep;
-	unsigned char *b;
-	uint64_t lines;
-	struct stat st;
-	ssize_t n;
-
-	want = len < CHUNK ? len : CHUNK;
-	if (want < len && (keep = whole_lines(l->buf, want, &lines)) > 0)
-		want = keep;
-	if ((b = evbuffer_pullup(l->buf, (ssize_t)want)) == NULL) {
-		errno = ENOMEM;
-		return -1;
-	}
-	if ((n = write(l->fd, b, want)) == -1)
-		return -1;
-	if ((size_t)n == want) {
-		written(l, want);
-		return 0;
-	}
-	keep = whole_lines(l->buf, (size_t)n, &lines);
-	if (l->regular && (size_t)n > keep && fstat(l->fd, &st) == 0 &&
-	    ftruncate(l->fd, st.st_size - (off_t)((size_t)n - keep)) == 0) {
-		written(l, keep);
-		errno = ENOSPC;
-		return -1;
-	}
-	written(l, (size_t)n);
-	return 0;
-}
-
 /* The whole lines still held: lost, when they can no longer be written. */
 static void
 lose_held(struct dlog *l)
 {
 	uint64_t lines;
-	size_t len = evbuffer_get_length(l->buf);
+	size_t len = evbuffer_get_length(l->held);
 
-	(void)whole_lines(l->buf, len, &lines);
+	(void)whole_lines(l->held, len, &lines);
 	l->totals.lost += lines;
-	evbuffer_drain(l->buf, len);
+	evbuffer_drain(l->held, len);
 }
 
-int
-dlog_flush(struct dlog *l)
+/* A write failed: said, and tried again later (space may come back). */
+static void
+failed(struct dlog *l, int err)
 {
-	struct stat st;
+	struct timeval tv = ms_timeval(RETRY_MS);
 	char why[128];
 
-	if (l->fd == -1 || l->dead)
-		return l->dead ? -1 : 0;
-	/* A deleted log file takes records no one will read. */
-	if (l->regular && fstat(l->fd, &st) == 0 && st.st_nlink == 0) {
-		l->dead = true;
-		become(l, LOG_FAILED, "the log file was deleted");
-		lose_held(l);
-		say_lost(l);
-		return -1;
+	if (err == EAGAIN || err == EWOULDBLOCK) {
+		/* Full: on again when it can take more. */
+		if (l->writable != NULL)
+			(void)event_add(l->writable, NULL);
+		become(l, LOG_BEHIND, "its reader does not keep up");
+		return;
 	}
-	while (evbuffer_get_length(l->buf) > 0) {
-		if (write_chunk(l) == 0)
-			continue;
-		if (errno == EINTR)
-			continue;
-		if (errno == EAGAIN) {
-			/* Full: on again when it can take more. */
-			if (l->writable != NULL)
-				(void)event_add(l->writable, NULL);
-			break;
+	snprintf(why, sizeof(why), "%s", strerror(err));
+	become(l, LOG_FAILED, why);
+	if (!evtimer_pending(l->retry, NULL))
+		(void)evtimer_add(l->retry, &tv);
+}
+
+/*
+ * A deleted log file takes records no one will read: from then on the
+ * log is dead until it is reopened (SIGHUP), and what it held is lost.
+ */
+static bool
+gone(struct dlog *l)
+{
+	struct stat st;
+
+	if (l->dead)
+		return true;
+	if (!l->regular || fstat(l->fd, &st) == -1 || st.st_nlink > 0)
+		return false;
+	l->dead = true;
+	become(l, LOG_FAILED, "the log file was deleted");
+	lose_held(l);
+	say_lost(l);
+	return true;
+}
+
+/*
+ * Write p[0..n) at once.  A file that takes part of it (ENOSPC) is cut
+ * back to where it was, so no torn line is left for the next to be glued
+ * to.  Returns what was written: n, 0 with errno, or, on a socket, a part
+ * whose rest must follow before anything else.
+ */
+static size_t
+write_some(struct dlog *l, const void *p, size_t n)
+{
+	struct stat st;
+	ssize_t w;
+
+	do
+		w = write(l->fd, p, n);
+	while (w == -1 && errno == EINTR);
+	if (w == -1)
+		return 0;
+	if ((size_t)w < n && l->regular && fstat(l->fd, &st) == 0 &&
+	    ftruncate(l->fd, st.st_size - w) == 0) {
+		errno = ENOSPC;
+		return 0;
+	}
+	digest(l, p, (size_t)w);
+	return (size_t)w;
+}
+
+/*
+ * Write the held lines, oldest first, in chunks of whole lines a pipe
+ * takes whole or not at all.  0 when none is left held; the log is
+ * taken to work again only once it took something.
+ */
+static int
+flush_held(struct dlog *l)
+{
+	size_t len, want, keep, n;
+	unsigned char *b;
+	uint64_t lines;
+
+	if (l->fd == -1 || gone(l))
+		return -1;
+	if (evbuffer_get_length(l->held) == 0)
+		return 0;
+	while ((len = evbuffer_get_length(l->held)) > 0) {
+		want = len < CHUNK ? len : CHUNK;
+		if (want < len && (keep = whole_lines(l->held, want,
+		    &lines)) > 0)
+			want = keep;
+		if ((b = evbuffer_pullup(l->held, (ssize_t)want)) == NULL) {
+			failed(l, ENOMEM);
+			return -1;
 		}
-		/* Kept, and tried again: space may come back. */
-		snprintf(why, sizeof(why), "%s", strerror(errno));
-		become(l, LOG_FAILED, why);
-		arm(l, RETRY_MS);
-		return -1;
+		if ((n = write_some(l, b, want)) == 0) {
+			failed(l, errno);
+			return -1;
+		}
+		evbuffer_drain(l->held, n);
 	}
-	if (l->state == LOG_FAILED || (l->state == LOG_BEHIND &&
-	    evbuffer_get_length(l->buf) < BEHIND_BYTES / 2))
-		become(l, LOG_OK, "");
+	become(l, LOG_OK, "");
+	return 0;
+}
+
+/*
+ * Hold a line to be written later, never more than MAX_BYTES: past it the
+ * line is lost, counted.
+ */
+static void
+hold(struct dlog *l, const char *line, size_t n)
+{
+	if (l->dead || evbuffer_get_length(l->held) + n > MAX_BYTES ||
+	    evbuffer_add(l->held, line, n) == -1) {
+		l->totals.lost++;
+		if (l->lost_said == 0)
+			say_lost(l);
+	}
+}
+
+/*
+ * Hand one line to the kernel now, after every line held before it.
+ * 0: written (a socket that took part of it gets the rest next, before
+ * anything else).  Otherwise, a line that may wait is held (0); one that
+ * may not is not written at all (-1).
+ */
+static int
+put(struct dlog *l, const char *line, size_t n, bool may_wait)
+{
+	size_t w;
+
+	if (flush_held(l) == 0) {
+		if ((w = write_some(l, line, n)) == n) {
+			become(l, LOG_OK, "");
+			return 0;
+		}
+		if (w > 0) {
+			/*
+			 * Its start is out (a socket, or a full file that
+			 * could not be cut back): the rest must follow.
+			 */
+			if (evbuffer_add(l->held, line + w, n - w) == -1)
+				l->sha_failed = true;
+			failed(l, l->regular ? ENOSPC : EAGAIN);
+			return 0;
+		}
+		failed(l, errno);
+	}
+	if (!may_wait)
+		return -1;
+	hold(l, line, n);
 	return 0;
 }
 
@@ -358,19 +450,17 @@ dlog_finish(struct dlog *l)
 	struct pollfd p;
 	int waited = 0;
 
-	if (l == NULL || l->buf == NULL || l->fd == -1)
+	if (l == NULL || l->held == NULL || l->fd == -1)
 		return;
-	while (evbuffer_get_length(l->buf) > 0 && waited < EXIT_WAIT_MS) {
-		if (dlog_flush(l) == -1)
-			break;
-		if (evbuffer_get_length(l->buf) == 0)
+	while (evbuffer_get_length(l->held) > 0 && waited < EXIT_WAIT_MS) {
+		if (flush_held(l) == 0 || l->state != LOG_BEHIND)
 			break;
 		p = (struct pollfd){ l->fd, POLLOUT, 0 };
 		(void)poll(&p, 1, 100);
 		waited += 100;
 	}
-	if (evbuffer_get_length(l->buf) > 0) {
-		if (l->state == LOG_OK)
+	if (evbuffer_get_length(l->held) > 0) {
+		if (l->state == LOG_OK || l->state == LOG_BEHIND)
 			snprintf(l->why, sizeof(l->why), "its reader did not "
 			    "take them before the end");
 		lose_held(l);
@@ -384,12 +474,12 @@ dlog_free(struct dlog *l)
 	if (l == NULL)
 		return;
 	dlog_finish(l);
-	if (l->timer != NULL)
-		event_free(l->timer);
+	if (l->retry != NULL)
+		event_free(l->retry);
 	if (l->writable != NULL)
 		event_free(l->writable);
-	if (l->buf != NULL)
-		evbuffer_free(l->buf);
+	if (l->held != NULL)
+		evbuffer_free(l->held);
 	EVP_MD_CTX_free(l->sha);
 	free(l);
 }
@@ -402,7 +492,7 @@ dlog_totals(struct dlog *l, struct dlog_totals *out)
 
 	*out = l->totals;
 	out->complete = l->totals.lost == 0 && !l->sha_failed &&
-	    evbuffer_get_length(l->buf) == 0;
+	    evbuffer_get_length(l->held) == 0;
 	memset(out->sha256, 0, sizeof(out->sha256));
 	/* A digest that missed a record is no digest: left all zero. */
 	if (l->sha_failed || sha_start(l) == -1 ||
@@ -452,6 +542,17 @@ safe_host(const char *h)
 	return h;
 }
 
+static void
+count(struct dlog *l, bool allow, enum egress_reason reason)
+{
+	if (allow)
+		l->totals.allow++;
+	else
+		l->totals.deny++;
+	if ((unsigned)reason < EGRESS_R_COUNT)
+		l->totals.by_reason[reason]++;
+}
+
 /*
  * No decision log (run mode without --log): the totals are kept for the
  * report, and each refusal is said on stderr for people, as a diagnostic
@@ -461,54 +562,20 @@ static void
 count_only(struct dlog *l, enum proxy_protocol proto, const char *host,
     uint16_t port, bool allow, enum egress_reason reason)
 {
-	if (allow)
-		l->totals.allow++;
-	else
-		l->totals.deny++;
-	if ((unsigned)reason < EGRESS_R_COUNT)
-		l->totals.by_reason[reason]++;
+	count(l, allow, reason);
 	if (!allow)
 		fprintf(stderr, "harn-egressd: refused %s %s:%u: %s\n",
 		    protocol_names[proto], safe_host(host)[0] != '\0' ?
 		    safe_host(host) : "-", port, egress_reason_name(reason));
 }
 
-/* Count a line's decisions, and queue it; a full buffer loses it. */
-static void
-record(struct dlog *l, const char *line, int n, bool allow,
-    enum egress_reason reason, uint64_t count)
+/* The line of one decision; its length, or 0 when it does not fit. */
+static size_t
+format_line(const struct dlog *l, char *line, size_t len,
+    enum proxy_protocol proto, const char *host, uint16_t port, bool allow,
+    enum egress_reason reason, const struct egress_addr *addr)
 {
-	if (allow)
-		l->totals.allow += count;
-	else
-		l->totals.deny += count;
-	if ((unsigned)reason < EGRESS_R_COUNT)
-		l->totals.by_reason[reason] += count;
-	/* Never more than MAX_BYTES held: past it a record is lost, counted. */
-	if (l->dead || evbuffer_get_length(l->buf) + (size_t)n > MAX_BYTES ||
-	    evbuffer_add(l->buf, line, n) == -1) {
-		l->totals.lost++;
-		if (!l->dead && l->state == LOG_OK)
-			become(l, LOG_BEHIND, "its reader does not keep up");
-		if (l->lost_said == 0)
-			say_lost(l);
-		return;
-	}
-	if (evbuffer_get_length(l->buf) >= BEHIND_BYTES &&
-	    l->state == LOG_OK)
-		become(l, LOG_BEHIND, "its reader does not keep up");
-	if (evbuffer_get_length(l->buf) >= FLUSH_BYTES)
-		(void)dlog_flush(l);
-	else
-		arm(l, FLUSH_MS);
-}
-
-void
-dlog_decision(struct dlog *l, enum proxy_protocol proto, const char *host,
-    uint16_t port, bool allow, enum egress_reason reason,
-    const struct egress_addr *addr)
-{
-	char line[512], ts[64], a[EGRESS_ADDRSTR_MAX] = "", run[64] = "";
+	char ts[64], a[EGRESS_ADDRSTR_MAX] = "", run[64] = "";
 	int n;
 
 	format_ts(ts, sizeof(ts));
@@ -516,19 +583,44 @@ dlog_decision(struct dlog *l, enum proxy_protocol proto, const char *host,
 		egress_addr_format(addr, a, sizeof(a));
 	if (l->run_id[0] != '\0')
 		snprintf(run, sizeof(run), ",\"run\":\"%s\"", l->run_id);
-	n = snprintf(line, sizeof(line), "{\"ts\":\"%s\",\"protocol\":\"%s\","
+	n = snprintf(line, len, "{\"ts\":\"%s\",\"protocol\":\"%s\","
 	    "\"host\":\"%s\",\"port\":%u,\"decision\":\"%s\","
 	    "\"reason\":\"%s\"%s%s%s%s}\n", ts, protocol_names[proto],
 	    safe_host(host), port, allow ? "allow" : "deny",
 	    egress_reason_name(reason), a[0] ? ",\"addr\":\"" : "", a,
 	    a[0] ? "\"" : "", run);
-	if (n < 0 || (size_t)n >= sizeof(line))
-		return;
+	if (n < 0 || (size_t)n >= len)
+		return 0;
+	return (size_t)n;
+}
+
+int
+dlog_decision(struct dlog *l, enum proxy_protocol proto, const char *host,
+    uint16_t port, bool allow, enum egress_reason reason,
+    const struct egress_addr *addr, bool serve)
+{
+	char line[LINE_MAX_LEN];
+	size_t n;
+
 	if (l->fd == -1) {
 		count_only(l, proto, host, port, allow, reason);
-		return;
+		return 0;
 	}
-	record(l, line, n, allow, reason, 1);
+	/* A log_unavailable refusal never waits for its line. */
+	n = format_line(l, line, sizeof(line), proto, host, port, allow,
+	    reason, addr);
+	if (n > 0 && put(l, line, n, serve ||
+	    reason == EGRESS_R_LOG_UNAVAILABLE) == 0) {
+		count(l, allow, reason);
+		return 0;
+	}
+	/* Not written: refused log_unavailable instead, recorded so. */
+	n = format_line(l, line, sizeof(line), proto, host, port, false,
+	    EGRESS_R_LOG_UNAVAILABLE, NULL);
+	if (n == 0 || put(l, line, n, true) == -1)
+		l->totals.lost++;
+	count(l, false, EGRESS_R_LOG_UNAVAILABLE);
+	return -1;
 }
 
 /*
@@ -598,17 +690,11 @@ dlog_direct(struct dlog *l, const char *addr, uint16_t port, pid_t pid,
 	    "\"direct\",\"host\":\"\",\"port\":%u,\"decision\":\"deny\","
 	    "\"reason\":\"not_through_proxy\",\"addr\":\"%s\"%s%s%s}\n", ts,
 	    port, a, run, who, n_);
-	if (n < 0 || (size_t)n >= sizeof(line)) {
-		/* Not reached (the fields are bounded); counted regardless. */
-		l->totals.deny += count;
-		l->totals.by_reason[EGRESS_R_NOT_THROUGH_PROXY] += count;
-		l->totals.lost++;
-		return;
-	}
-	if (l->fd == -1) {
-		l->totals.deny += count;
-		l->totals.by_reason[EGRESS_R_NOT_THROUGH_PROXY] += count;
-		return;
-	}
-	record(l, line, n, false, EGRESS_R_NOT_THROUGH_PROXY, count);
+	/* Every refusal counted, its line written, held, or lost. */
+	l->totals.deny += count;
+	l->totals.by_reason[EGRESS_R_NOT_THROUGH_PROXY] += count;
+	if (n < 0 || (size_t)n >= sizeof(line))
+		l->totals.lost++;	/* not reached: the fields are bounded */
+	else if (l->fd != -1)
+		(void)put(l, line, (size_t)n, true);
 }

@@ -244,14 +244,26 @@ keep_origin(struct conn *c)
 	c->kept = o;
 }
 
+/*
+ * No request follows this one on the client connection: it asked so, the
+ * proxy drains, or the client sent its EOF and no byte of another request
+ * came before it.
+ */
+static bool
+last_exchange(struct conn *c)
+{
+	return c->req->client_close || c->px->draining || (c->client_eof &&
+	    evbuffer_get_length(bufferevent_get_input(c->bev)) == 0);
+}
+
 /* The exchange is over: keep the client for another request, or close. */
 static void
 forward_done(struct conn *c)
 {
 	struct http_fwd *f = c->fwd;
 
-	if (c->req->client_close || !f->req_done ||
-	    f->resp.kind == BODY_UNTIL_CLOSE || c->px->draining) {
+	if (last_exchange(c) || !f->req_done ||
+	    f->resp.kind == BODY_UNTIL_CLOSE) {
 		conn_close_after_flush(c);
 		return;
 	}
@@ -266,14 +278,43 @@ forward_done(struct conn *c)
 	http_next_request(c);
 }
 
+/*
+ * The client shut down its sending side after its request: the response
+ * still goes to it, and so does each request it pipelined before its EOF,
+ * in turn (each decided and logged); then the connection ends.
+ */
 bool
 forward_client_eof(struct conn *c)
 {
 	if (c->fwd == NULL || c->req == NULL || !c->fwd->req_done)
 		return false;	/* the request itself is cut short */
-	c->req->client_close = true;
+	c->client_eof = true;
 	(void)bufferevent_disable(c->bev, EV_READ);	/* it read its EOF */
 	return true;
+}
+
+/*
+ * The request's body is not framed as it says (a chunk line that is not
+ * one): what went before it is all the origin gets, and the client is told
+ * 400 unless a response to it is already under way.  The request's
+ * decision is already logged.
+ */
+static void
+bad_request_body(struct conn *c)
+{
+	static const char body[] = "harn-egressd: refused: invalid_request "
+	    "(the request body's chunked framing is malformed)\n";
+	char resp[512];
+	int n;
+
+	if (!c->fwd->resp_head) {
+		n = http_refusal(resp, sizeof(resp), 400,
+		    EGRESS_R_INVALID_REQUEST, body, c->req->head_method);
+		if (n > 0 && (size_t)n < sizeof(resp) &&
+		    conn_write(c, resp, (size_t)n) == -1)
+			return;
+	}
+	conn_close_after_flush(c);
 }
 
 /*
@@ -293,8 +334,12 @@ relay_request(struct conn *c)
 		return;
 	rv = httpmsg_relay_body(&c->req->body, bufferevent_get_input(c->bev),
 	    out);
-	if (rv == -1 || bev_write_now(f->origin) == -1) {
+	if (bev_write_now(f->origin) == -1) {
 		conn_close(c);
+		return;
+	}
+	if (rv == -1) {
+		bad_request_body(c);
 		return;
 	}
 	if (rv == 1)
@@ -410,8 +455,7 @@ relay_response_head(struct conn *c, struct evbuffer *in, struct evbuffer *b)
 		return o.err == 0 ? 1 : -1;
 	}
 	f->resp_close = response_closes(&m);
-	if (c->req->client_close || f->resp.kind == BODY_UNTIL_CLOSE ||
-	    c->px->draining)
+	if (last_exchange(c) || f->resp.kind == BODY_UNTIL_CLOSE)
 		out_str(&o, "Connection: close\r\n");
 	else if (c->req->http10)
 		out_str(&o, "Connection: keep-alive\r\n");
@@ -454,14 +498,16 @@ pump_response(struct conn *c)
 static void
 bad_response(struct conn *c, const char *what)
 {
-	char resp[512];
+	char resp[512], body[256];
 	int n;
 
-	if (c->fwd != NULL && !c->fwd->resp_head) {
+	if (c->fwd == NULL || !c->fwd->resp_head) {
+		snprintf(body, sizeof(body), "harn-egressd: %s\n", what);
+		/* To a HEAD, no body; its length as a GET would get it. */
 		n = snprintf(resp, sizeof(resp), "HTTP/1.1 502 Bad Gateway\r\n"
 		    "Content-Type: text/plain\r\nContent-Length: %zu\r\n"
-		    "Connection: close\r\n\r\nharn-egressd: %s\n",
-		    strlen(what) + 15, what);
+		    "Connection: close\r\n\r\n%s", strlen(body),
+		    c->req->head_method ? "" : body);
 		if (n > 0 && (size_t)n < sizeof(resp) &&
 		    conn_write(c, resp, (size_t)n) == -1)
 			return;

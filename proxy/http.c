@@ -119,11 +119,12 @@ refusal_body(struct conn *c, enum egress_reason reason,
 
 /*
  * The status line names harn-egressd and the reason: clients that show
- * only the phrase (wget, Python) then say why.
+ * only the phrase (wget, Python) then say why.  The answer to a HEAD has
+ * no body (RFC 9110 9.3.2); its Content-Length says what a GET would get.
  */
 int
 http_refusal(char *buf, size_t len, int status, enum egress_reason reason,
-    const char *body)
+    const char *body, bool head)
 {
 	const char *why = egress_reason_name(reason);
 
@@ -131,7 +132,30 @@ http_refusal(char *buf, size_t len, int status, enum egress_reason reason,
 	    "X-Harn-Egress-Reason: %s\r\n"
 	    "Content-Type: text/plain\r\nContent-Length: %zu\r\n"
 	    "Connection: close\r\n\r\n%s", status, status_text(status), why,
-	    why, strlen(body), body);
+	    why, strlen(body), head ? "" : body);
+}
+
+bool
+http_begins_head(const char *b, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len && (b[i] == '\r' || b[i] == '\n'))
+		i++;
+	return len - i >= 5 && memcmp(b + i, "HEAD ", 5) == 0;
+}
+
+/* Did the client ask with HEAD, as far as its bytes tell? */
+static bool
+asked_head(struct conn *c)
+{
+	char b[64];
+	ev_ssize_t n;
+
+	if (c->req != NULL)
+		return c->req->head_method;
+	n = evbuffer_copyout(bufferevent_get_input(c->bev), b, sizeof(b));
+	return n > 0 && http_begins_head(b, (size_t)n);
 }
 
 static void
@@ -141,9 +165,15 @@ refuse(struct conn *c, int status, enum egress_reason reason,
 	char body[EGRESS_HOST_MAX + 512], resp[EGRESS_HOST_MAX + 1024];
 	int n;
 
-	conn_log(c, false, reason, addr);
+	if (conn_log(c, false, reason, addr) == -1) {
+		status = status_for(EGRESS_R_LOG_UNAVAILABLE);
+		reason = EGRESS_R_LOG_UNAVAILABLE;
+		addr = NULL;
+		c->detail = NULL;
+	}
 	refusal_body(c, reason, addr, body, sizeof(body));
-	n = http_refusal(resp, sizeof(resp), status, reason, body);
+	n = http_refusal(resp, sizeof(resp), status, reason, body,
+	    asked_head(c));
 	if (n > 0 && (size_t)n < sizeof(resp) &&
 	    conn_write(c, resp, (size_t)n) == -1)
 		return;
@@ -232,7 +262,6 @@ parse_request_line(struct http_req *r, char **target, size_t *tlen)
 		if ((unsigned char)sp1[i] <= 0x20 || sp1[i] == 0x7f)
 			return -1;
 	r->connect = sp1 - s == 7 && strncmp(s, "CONNECT", 7) == 0;
-	r->head_method = sp1 - s == 4 && strncmp(s, "HEAD", 4) == 0;
 	r->idempotent = method_is_idempotent(s, (size_t)(sp1 - s));
 	r->http10 = sp2[8] == '0';
 	r->client_close = r->http10;	/* HTTP/1.0: close unless asked */
@@ -348,8 +377,10 @@ parse_request(struct conn *c, size_t headlen)
 	}
 	c->req = r;
 	if (evbuffer_remove(bufferevent_get_input(c->bev), r->head,
-	    headlen) != (int)headlen ||
-	    httpmsg_parse(r->head, headlen, &r->msg) != HTTPMSG_OK ||
+	    headlen) != (int)headlen)
+		return EGRESS_R_INVALID_REQUEST;
+	r->head_method = http_begins_head(r->head, headlen);
+	if (httpmsg_parse(r->head, headlen, &r->msg) != HTTPMSG_OK ||
 	    parse_request_line(r, &target, &tlen) == -1)
 		return EGRESS_R_INVALID_REQUEST;
 	note_connection_tokens(r);
@@ -432,7 +463,12 @@ connected_cb(const struct outbound_result *res, void *arg)
 		    res->has_addr ? &res->addr : NULL);
 		return;
 	}
-	conn_log(c, true, res->reason, &res->addr);
+	if (conn_log(c, true, res->reason, &res->addr) == -1) {
+		if (res->fd != -1)
+			close(res->fd);
+		http_refuse(c, EGRESS_R_LOG_UNAVAILABLE);
+		return;
+	}
 	if (res->reuse)
 		forward_start_kept(c, &res->addr, res->reason);
 	else if (c->req->connect) {
@@ -441,6 +477,23 @@ connected_cb(const struct outbound_result *res, void *arg)
 		    sizeof(established) - 1);
 	} else
 		forward_start(c, res->fd, &res->addr, res->reason);
+}
+
+/*
+ * Over max_connections: refused limit_exceeded once the head is in (the
+ * header timeout bounds the wait, as for any request), and logged with
+ * what it asked for: CONNECT and its target, or the URL's host and port.
+ */
+static void
+refuse_over_limit(struct conn *c, struct evbuffer *in, size_t limit)
+{
+	size_t end = httpmsg_head_end(in, limit);
+
+	if (end == 0 && evbuffer_get_length(in) < limit && !cannot_be_http(in))
+		return;
+	if (end != 0 && end <= limit)
+		(void)parse_request(c, end);
+	http_refuse(c, EGRESS_R_LIMIT_EXCEEDED);
 }
 
 static void
@@ -458,7 +511,7 @@ head_read_cb(struct bufferevent *bev, void *arg)
 		return;
 	}
 	if (c->over_limit) {
-		http_refuse(c, EGRESS_R_LIMIT_EXCEEDED);
+		refuse_over_limit(c, in, limit);
 		return;
 	}
 	if (c->req == NULL && cannot_be_http(in)) {
@@ -506,10 +559,14 @@ head_read_cb(struct bufferevent *bev, void *arg)
 		http_refuse(c, EGRESS_R_CONNECT_FAILED);
 }
 
-/* The head took over header_timeout: 408. */
+/* The head took over header_timeout: 408 (503 over the limit). */
 static void
 http_timeout(struct conn *c)
 {
+	if (c->over_limit) {
+		http_refuse(c, EGRESS_R_LIMIT_EXCEEDED);
+		return;
+	}
 	c->detail = "the request head took over header_timeout";
 	http_refuse_status(c, 408, EGRESS_R_INVALID_REQUEST);
 }

@@ -195,64 +195,176 @@ httpmsg_framing(const struct httpmsg *m, struct httpmsg_body *b)
 }
 
 static int
-chunk_size(const char *s, size_t len, uint64_t *out)
+hex_value(unsigned char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if ((c | 0x20) >= 'a' && (c | 0x20) <= 'f')
+		return (c | 0x20) - 'a' + 10;
+	return -1;
+}
+
+static size_t
+skip_ows(const unsigned char *s, size_t i, size_t len)
+{
+	while (i < len && (s[i] == ' ' || s[i] == '\t'))
+		i++;
+	return i;
+}
+
+static size_t
+skip_token(const unsigned char *s, size_t i, size_t len)
+{
+	while (i < len && is_tchar(s[i]))
+		i++;
+	return i;
+}
+
+/*
+ * A quoted-string from s[i] (the opening quote): the offset after its
+ * closing quote, or 0 (RFC 9110 5.6.4).  No control character but HTAB.
+ */
+static size_t
+skip_quoted(const unsigned char *s, size_t i, size_t len)
+{
+	for (i++; i < len; i++) {
+		if (s[i] == '"')
+			return i + 1;
+		if (s[i] == '\\' && ++i == len)
+			return 0;
+		if ((s[i] < 0x20 && s[i] != '\t') || s[i] == 0x7f)
+			return 0;
+	}
+	return 0;
+}
+
+/*
+ * A chunk line without its CRLF (RFC 9112 7.1): chunk-size, then only
+ * chunk-ext = *( BWS ";" BWS name [ BWS "=" BWS ( token / quoted-string ) ] ).
+ * Nothing else: not "5 zz", not a CR, LF or other control character
+ * anywhere, not a space after the last extension.  -1 when it is not one.
+ */
+int
+httpmsg_chunk_line(const unsigned char *s, size_t len, uint64_t *size)
 {
 	uint64_t v = 0;
-	size_t i;
+	size_t i, j;
 	int d;
 
-	for (i = 0; i < len && s[i] != ';' && s[i] != ' ' && s[i] != '\t';
-	    i++) {
-		if (s[i] >= '0' && s[i] <= '9')
-			d = s[i] - '0';
-		else if ((s[i] | 0x20) >= 'a' && (s[i] | 0x20) <= 'f')
-			d = (s[i] | 0x20) - 'a' + 10;
-		else
-			return -1;
+	for (i = 0; i < len && (d = hex_value(s[i])) != -1; i++) {
 		if (v > (UINT64_MAX >> 4))
 			return -1;
 		v = v << 4 | (unsigned)d;
 	}
 	if (i == 0)
 		return -1;
-	*out = v;
+	while (i < len) {
+		i = skip_ows(s, i, len);
+		if (i == len || s[i] != ';')
+			return -1;
+		i = skip_ows(s, i + 1, len);
+		if ((j = skip_token(s, i, len)) == i)
+			return -1;
+		i = j;
+		j = skip_ows(s, i, len);
+		if (j == len || s[j] != '=')
+			continue;
+		i = skip_ows(s, j + 1, len);
+		if (i < len && s[i] == '"')
+			j = skip_quoted(s, i, len);
+		else
+			j = skip_token(s, i, len);
+		if (j == 0 || j == i)
+			return -1;
+		i = j;
+	}
+	*size = v;
 	return 0;
 }
 
-/* Move one line (with its end) from in to out; 0: not all there yet. */
+/*
+ * A trailer field line without its CRLF (RFC 9112 7.1.2, 5): a token, a
+ * colon, and a value of visible characters, spaces and tabs only.
+ */
 static int
-move_line(struct evbuffer *in, struct evbuffer *out, char *line,
-    size_t cap, size_t *len)
+trailer_line(const unsigned char *s, size_t len)
 {
-	struct evbuffer_ptr eol;
-	size_t eol_len;
+	size_t i = skip_token(s, 0, len);
 
-	eol = evbuffer_search_eol(in, NULL, &eol_len, EVBUFFER_EOL_CRLF);
-	/*
-	 * Not all there: a line of cap bytes may still wait for the LF after
-	 * its CR, so cap + 1 bytes are not yet too many.  Where a body ends
-	 * must not depend on where TCP cut it.
-	 */
-	if (eol.pos == -1)
-		return evbuffer_get_length(in) > cap + 1 ? -1 : 0;
-	if ((size_t)eol.pos > cap)
+	if (i == 0 || i == len || s[i] != ':')
 		return -1;
-	evbuffer_copyout(in, line, eol.pos);
-	*len = eol.pos;
-	if (evbuffer_remove_buffer(in, out, eol.pos + eol_len) == -1)
-		return -1;
-	return 1;
+	for (i++; i < len; i++)
+		if ((s[i] < 0x20 && s[i] != '\t') || s[i] == 0x7f)
+			return -1;
+	return 0;
 }
 
 /*
- * Move body bytes from in to out as the framing allows.  Returns 1 when
- * the body is complete, 0 when more is needed, -1 on a framing error.
+ * The next line of in, up to cap bytes before its CRLF: *s points at it
+ * (pulled up in place) and *len is its length without the CRLF.  1: there,
+ * 0: not all there yet, -1: too long, or its LF has no CR before it.
+ * Nothing is taken from in.
+ */
+static int
+peek_line(struct evbuffer *in, size_t cap, const unsigned char **s,
+    size_t *len)
+{
+	struct evbuffer_ptr lf;
+	size_t n;
+
+	lf = evbuffer_search_eol(in, NULL, &n, EVBUFFER_EOL_LF);
+	/*
+	 * Not all there: a line of cap bytes waits for its CR and LF, so
+	 * cap + 1 bytes are not yet too many.  Where a body ends must not
+	 * depend on where TCP cut it.
+	 */
+	if (lf.pos == -1)
+		return evbuffer_get_length(in) > cap + 1 ? -1 : 0;
+	if (lf.pos == 0 || (size_t)lf.pos > cap + 1)
+		return -1;
+	if ((*s = evbuffer_pullup(in, lf.pos + 1)) == NULL ||
+	    (*s)[lf.pos - 1] != '\r')
+		return -1;
+	*len = (size_t)lf.pos - 1;
+	return 1;
+}
+
+/* Move a line checked by peek_line, with its CRLF, from in to out. */
+static int
+move_line(struct evbuffer *in, struct evbuffer *out, size_t len)
+{
+	return evbuffer_remove_buffer(in, out, len + 2) == (int)(len + 2) ?
+	    0 : -1;
+}
+
+/* The CRLF after a chunk's data: 1 moved, 0 not all there, -1 not it. */
+static int
+move_crlf(struct evbuffer *in, struct evbuffer *out)
+{
+	unsigned char b[2];
+	ev_ssize_t n = evbuffer_copyout(in, b, sizeof(b));
+
+	if (n < 1)
+		return 0;
+	if (b[0] != '\r' || (n == 2 && b[1] != '\n'))
+		return -1;
+	if (n < 2)
+		return 0;
+	return move_line(in, out, 0) == 0 ? 1 : -1;
+}
+
+/*
+ * Move body bytes from in to out as the framing allows, checking every
+ * chunk line, chunk end and trailer line before any of it is moved: a
+ * line that fails its check is not relayed, not even in part.  Returns
+ * 1 when the body is complete, 0 when more is needed, -1 on a framing
+ * error.
  */
 int
 httpmsg_relay_body(struct httpmsg_body *b, struct evbuffer *in,
     struct evbuffer *out)
 {
-	char line[1024];
+	const unsigned char *line;
 	size_t n, len;
 	int rv;
 
@@ -277,26 +389,28 @@ httpmsg_relay_body(struct httpmsg_body *b, struct evbuffer *in,
 			b->kind = BODY_CHUNK_END;
 			break;
 		case BODY_CHUNKED:
-			if ((rv = move_line(in, out, line, sizeof(line),
+			if ((rv = peek_line(in, HTTPMSG_CHUNK_LINE_MAX, &line,
 			    &len)) != 1)
 				return rv;
-			if (chunk_size(line, len, &b->remaining) == -1)
+			if (httpmsg_chunk_line(line, len,
+			    &b->remaining) == -1 ||
+			    move_line(in, out, len) == -1)
 				return -1;
 			b->kind = b->remaining ? BODY_CHUNK_DATA :
 			    BODY_TRAILER;
 			break;
 		case BODY_CHUNK_END:
-			if ((rv = move_line(in, out, line, sizeof(line),
-			    &len)) != 1)
+			if ((rv = move_crlf(in, out)) != 1)
 				return rv;
-			if (len != 0)
-				return -1;
 			b->kind = BODY_CHUNKED;
 			break;
 		case BODY_TRAILER:
-			if ((rv = move_line(in, out, line, sizeof(line),
+			if ((rv = peek_line(in, HTTPMSG_CHUNK_LINE_MAX, &line,
 			    &len)) != 1)
 				return rv;
+			if ((len > 0 && trailer_line(line, len) == -1) ||
+			    move_line(in, out, len) == -1)
+				return -1;
 			if (len == 0)
 				return 1;
 			break;

@@ -9,6 +9,7 @@
 #include <event2/buffer.h>
 
 #define HTTPMSG_MAX_HEADERS	128
+#define HTTPMSG_CHUNK_LINE_MAX	1024	/* a chunk or trailer line's bytes */
 
 enum {
 	HTTPMSG_OK = 0,
@@ -52,7 +53,17 @@ bool	 httpmsg_name_is(const struct httpmsg_header *, const char *);
 bool	 httpmsg_value_has(const char *, size_t, const char *token);
 /* The body framing of a message head; -1 on a smuggling shape. */
 int	 httpmsg_framing(const struct httpmsg *, struct httpmsg_body *);
+/*
+ * Move what the framing allows from in to out: 1 the body is complete,
+ * 0 more is needed, -1 a framing error (nothing of the line at fault is
+ * moved).
+ */
 int	 httpmsg_relay_body(struct httpmsg_body *, struct evbuffer *in,
 	    struct evbuffer *out);
+/*
+ * A chunk line without its CRLF, held to RFC 9112 7.1 (size, then only
+ * valid extensions): 0 with its size, or -1.
+ */
+int	 httpmsg_chunk_line(const unsigned char *, size_t, uint64_t *size);
 
 #endif

@@ -188,6 +188,7 @@ struct conn {
 	struct tunnel		*tunnel;
 	struct egress_target	 target;
 	bool			 logged;	/* this request's line is written */
+	bool			 client_eof;	/* HTTP: it sent all it will send */
 	const char		*detail;	/* a refusal's why, for people */
 	/* HTTP's: the request under way, its exchange, a kept origin. */
 	struct http_req		*req;
@@ -212,8 +213,14 @@ void	 conn_close_after_flush(struct conn *);
 int	 conn_write(struct conn *, const void *, size_t);
 /* Send what is queued on a bufferevent now; wait for writability for the rest. */
 int	 bev_write_now(struct bufferevent *);
-/* Log this request's decision (once per request). */
-void	 conn_log(struct conn *, bool allow, enum egress_reason,
+/*
+ * Log this request's decision (once per request), before anything it
+ * answers or lets through is sent.  -1: the log could not take the line,
+ * and log_unavailable was recorded instead: the caller sends that
+ * refusal (503, SOCKS5 01) and nothing the decision would have let
+ * through.
+ */
+int	 conn_log(struct conn *, bool allow, enum egress_reason,
 	    const struct egress_addr *);
 /*
  * Send reply (the protocol's success) to the client, then hand both sockets
@@ -241,8 +248,13 @@ void	 conn_drain_close(struct conn *);
 /* conn.c tells proxy.c when a connection is gone (for drain). */
 void	 proxy_conn_gone(struct proxy *);
 
-/* A whole HTTP refusal response, as snprintf returns its length. */
+/*
+ * A whole HTTP refusal response, as snprintf returns its length; to a
+ * HEAD (head), without the body.
+ */
 int	 http_refusal(char *, size_t, int status, enum egress_reason,
-	    const char *body);
+	    const char *body, bool head);
+/* Do these bytes of a request begin with HEAD (leading CRLFs skipped)? */
+bool	 http_begins_head(const char *, size_t);
 
 #endif

@@ -214,24 +214,36 @@ proxy_say_out_of_fds(struct proxy *px)
 /*
  * One client refused with no descriptor to serve it: a SOCKS5 greeting
  * already there is answered 05 FF (as over max_connections), anything
- * else the HTTP 503.
+ * else the HTTP 503.  Its line is written first; its request is not read,
+ * so the line names no target.
  */
 static void
-refuse_one(struct proxy *px, int fd, const char *http, size_t len)
+refuse_one(struct proxy *px, int fd)
 {
 	static const unsigned char no_method[2] = { 0x05, 0xff };
-	unsigned char first;
+	static const char full[] = "harn-egressd: refused: limit_exceeded "
+	    "(out of file descriptors; try again later)\n";
+	static const char nolog[] = "harn-egressd: refused: log_unavailable "
+	    "(the decision log cannot take records)\n";
+	enum egress_reason why = EGRESS_R_LIMIT_EXCEEDED;
+	char first[64], refusal[512];
+	ssize_t got;
 	bool socks;
+	int n;
 
-	socks = recv(fd, &first, 1, MSG_PEEK | MSG_DONTWAIT) == 1 &&
-	    first == 0x05;
+	got = recv(fd, first, sizeof(first), MSG_PEEK | MSG_DONTWAIT);
+	socks = got > 0 && first[0] == 0x05;
+	if (dlog_decision(px->log, socks ? PROXY_SOCKS5 : PROXY_HTTP, "", 0,
+	    false, why, NULL, px->gen->conf->log_failure_serve) == -1)
+		why = EGRESS_R_LOG_UNAVAILABLE;
 	if (socks)
 		(void)send(fd, no_method, sizeof(no_method), MSG_NOSIGNAL);
-	else
-		(void)send(fd, http, len, MSG_NOSIGNAL);
+	else if ((n = http_refusal(refusal, sizeof(refusal), 503, why,
+	    why == EGRESS_R_LIMIT_EXCEEDED ? full : nolog, got > 0 &&
+	    http_begins_head(first, (size_t)got))) > 0 &&
+	    (size_t)n < sizeof(refusal))
+		(void)send(fd, refusal, (size_t)n, MSG_NOSIGNAL);
 	(void)close(fd);
-	dlog_decision(px->log, socks ? PROXY_SOCKS5 : PROXY_HTTP, "", 0,
-	    false, EGRESS_R_LIMIT_EXCEEDED, NULL);
 }
 
 /*
@@ -242,22 +254,14 @@ refuse_one(struct proxy *px, int fd, const char *http, size_t len)
 static void
 refuse_waiting(struct proxy *px, int lfd)
 {
-	static const char body[] = "harn-egressd: refused: limit_exceeded "
-	    "(out of file descriptors; try again later)\n";
-	char refusal[512];
-	int i, fd, n;
-
-	n = http_refusal(refusal, sizeof(refusal), 503,
-	    EGRESS_R_LIMIT_EXCEEDED, body);
-	if (n < 0 || (size_t)n >= sizeof(refusal))
-		return;
+	int i, fd;
 
 	for (i = 0; i < REFUSE_BATCH && px->spare_fd != -1; i++) {
 		(void)close(px->spare_fd);
 		px->spare_fd = -1;
 		fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd != -1)
-			refuse_one(px, fd, refusal, (size_t)n);
+			refuse_one(px, fd);
 		px->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 		if (fd == -1)
 			break;

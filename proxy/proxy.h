@@ -18,8 +18,10 @@ struct proxy;
 struct dlog;
 
 /*
- * The decision log: JSON lines to a file descriptor, with a running
- * SHA-256 and count of exactly the bytes written (for the attestation).
+ * The decision log: JSON lines to a file descriptor, each written when its
+ * decision is made (before anything the decision answers is sent), with a
+ * running SHA-256 and count of exactly the bytes written (for the
+ * attestation).
  */
 struct dlog_totals {
 	uint64_t	 records;
@@ -47,7 +49,6 @@ int		 dlog_reopen(struct dlog *, int fd);
 unsigned	 dlog_reopened(const struct dlog *);
 /* The last writes (a slow reader waited for a moment), then the count. */
 void		 dlog_finish(struct dlog *);
-int		 dlog_flush(struct dlog *);
 void		 dlog_totals(struct dlog *, struct dlog_totals *);
 /* May a new request be admitted (the log keeps up, or serve is set)? */
 bool		 dlog_admits(struct dlog *, bool serve);
@@ -59,12 +60,20 @@ enum proxy_protocol {
 };
 
 /*
- * Record one decision.  host may be "" and port 0 when the request never
- * named a valid target; addr only on allow (NULL otherwise).
+ * Record one decision, before anything it answers or lets through is
+ * sent: its line is handed to the kernel now.  host may be "" and port 0
+ * when the request never named a valid target; addr is the address
+ * connected (allow) or judged (a deny decided on one), else NULL.
+ * 0: the decision stands (its line written; or no log, only counted; or
+ * serve, log_failure_action serve: held for later, or lost and counted).
+ * -1: the log cannot take the line, and the request is to be refused
+ * log_unavailable instead; that refusal is what is recorded (its line
+ * may come later: held, written once the log takes lines again).
  */
-void		 dlog_decision(struct dlog *, enum proxy_protocol,
+int		 dlog_decision(struct dlog *, enum proxy_protocol,
 		    const char *host, uint16_t port, bool allow,
-		    enum egress_reason, const struct egress_addr *addr);
+		    enum egress_reason, const struct egress_addr *addr,
+		    bool serve);
 
 /*
  * Record count refusals (folded into one line when count > 1) of a run's

@@ -6,6 +6,7 @@
  */
 #include <string.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include "proxy/internal.h"
 #include "proxy/socksmsg.h"
@@ -30,25 +31,40 @@ send_now(struct conn *c, const uint8_t *b, size_t len)
 	return 0;
 }
 
-/* Log (with the address judged, if one was), reply, close once sent. */
+/*
+ * Log (with the address judged, if one was), reply, close once sent.  A
+ * line the log cannot take makes it 01 (log_unavailable).
+ */
 static void
 refuse(struct conn *c, enum socks_rep rep, enum egress_reason reason,
     const struct egress_addr *addr)
 {
-	const uint8_t r[10] = { SOCKS_VERSION, rep, 0, SOCKS_ATYP_V4 };
+	uint8_t r[10] = { SOCKS_VERSION, rep, 0, SOCKS_ATYP_V4 };
 
-	conn_log(c, false, reason, addr);
+	if (conn_log(c, false, reason, addr) == -1)
+		r[1] = SOCKS_REP_FAILURE;
 	if (send_now(c, r, sizeof(r)) == 0)
 		conn_close_after_flush(c);
 }
 
-/* A greeting refused: no acceptable method, 05 FF, and closed. */
+/*
+ * A greeting refused: no acceptable method, 05 FF, and closed.  A request
+ * that came with it (not waiting for the method) names the target logged.
+ */
 static void
-refuse_greeting(struct conn *c, enum egress_reason reason)
+refuse_greeting(struct conn *c, struct evbuffer *in,
+    enum egress_reason reason)
 {
 	static const uint8_t no[2] = { SOCKS_VERSION, SOCKS_NO_METHOD };
+	struct socksmsg_req req;
+	uint8_t b[SOCKSMSG_REQUEST_MAX];
+	ev_ssize_t n;
+	size_t used;
 
-	conn_log(c, false, reason, NULL);
+	if (in != NULL && (n = evbuffer_copyout(in, b, sizeof(b))) > 0 &&
+	    socksmsg_request(b, (size_t)n, &req, &used) >= 0)
+		c->target = req.target;
+	(void)conn_log(c, false, reason, NULL);
 	if (send_now(c, no, sizeof(no)) == 0)
 		conn_close_after_flush(c);
 }
@@ -77,7 +93,7 @@ static void
 socks_refuse(struct conn *c, enum egress_reason reason)
 {
 	if (c->state == CONN_REQUEST && c->step == STEP_GREETING)
-		refuse_greeting(c, reason);
+		refuse_greeting(c, NULL, reason);
 	else
 		refuse(c, rep_for(reason), reason, NULL);
 }
@@ -86,7 +102,7 @@ socks_refuse(struct conn *c, enum egress_reason reason)
 static void
 socks_timeout(struct conn *c)
 {
-	conn_log(c, false, EGRESS_R_INVALID_REQUEST, NULL);
+	(void)conn_log(c, false, EGRESS_R_INVALID_REQUEST, NULL);
 	conn_close(c);
 }
 
@@ -103,7 +119,11 @@ connected_cb(const struct outbound_result *res, void *arg)
 		    &res->addr : NULL);
 		return;
 	}
-	conn_log(c, true, res->reason, &res->addr);
+	if (conn_log(c, true, res->reason, &res->addr) == -1) {
+		close(res->fd);
+		refuse(c, SOCKS_REP_FAILURE, EGRESS_R_LOG_UNAVAILABLE, NULL);
+		return;
+	}
 	conn_start_tunnel(c, res->fd, ok, sizeof(ok));
 }
 
@@ -130,11 +150,11 @@ greeting(struct conn *c, struct evbuffer *in)
 		return -1;
 	}
 	if (c->over_limit) {
-		refuse_greeting(c, EGRESS_R_LIMIT_EXCEEDED);
+		refuse_greeting(c, in, EGRESS_R_LIMIT_EXCEEDED);
 		return -1;
 	}
 	if (method != SOCKS_NO_AUTH) {
-		refuse_greeting(c, EGRESS_R_INVALID_REQUEST);
+		refuse_greeting(c, NULL, EGRESS_R_INVALID_REQUEST);
 		return -1;
 	}
 	if (send_now(c, yes, sizeof(yes)) == -1)
@@ -158,7 +178,7 @@ request(struct conn *c, struct evbuffer *in)
 	    SOCKSMSG_MORE)
 		return;
 	if (rep == SOCKSMSG_CLOSE) {
-		conn_log(c, false, req.reason, NULL);
+		(void)conn_log(c, false, req.reason, NULL);
 		conn_close(c);
 		return;
 	}

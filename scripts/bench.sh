@@ -13,6 +13,9 @@
 #                               bench/run-peers.sh, this build beside
 #                               tinyproxy, squid, dante, microsocks and
 #                               direct loopback (bench/README.md)
+#   scripts/bench.sh loglat     from an answer to its decision line in the
+#                               --log file: median and max, idle and under
+#                               load (EGRESSD=path: another build's binary)
 # The peer table needs, once:
 #   apt-get install nginx-light tinyproxy squid dante-server microsocks
 # Knobs of bench/run-peers.sh (REPS, DUR, PEERS, ...) pass through.
@@ -22,8 +25,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 what=${1:-all}
 
 case $what in
-all|tunnels|peers|decide|sandbox) ;;
-*) echo "usage: scripts/bench.sh [decide|sandbox|tunnels|peers]" >&2; exit 2 ;;
+all|tunnels|peers|decide|sandbox|loglat) ;;
+*) echo "usage: scripts/bench.sh [decide|sandbox|tunnels|peers|loglat]" >&2; exit 2 ;;
 esac
 
 sh "$top/scripts/bootstrap.sh" >/dev/null
@@ -32,6 +35,25 @@ if [ "$what" = all ] || [ "$what" = decide ]; then
 	[ -x "$top/build/tests/bench_decide" ] ||
 	    make -C "$top/build" tests/bench_decide >/dev/null
 	"$top/build/tests/bench_decide"
+fi
+if [ "$what" = all ] || [ "$what" = loglat ]; then
+	make -C "$top/build" tests/bench_loglat >/dev/null
+	ll=$(mktemp -d "${TMPDIR:-/tmp}/harn-loglat.XXXXXX")
+	printf 'default deny\nmax_connections 20000\n' >"$ll/p.conf"
+	"${EGRESSD:-$top/build/harn-egressd}" --policy "$ll/p.conf" \
+	    --listen 127.0.0.1:0 --port-file "$ll/port" --log "$ll/log" \
+	    >/dev/null 2>&1 &
+	llpid=$!
+	n=0
+	while [ ! -s "$ll/port" ] && [ $n -lt 50 ]; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+	echo "== from an answer to its line in the --log file (${EGRESSD:-this build})"
+	"$top/build/tests/bench_loglat" "$(cat "$ll/port")" "$ll/log" || true
+	kill "$llpid" 2>/dev/null
+	wait "$llpid" 2>/dev/null
+	rm -rf "$ll"
 fi
 if [ "$what" = all ] || [ "$what" = sandbox ] || [ "$what" = tunnels ]; then
 	make -C "$top/build" tests/bench_broker >/dev/null

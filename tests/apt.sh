@@ -175,6 +175,15 @@ else
 	not_ok "service mode: the proxy starts"
 fi
 
+# Every line the proxies wrote above is a record audit counts (run mode's
+# lines carry the run id).
+logs=""
+for l in "$D"/log-* "$TMP/svc.log"; do
+	[ -s "$l" ] && logs="$logs $l"
+done
+# shellcheck disable=SC2086
+audit_logs "audit counts every line of these runs' decision logs" $logs
+
 # The host's apt state is not the command's: a write root into it is
 # refused before anything starts, and none of the runs above changed it.
 WS=$D/ws-refused

@@ -507,4 +507,13 @@ else
 	not_ok "service mode with --attest starts" "$(cat "$TMP/svc.err")"
 fi
 
+# The logs the proxy wrote here (not the forged ones): audit counts every
+# line.
+logs=""
+for l in run u k nf e2 svc; do
+	[ -s "$TMP/$l.log" ] && logs="$logs $TMP/$l.log"
+done
+# shellcheck disable=SC2086
+audit_logs "audit counts every line the runs and the service wrote" $logs
+
 finish

@@ -17,6 +17,7 @@ Zone file, one record a line, names case-insensitive, '#' starts a comment:
     bare.example.test   NODATA            (exists, no records)
     nope.example.test   REFUSED
     late.example.test   DELAY     400     (answered after 400 ms, over UDP)
+    *.many.test         A         127.0.0.1   (every name below many.test)
 
 A name with only A records answers AAAA questions with NOERROR and no
 records (NODATA), and the other way round.  Unknown names get NXDOMAIN.
@@ -165,10 +166,20 @@ class Server:
         self.log.write("%s %s\n" % (name or ".", TYPES.get(qtype, str(qtype))))
         self.log.flush()
 
+    def lookup(self, name):
+        """The entry of name: its own, or the nearest wildcard's."""
+        e = self.zone.records.get(name)
+        labels = name.split(".")
+        for i in range(1, len(labels)):
+            if e is not None:
+                break
+            e = self.zone.records.get("*." + ".".join(labels[i:]))
+        return e
+
     def delay(self, msg):
         """Seconds to hold the answer to msg back (DELAY), 0 for none."""
         q = parse_query(msg)
-        e = self.zone.records.get(q[2]) if q is not None else None
+        e = self.lookup(q[2]) if q is not None else None
         return e["delay"] / 1000.0 if e is not None else 0
 
     def answer(self, msg, udp):
@@ -179,7 +190,7 @@ class Server:
         qid, flags, name, qtype, question = q
         self.record(name, qtype)
         self.zone.refresh()
-        e = self.zone.records.get(name)
+        e = self.lookup(name)
         rcode, rrs = RCODES["NXDOMAIN"], []
         if e is not None:
             if e["drop"]:

@@ -4,9 +4,15 @@
  * bytes.  Beyond not crashing: the head ends where a plain scan says it
  * does, a parsed head points only into its own bytes, the framing refuses
  * the shapes of request smuggling, and relaying a body moves bytes
- * unchanged, as far as its framing says, however they are split.
+ * unchanged, as far as its framing says, however they are split.  A
+ * chunked body is held to a reference of its own (RFC 9112 7.1's grammar
+ * as regular expressions): the relay moves exactly the bytes the
+ * reference accepts, stops where it does, and never moves any byte of a
+ * chunk, chunk-end or trailer line that is not one.
  * Built by `make fuzz-httpmsg`, not by make check.
  */
+#include <ctype.h>
+#include <regex.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -221,11 +227,133 @@ relay(const struct httpmsg_body *framing, const uint8_t *body, size_t len,
 	return rv;
 }
 
+/*
+ * The chunk-line reference: RFC 9112 7.1 as POSIX extended regular
+ * expressions, over bytes (the C locale), written apart from the parser.
+ *   chunk-size [ *( BWS ";" BWS name [ BWS "=" BWS ( token / quoted ) ] ) ]
+ * A line holding a NUL is no line: regexec could not see past it.
+ */
+#define RE_TOKEN	"[-!#$%&'*+.^_`|~0-9A-Za-z]+"
+#define RE_CTL		"\x01-\x08\x0a-\x1f\x7f"
+#define RE_QUOTED	"\"([^\"\\\\" RE_CTL "]|\\\\[^" RE_CTL "])*\""
+#define RE_EXT		"[ \t]*;[ \t]*" RE_TOKEN \
+			"([ \t]*=[ \t]*(" RE_TOKEN "|" RE_QUOTED "))?"
+#define RE_CHUNK	"^[0-9A-Fa-f]+(" RE_EXT ")*$"
+#define RE_TRAILER	"^" RE_TOKEN ":[^" RE_CTL "]*$"
+
+static bool
+ref_match(const char *pattern, regex_t *re, bool *compiled,
+    const uint8_t *s, size_t len)
+{
+	char buf[HTTPMSG_CHUNK_LINE_MAX + 1];
+
+	if (!*compiled) {
+		if (regcomp(re, pattern, REG_EXTENDED | REG_NOSUB) != 0)
+			abort();
+		*compiled = true;
+	}
+	if (len > HTTPMSG_CHUNK_LINE_MAX || memchr(s, '\0', len) != NULL)
+		return false;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	return regexec(re, buf, 0, NULL, 0) == 0;
+}
+
+static bool
+ref_chunk_line(const uint8_t *s, size_t len, uint64_t *size)
+{
+	static regex_t re;
+	static bool compiled;
+	size_t i;
+
+	if (!ref_match(RE_CHUNK, &re, &compiled, s, len))
+		return false;
+	*size = 0;
+	for (i = 0; i < len && isxdigit(s[i]); i++) {
+		if (*size >> 60 != 0)
+			return false;	/* past 64 bits */
+		*size = *size * 16 + (uint64_t)(isdigit(s[i]) ? s[i] - '0' :
+		    (s[i] | 0x20) - 'a' + 10);
+	}
+	return true;
+}
+
+static bool
+ref_trailer_line(const uint8_t *s, size_t len)
+{
+	static regex_t re;
+	static bool compiled;
+
+	return ref_match(RE_TRAILER, &re, &compiled, s, len);
+}
+
+/*
+ * A chunked body by the reference: 1 complete, 0 more needed, -1 not
+ * chunked; *moved is how far a relay may go: to the end, or to the start
+ * of the line that is missing or at fault (within a chunk's data, to
+ * what has come).  A line is ended by CRLF, at most
+ * HTTPMSG_CHUNK_LINE_MAX bytes before it.
+ */
+static int
+ref_chunked(const uint8_t *b, size_t len, size_t *moved)
+{
+	enum { LINE, DATA, END, TRAILER } st = LINE;
+	uint64_t left = 0;
+	const uint8_t *lf;
+	size_t i = 0, n;
+
+	for (;;) {
+		*moved = i;
+		switch (st) {
+		case LINE:
+		case TRAILER:
+			if ((lf = memchr(b + i, '\n', len - i)) == NULL)
+				return len - i > HTTPMSG_CHUNK_LINE_MAX + 1 ?
+				    -1 : 0;
+			n = (size_t)(lf - (b + i));
+			if (n == 0 || b[i + n - 1] != '\r' ||
+			    n - 1 > HTTPMSG_CHUNK_LINE_MAX)
+				return -1;
+			if (st == TRAILER && n == 1) {
+				*moved = i + 2;
+				return 1;
+			}
+			if (st == LINE && !ref_chunk_line(b + i, n - 1, &left))
+				return -1;
+			if (st == TRAILER && !ref_trailer_line(b + i, n - 1))
+				return -1;
+			i += n + 1;
+			if (st == LINE)
+				st = left > 0 ? DATA : TRAILER;
+			break;
+		case DATA:
+			n = len - i < left ? len - i : (size_t)left;
+			i += n;
+			left -= n;
+			*moved = i;
+			if (left > 0)
+				return 0;
+			st = END;
+			break;
+		case END:
+			if (i == len)
+				return 0;
+			if (b[i] != '\r' || (i + 1 < len && b[i + 1] != '\n'))
+				return -1;
+			if (i + 1 == len)
+				return 0;
+			i += 2;
+			st = LINE;
+			break;
+		}
+	}
+}
+
 static void
 check_body(const struct httpmsg_body *b, const uint8_t *body, size_t len)
 {
-	size_t used_all, used_cut, cut = len / 2;
-	int all, split;
+	size_t used_all, used_cut, cut = len / 2, ref_moved;
+	int all, split, ref;
 
 	all = relay(b, body, len, len, &used_all);
 	split = relay(b, body, len, cut, &used_cut);
@@ -238,6 +366,12 @@ check_body(const struct httpmsg_body *b, const uint8_t *body, size_t len)
 		CHECK(all == split && used_all == used_cut);
 	if (all == -1 || split == -1)
 		CHECK(all == split);
+	/* Chunked: exactly what the reference accepts, whole or split. */
+	if (b->kind == BODY_CHUNKED) {
+		ref = ref_chunked(body, len, &ref_moved);
+		CHECK(all == ref && used_all == ref_moved);
+		CHECK(split == ref && used_cut == ref_moved);
+	}
 }
 
 int

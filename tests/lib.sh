@@ -143,6 +143,82 @@ wait_file() {
 	return 0
 }
 
+# wait_grep FILE ERE TENTHS [PID]: wait until a line of FILE matches ERE
+# (while PID lives); 1 when none does in time.  For files another process
+# writes: a test waits for what it expects, never for a fixed time.
+wait_grep() {
+	wn=0
+	while ! grep -Eq -- "$2" "$1" 2>/dev/null; do
+		[ $wn -ge "$3" ] && return 1
+		if [ $# -ge 4 ] && ! alive "$4"; then
+			grep -Eq -- "$2" "$1" 2>/dev/null
+			return
+		fi
+		sleep 0.1
+		wn=$((wn + 1))
+	done
+	return 0
+}
+
+# wait_count FILE ERE N TENTHS: wait until at least N lines of FILE match.
+wait_count() {
+	wn=0
+	while [ "$(grep -Ec -- "$2" "$1" 2>/dev/null || true)" -lt "$3" ]; do
+		[ $wn -ge "$4" ] && return 1
+		sleep 0.1
+		wn=$((wn + 1))
+	done
+	return 0
+}
+
+# wait_lines FILE N TENTHS: wait until FILE has at least N lines.
+wait_lines() {
+	wn=0
+	while [ "$(grep -c '' "$1" 2>/dev/null || true)" -lt "$2" ]; do
+		[ $wn -ge "$3" ] && return 1
+		sleep 0.1
+		wn=$((wn + 1))
+	done
+	return 0
+}
+
+# audit_logs NAME LOG...: `harn-egressd audit` counts every line of these
+# decision logs, which a proxy wrote: none malformed, as many records as
+# lines.  Its JSON summary is left in $TMP/audit.json.
+audit_logs() {
+	aname=$1
+	shift
+	if [ $# -eq 0 ]; then
+		not_ok "$aname" "no decision log to audit"
+		return
+	fi
+	"$EGRESSD" audit --json --top 0 "$@" >"$TMP/audit.json" \
+	    2>"$TMP/audit.err"
+	arc=$?
+	alines=$(cat "$@" | grep -c '' || true)
+	if $PY - "$TMP/audit.json" "$alines" "$arc" >"$TMP/audit.out" 2>&1 <<'EOF'
+import json, sys
+lines, rc = int(sys.argv[2]), int(sys.argv[3])
+try:
+    j = json.load(open(sys.argv[1]))
+except ValueError as e:
+    sys.exit("no summary: %s" % e)
+bad = ["exit %d" % rc] if rc != 0 else []
+if j["malformed"]:
+    bad.append("%d malformed" % j["malformed"])
+if j["records"] != lines:
+    bad.append("%d records of %d lines" % (j["records"], lines))
+print("; ".join(bad) or "%d records, every line counted" % lines)
+sys.exit(1 if bad else 0)
+EOF
+	then
+		ok "$aname ($(cat "$TMP/audit.out"))"
+	else
+		not_ok "$aname" "$(cat "$TMP/audit.out")" \
+		    "$(head -c 600 "$TMP/audit.err")"
+	fi
+}
+
 finish() {
 	echo "1..$T_N"
 	echo "$T_PASS passed, $T_FAIL failed, $T_SKIP skipped"

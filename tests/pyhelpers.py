@@ -16,6 +16,14 @@ atomically once listening; SIGTERM exits 0):
               next request on that connection is read ("dropped": true)
               and the connection closed unanswered.
     tlsorigin the same over TLS (--cert, --key).
+    parseorigin
+              an origin with an HTTP/1.1 parser of its own, one
+              connection at a time: --mode strict (RFC 9112: lines end at
+              CRLF; a bare CR or LF, or a chunk line that is not
+              size[;ext], ends the connection with a 400) or lenient (as
+              node's insecureHTTPParser: a line ends at a bare CR or LF
+              too, a chunk size is its leading hex digits).  Each request
+              head it reads is one JSON line in --log: method and path.
     canary    TCP listener that appends one line to --log per connection
               ("connect PEER") and closes it.
     xferd     byte-exact transfer peer: the client sends an 8-byte
@@ -33,6 +41,10 @@ Clients (bounded by --timeout; exit 0 when the exchange went as asked):
               CONNECT or SOCKS5; compares both digests.
     hold      open N CONNECT tunnels and keep them open.
     urllib    GET URL through the proxy with urllib's ProxyHandler.
+    logburst  many requests, each to a host of its own, then the proxy
+              SIGKILLed (--kill) or its log file deleted (--delete-after):
+              every answered request must have its log line, unless its
+              answer was a log_unavailable refusal.
     logcheck  validate a decision log (SPEC 5) and compare its records.
     originhdr print the headers the origin saw for a path.
     freeport  print a TCP port on 127.0.0.1 that nobody listens on.
@@ -264,6 +276,126 @@ def cmd_rawresp(a):
         c.close()
 
 
+class ParseError(Exception):
+    pass
+
+
+class LineReader:
+    """Lines and bytes from a socket, lines ended as --mode says."""
+
+    def __init__(self, sock, lenient):
+        self.sock = sock
+        self.lenient = lenient
+        self.buf = b""
+
+    def fill(self):
+        d = self.sock.recv(65536)
+        if not d:
+            raise EOFError()
+        self.buf += d
+
+    def line(self):
+        while True:
+            if self.lenient:
+                m = re.search(rb"\r\n|\r|\n", self.buf)
+                # A CR at the end may be the start of a CRLF.
+                if m and not (m.group() == b"\r" and
+                              m.end() == len(self.buf)):
+                    ln, self.buf = self.buf[:m.start()], self.buf[m.end():]
+                    return ln
+            else:
+                i = self.buf.find(b"\r\n")
+                head = self.buf[:i] if i >= 0 else self.buf[:-1]
+                if b"\r" in head or b"\n" in head or \
+                        (i < 0 and self.buf.endswith(b"\n")):
+                    raise ParseError("bare CR or LF")
+                if i >= 0:
+                    ln, self.buf = self.buf[:i], self.buf[i + 2:]
+                    return ln
+            if len(self.buf) > 65536:
+                raise ParseError("line too long")
+            self.fill()
+
+    def take(self, n):
+        while len(self.buf) < n:
+            self.fill()
+        out, self.buf = self.buf[:n], self.buf[n:]
+        return out
+
+
+CHUNK_LINE_RE = re.compile(
+    rb"[0-9A-Fa-f]+([ \t]*;[ \t]*[-!#$%&'*+.^_`|~0-9A-Za-z]+"
+    rb"([ \t]*=[ \t]*([-!#$%&'*+.^_`|~0-9A-Za-z]+|"
+    rb"\"([^\"\\\x00-\x08\x0a-\x1f\x7f]|\\[^\x00-\x08\x0a-\x1f\x7f])*\"))?)*")
+
+
+def parse_chunked(r, lenient):
+    while True:
+        ln = r.line()
+        if lenient:
+            m = re.match(rb"[0-9A-Fa-f]+", ln)
+        else:
+            m = CHUNK_LINE_RE.fullmatch(ln)
+        if not m:
+            raise ParseError("chunk line %r" % ln[:60])
+        n = int(re.match(rb"[0-9A-Fa-f]+", ln).group(), 16)
+        if n == 0:
+            while r.line() != b"":
+                pass
+            return
+        r.take(n)
+        if r.line() != b"":
+            raise ParseError("no CRLF after a chunk")
+
+
+def parseorigin_conn(c, lenient, log):
+    r = LineReader(c, lenient)
+    try:
+        while True:
+            ln = r.line()
+            while ln == b"":
+                ln = r.line()
+            parts = ln.split(b" ")
+            if len(parts) != 3 or not parts[2].startswith(b"HTTP/1."):
+                raise ParseError("request line %r" % ln[:60])
+            hdrs = {}
+            while True:
+                h = r.line()
+                if h == b"":
+                    break
+                k, _, v = h.partition(b":")
+                hdrs[k.strip().lower()] = v.strip()
+            append_line(log, json.dumps(
+                {"method": parts[0].decode("latin-1"),
+                 "path": parts[1].decode("latin-1")}))
+            if b"chunked" in hdrs.get(b"transfer-encoding", b"").lower():
+                parse_chunked(r, lenient)
+            elif hdrs.get(b"content-length"):
+                r.take(int(hdrs[b"content-length"]))
+            c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nok\n")
+            if hdrs.get(b"connection", b"").lower() == b"close":
+                return
+    except ParseError:
+        try:
+            c.sendall(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n"
+                      b"Connection: close\r\n\r\n")
+        except OSError:
+            pass
+    except (EOFError, OSError, ValueError):
+        pass
+
+
+def cmd_parseorigin(a):
+    s = listen(a.bind, a.port)
+    write_port(a.port_file, s.getsockname()[1])
+    open(a.log, "a").close()
+    while True:
+        c, _ = s.accept()
+        c.settimeout(3.0)
+        parseorigin_conn(c, a.mode == "lenient", a.log)
+        c.close()
+
+
 def cmd_tarpit(a):
     """A listener whose accept queue is full: connects to it time out."""
     s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -450,7 +582,7 @@ def cmd_raw(a):
         try:
             if not a.pipeline:
                 s.sendall(data)
-            if a.shut:
+            if a.shut and i == 0:
                 s.shutdown(socket.SHUT_WR)
             status, hdrs, body, err = read_response(
                 r, data.startswith(b"CONNECT"), data.startswith(b"HEAD"))
@@ -1088,6 +1220,127 @@ def check_record(line):
     return o, p
 
 
+def burst_one(a, i):
+    """Request i of logburst: (host, answered, log_unavailable)."""
+    kind = i % 5
+    deny = "d%d.deny.test" % i
+    allow = "a%d.%s" % (i, a.allow_domain)
+    s = connect_proxy(a)
+    r = Reader(s)
+    try:
+        if kind in (1, 4):
+            host, port = (deny, 80) if kind == 1 else (allow, a.port)
+            s.sendall(b"\x05\x01\x00" + socks5_request(1, 3, host, port))
+            got = r.take(12)
+            if len(got) < 4:
+                return host, False, False
+            return host, True, got[3] == 1
+        if kind == 2:
+            host = allow
+            s.sendall(("CONNECT %s:%d HTTP/1.1\r\n\r\n" % (host, a.port))
+                      .encode())
+        else:
+            host = deny if kind == 0 else allow
+            port = ":%d" % a.port if kind == 3 else ""
+            s.sendall(("GET http://%s%s/b HTTP/1.1\r\nHost: %s%s\r\n"
+                       "Connection: close\r\n\r\n"
+                       % (host, port, host, port)).encode())
+        head = r.until(b"\r\n\r\n")
+        if head is None:
+            return host, False, False
+        return host, True, head.startswith(b"HTTP/1.1 503") and \
+            b"log_unavailable" in head
+    finally:
+        s.close()
+
+
+def proc_gone(pid):
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+    except OSError:
+        return True
+
+
+def cmd_logburst(a):
+    held = open(a.log, "rb") if a.delete_after else None
+    lock = threading.Lock()
+    answers = []
+    state = {"next": 0, "stop": False, "errors": 0, "deleted": -1}
+
+    def worker():
+        while True:
+            with lock:
+                # With --kill, more than n are under way when the n-th
+                # answer comes: the proxy dies in the midst of the burst.
+                if state["stop"] or state["next"] >= a.n + (
+                        a.n // 10 + a.c if a.kill else 0):
+                    return
+                i = state["next"]
+                state["next"] += 1
+            try:
+                res = burst_one(a, i)
+            except OSError:
+                with lock:
+                    state["errors"] += 1
+                continue
+            with lock:
+                if not res[1]:
+                    continue
+                answers.append(res)
+                if len(answers) == a.delete_after:
+                    os.unlink(a.log)
+                    state["deleted"] = len(answers)
+                if a.kill and len(answers) == a.n:
+                    # The answer is in; the proxy dies at once.
+                    os.kill(a.kill, signal.SIGKILL)
+                    state["stop"] = True
+
+    ts = [threading.Thread(target=worker) for _ in range(a.c)]
+    t0 = time.monotonic()
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    elapsed = time.monotonic() - t0
+    for pid in (a.kill, a.reader):
+        n = 0
+        while pid and not proc_gone(pid) and n < 100:
+            time.sleep(0.1)
+            n += 1
+    if held is not None:
+        data = held.read()
+    else:
+        with open(a.log, "rb") as f:
+            data = f.read()
+    hosts = set()
+    torn = 0
+    for ln in data.split(b"\n"):
+        if not ln.startswith(b"{"):
+            continue
+        try:
+            hosts.add(json.loads(ln)["host"])
+        except (ValueError, KeyError):
+            torn += 1
+    unavailable = sum(1 for _, _, u in answers if u)
+    missing = [h for h, _, u in answers if not u and h not in hosts]
+    print("answered %d in %.2f s (%d log_unavailable, %d errors), "
+          "lines %d, answered without a line %d%s"
+          % (len(answers), elapsed, unavailable, state["errors"],
+             len(hosts), len(missing),
+             ": " + " ".join(missing[:5]) if missing else ""))
+    if torn:
+        print("torn lines: %d" % torn)
+    bad = missing or torn
+    if a.kill and len(answers) < a.n:
+        print("the burst did not reach %d answers" % a.n)
+        bad = True
+    if a.delete_after and not unavailable:
+        print("no request was refused log_unavailable after the delete")
+        bad = True
+    return 1 if bad else 0
+
+
 def cmd_logcheck(a):
     try:
         with open(a.file, "rb") as f:
@@ -1193,6 +1446,8 @@ def main():
     p.add_argument("--cert", required=True)
     p.add_argument("--key", required=True)
     server("canary", cmd_canary)
+    p = server("parseorigin", cmd_parseorigin)
+    p.add_argument("--mode", choices=["strict", "lenient"], required=True)
     server("xferd", cmd_xferd)
     server("tarpit", cmd_tarpit)
 
@@ -1273,6 +1528,18 @@ def main():
     p.add_argument("--seconds", type=float, default=10.0)
     p = client("urllib", cmd_urllib)
     p.add_argument("url")
+    p = client("logburst", cmd_logburst)
+    p.add_argument("--n", type=int, required=True)
+    p.add_argument("--c", type=int, default=16)
+    p.add_argument("--port", type=int, required=True,
+                   help="the origin's port, for the allowed requests")
+    p.add_argument("--allow-domain", required=True)
+    p.add_argument("--log", required=True)
+    p.add_argument("--kill", type=int, default=0,
+                   help="SIGKILL this pid as the n-th answer arrives")
+    p.add_argument("--reader", type=int, default=0,
+                   help="wait for this pid (the log's reader) to end")
+    p.add_argument("--delete-after", type=int, default=0)
     p = sub.add_parser("logcheck")
     p.add_argument("file")
     p.add_argument("--expect", action="append", default=[],

@@ -191,8 +191,17 @@ net_esc() {
 	confined "$nlabel" "$nprobe" "$@" "S-$NTAG"
 }
 
+FINAL_N=0
 canary_final() {
-	sleep 1
+	# A marker sent last: once the canary recorded it, it recorded what
+	# reached it before (each connection as its first line comes).
+	FINAL_N=$((FINAL_N + 1))
+	$PY -c 'import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5)
+s.sendall(sys.argv[2].encode() + b"\n")
+s.close()' "$P_TCP4" "final-$FINAL_N" 2>/dev/null
+	wait_tag "final-$FINAL_N" ||
+	    not_ok "the canary records a marker sent after the probes"
 	for t in $SANDBOX_TAGS; do
 		if grep -Fq -- " $t" "$TMP/canary.log"; then
 			not_ok "canary saw no connection from inside: $t" \
@@ -650,13 +659,14 @@ net_checks() {
 	run_out "$TMP/box.out" box -- sh -c '
 		"$0" -S -c "import http.server as h; s = h.HTTPServer((\"127.0.0.1\", 0), h.SimpleHTTPRequestHandler); open(\".harn-tmp/port\", \"w\").write(str(s.server_port)); s.serve_forever()" >/dev/null 2>&1 &
 		i=0
-		while [ $i -lt 50 ]; do
+		while [ $i -lt 200 ]; do
 			p=$(cat .harn-tmp/port 2>/dev/null) &&
 			c=$(curl -s -m 2 --noproxy "*" -o /dev/null -w "%{http_code}" http://127.0.0.1:$p/) &&
 			    [ "$c" = 200 ] && { echo served; kill $!; exit 0; }
 			sleep 0.1
 			i=$((i + 1))
 		done
+		echo "port ${p:-none}, last answer ${c:-none}"
 		kill $!
 		exit 1' "$PYIN"
 	if [ "$RC" -eq 0 ] && grep -q served "$TMP/box.out"; then

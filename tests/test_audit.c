@@ -71,7 +71,8 @@ record(const char *protocol, const char *host, long port,
 static bool
 allows(enum egress_reason r)
 {
-	return r == EGRESS_R_ALLOW_RULE || r == EGRESS_R_DEFAULT_ALLOW;
+	return r == EGRESS_R_ALLOW_RULE || r == EGRESS_R_DEFAULT_ALLOW ||
+	    r == EGRESS_R_REPORT_ONLY;
 }
 
 /* The printed summary, text or JSON, as one string. */
@@ -127,7 +128,19 @@ printable(const char *s)
 }
 
 /* ---------------------------------------------------------------- */
-/* Valid records: every protocol with every reason. */
+/*
+ * Valid records: every protocol with every reason, with "addr" where SPEC
+ * 5 puts one: on an allow, and on a deny decided on an address.
+ */
+
+static bool
+judged_on_addr(int r)
+{
+	return r == EGRESS_R_DENY_RULE || r == EGRESS_R_NO_ALLOW_RULE ||
+	    r == EGRESS_R_PRIVATE_ADDRESS || r == EGRESS_R_METADATA_ADDRESS ||
+	    r == EGRESS_R_PROXY_LOOP || r == EGRESS_R_CONNECT_FAILED ||
+	    r == EGRESS_R_CONNECT_TIMEOUT;
+}
 
 static void
 test_valid(void **state)
@@ -148,7 +161,11 @@ test_valid(void **state)
 				assert_int_equal(feed_str(a, record(
 				    protocols[p], "api.example.com", 443,
 				    allows(r) ? "allow" : "deny",
-				    egress_reason_name(r), allows(r) ?
+				    egress_reason_name(r),
+				    r == EGRESS_R_REPORT_ONLY ?
+				    ",\"addr\":\"93.184.216.34\","
+				    "\"would\":\"no_allow_rule\"" : allows(r) ||
+				    (judged_on_addr(r) && k == 0) ?
 				    ",\"addr\":\"93.184.216.34\"" : "")), 0);
 				n++;
 				nallow += allows(r);
@@ -328,6 +345,50 @@ static const struct bad_row bad_rows[] = {
 	{ GOOD ",\"count\":5}", 0, "\"count\" on a http line" },
 	{ GOOD ",\"pid\":\"12\"}", 0, "\"pid\" is not an integer" },
 	{ GOOD ",\"exe\":12}", 0, "\"exe\" is not a string" },
+	{ GOOD ",\"pid\":0}", 0, "\"pid\" below 1" },
+	{ GOOD ",\"pid\":-4}", 0, "\"pid\" below 1" },
+	/* Report mode's lines (SPEC 3.1). */
+	{ GOOD ",\"would\":\"no_allow_rule\"}", 0,
+	    "\"would\" with reason deny_rule" },
+	{ GOOD_HEAD "\"port\":80,\"decision\":\"allow\","
+	    "\"reason\":\"report_only\"}", 0, "report_only without \"would\"" },
+	{ GOOD_HEAD "\"port\":80,\"decision\":\"deny\","
+	    "\"reason\":\"report_only\",\"would\":\"deny_rule\"}", 0,
+	    "reason report_only with decision deny" },
+	{ GOOD_HEAD "\"port\":80,\"decision\":\"allow\","
+	    "\"reason\":\"report_only\",\"would\":\"private_address\"}", 0,
+	    "\"would\" is not no_allow_rule or deny_rule \"private_address\"" },
+	{ GOOD_HEAD "\"port\":80,\"decision\":\"allow\","
+	    "\"reason\":\"report_only\",\"would\":\"\\u001b[2J\"}", 0,
+	    "\"would\" is not no_allow_rule or deny_rule" },
+	{ GOOD_HEAD "\"port\":80,\"decision\":\"allow\","
+	    "\"reason\":\"report_only\",\"would\":7}", 0,
+	    "\"would\" is not a string" },
+	{ GOOD_HEAD "\"port\":80,\"decision\":\"allow\","
+	    "\"reason\":\"allow_rule\",\"would\":\"deny_rule\"}", 0,
+	    "\"would\" with reason allow_rule" },
+	/* Reasons decided before any address is judged have none. */
+	{ GOOD_HEAD "\"port\":80,\"decision\":\"deny\",\"reason\":"
+	    "\"dns_failure\",\"addr\":\"1.2.3.4\"}", 0,
+	    "\"addr\" with reason dns_failure" },
+	{ GOOD_HEAD "\"port\":80,\"decision\":\"deny\",\"reason\":"
+	    "\"invalid_target\",\"addr\":\"1.2.3.4\"}", 0,
+	    "\"addr\" with reason invalid_target" },
+	{ GOOD_HEAD "\"port\":80,\"decision\":\"deny\",\"reason\":"
+	    "\"invalid_request\",\"addr\":\"1.2.3.4\"}", 0,
+	    "\"addr\" with reason invalid_request" },
+	{ GOOD_HEAD "\"port\":80,\"decision\":\"deny\",\"reason\":"
+	    "\"unsupported_command\",\"addr\":\"1.2.3.4\"}", 0,
+	    "\"addr\" with reason unsupported_command" },
+	{ GOOD_HEAD "\"port\":80,\"decision\":\"deny\",\"reason\":"
+	    "\"limit_exceeded\",\"addr\":\"1.2.3.4\"}", 0,
+	    "\"addr\" with reason limit_exceeded" },
+	{ GOOD_HEAD "\"port\":80,\"decision\":\"deny\",\"reason\":"
+	    "\"log_unavailable\",\"addr\":\"1.2.3.4\"}", 0,
+	    "\"addr\" with reason log_unavailable" },
+	{ GOOD_HEAD "\"port\":80,\"decision\":\"deny\",\"reason\":"
+	    "\"shutting_down\",\"addr\":\"1.2.3.4\"}", 0,
+	    "\"addr\" with reason shutting_down" },
 	{ NUL_LINE, sizeof(NUL_LINE) - 1, "NUL at byte" },
 	{ "\0", 1, "NUL at byte 0" },
 	{ "{\"ts\":\"t\\u0000\",\"protocol\":\"http\",\"host\":\"h\","
@@ -582,7 +643,13 @@ static const char text_want[] =
 	"top denied hosts:\n"
 	"  1  \"\"\n"
 	"  1  evil.example\n"
-	"  1  slow.example\n";
+	"  1  slow.example\n"
+	"\n"
+	"report mode let through (enforcing refuses these): none\n"
+	"\n"
+	"by process (0 of 7 proxied decisions say which): none\n"
+	"\n"
+	"around the proxy (not_through_proxy), by process: none\n";
 
 static void
 test_text(void **state)
@@ -647,7 +714,13 @@ test_empty(void **state)
 		"\n"
 		"top allowed hosts: none\n"
 		"\n"
-		"top denied hosts: none\n";
+		"top denied hosts: none\n"
+		"\n"
+		"report mode let through (enforcing refuses these): none\n"
+		"\n"
+		"by process (0 of 0 proxied decisions say which): none\n"
+		"\n"
+		"around the proxy (not_through_proxy), by process: none\n";
 	struct audit *a;
 	char *text;
 	json_t *j;
@@ -671,10 +744,280 @@ test_empty(void **state)
 	assert_int_equal(num(j, "by_protocol", "socks5"), 0);
 	assert_int_equal(json_array_size(json_object_get(j, "top_allowed")),
 	    0);
-	assert_int_equal(json_object_size(j), 10);
+	assert_int_equal(num(j, "owned", NULL), 0);
+	assert_int_equal(num(j, "would", "no_allow_rule"), 0);
+	assert_int_equal(json_array_size(json_object_get(j, "report_only")),
+	    0);
+	assert_int_equal(json_array_size(json_object_get(j, "by_exe")), 0);
+	assert_int_equal(json_array_size(json_object_get(j, "direct")), 0);
+	assert_int_equal(json_object_size(j), 15);
 	json_decref(j);
 	audit_free(a);
 	audit_free(NULL);
+}
+
+/* ---------------------------------------------------------------- */
+/* Runs: report mode, processes, and refusals around the proxy. */
+
+#define RUN	",\"run\":\"0123456789abcdef0123456789abcdef\""
+#define CURL	",\"pid\":41,\"exe\":\"/usr/bin/curl\""
+#define PY	",\"pid\":42,\"exe\":\"/usr/bin/python3.11\""
+#define NC	",\"pid\":43,\"exe\":\"/usr/bin/nc\""
+
+static const char run_text_want[] =
+	"\n"
+	"report mode let through (enforcing refuses these):\n"
+	"   3  pypi.test:443 no_allow_rule\n"
+	"   1  [2001:db8::7]:443 deny_rule\n"
+	"\n"
+	"by process (6 of 7 proxied decisions say which):\n"
+	"  /usr/bin/curl: allow 3, deny 1\n"
+	"     2  pypi.test\n"
+	"     1  2001:db8::7\n"
+	"     1  bad.test\n"
+	"  /usr/bin/python3.11: allow 2, deny 0\n"
+	"     1  files.test\n"
+	"     1  pypi.test\n"
+	"\n"
+	"around the proxy (not_through_proxy), by process:\n"
+	"  /usr/bin/nc (pid 43): 6 refused\n"
+	"     5  127.0.0.1:5432\n"
+	"     1  unix:/run/postgresql/.s.PGSQL.5432\n"
+	"  (process not known): 1 refused\n"
+	"     1  [::1]:6379\n";
+
+static void
+test_runs(void **state)
+{
+	struct audit *a;
+	char *text, *at;
+	json_t *j, *e;
+
+	(void)state;
+	assert_non_null(a = audit_new());
+	assert_int_equal(feed_str(a, record("http_connect", "pypi.test", 443,
+	    "allow", "report_only", ",\"would\":\"no_allow_rule\","
+	    "\"addr\":\"192.0.2.1\"" RUN CURL)), 0);
+	assert_int_equal(feed_str(a, record("http_connect", "pypi.test", 443,
+	    "allow", "report_only", ",\"would\":\"no_allow_rule\"" RUN CURL)),
+	    0);
+	assert_int_equal(feed_str(a, record("http_connect", "pypi.test", 443,
+	    "allow", "report_only", ",\"would\":\"no_allow_rule\"" RUN PY)),
+	    0);
+	assert_int_equal(feed_str(a, record("socks5", "2001:db8::7", 443,
+	    "allow", "report_only", ",\"would\":\"deny_rule\"" RUN CURL)), 0);
+	assert_int_equal(feed_str(a, record("http", "files.test", 80,
+	    "allow", "allow_rule", RUN PY)), 0);
+	assert_int_equal(feed_str(a, record("http", "bad.test", 80,
+	    "deny", "private_address", ",\"addr\":\"10.0.0.1\"" RUN CURL)), 0);
+	/* The process had gone: no pid, no exe. */
+	assert_int_equal(feed_str(a, record("http", "late.test", 80,
+	    "allow", "allow_rule", RUN)), 0);
+	assert_int_equal(feed_str(a, record("direct", "", 5432, "deny",
+	    "not_through_proxy", ",\"addr\":\"127.0.0.1\",\"count\":4"
+	    RUN NC)), 0);
+	assert_int_equal(feed_str(a, record("direct", "", 5432, "deny",
+	    "not_through_proxy", ",\"addr\":\"127.0.0.1\"" RUN NC)), 0);
+	assert_int_equal(feed_str(a, record("direct", "", 0, "deny",
+	    "not_through_proxy", ",\"addr\":\"unix:/run/postgresql/"
+	    ".s.PGSQL.5432\"" RUN NC)), 0);
+	assert_int_equal(feed_str(a, record("direct", "", 6379, "deny",
+	    "not_through_proxy", ",\"addr\":\"::1\"" RUN)), 0);
+	text = printed(a, false, 10);
+	if ((at = strstr(text, "\nreport mode let through")) == NULL ||
+	    strcmp(at, run_text_want) != 0)
+		fail_msg("text summary:\n%s\nwant at its end:\n%s", text,
+		    run_text_want);
+	assert_non_null(strstr(text, "report_only, by what enforcing says:\n"
+	    "  deny_rule            1\n"
+	    "  no_allow_rule        3\n"));
+	free(text);
+	j = summary(a, 10);
+	assert_int_equal(num(j, "owned", NULL), 6);
+	assert_int_equal(num(j, "would", "no_allow_rule"), 3);
+	assert_int_equal(num(j, "would", "deny_rule"), 1);
+	assert_int_equal(num(j, "by_reason", "report_only"), 4);
+	assert_int_equal(num(j, "by_reason", "not_through_proxy"), 7);
+	e = json_array_get(json_object_get(j, "report_only"), 0);
+	assert_string_equal(json_string_value(json_object_get(e, "host")),
+	    "pypi.test");
+	assert_int_equal(num(e, "port", NULL), 443);
+	assert_int_equal(num(e, "count", NULL), 3);
+	assert_int_equal(num(e, "would", "no_allow_rule"), 3);
+	e = json_array_get(json_object_get(j, "by_exe"), 0);
+	assert_string_equal(json_string_value(json_object_get(e, "exe")),
+	    "/usr/bin/curl");
+	assert_int_equal(num(e, "allow", NULL), 3);
+	assert_int_equal(num(e, "deny", NULL), 1);
+	e = json_array_get(json_object_get(e, "top_hosts"), 0);
+	assert_string_equal(json_string_value(json_object_get(e, "host")),
+	    "pypi.test");
+	assert_int_equal(num(e, "count", NULL), 2);
+	e = json_array_get(json_object_get(j, "direct"), 0);
+	assert_string_equal(json_string_value(json_object_get(e, "exe")),
+	    "/usr/bin/nc");
+	assert_int_equal(num(e, "count", NULL), 6);
+	assert_int_equal(json_integer_value(json_array_get(json_object_get(e,
+	    "pids"), 0)), 43);
+	e = json_array_get(json_object_get(e, "endpoints"), 0);
+	assert_string_equal(json_string_value(json_object_get(e,
+	    "endpoint")), "127.0.0.1:5432");
+	assert_int_equal(num(e, "count", NULL), 5);
+	e = json_array_get(json_object_get(j, "direct"), 1);
+	assert_string_equal(json_string_value(json_object_get(e, "exe")), "");
+	json_decref(j);
+	/* --top 1: one host a process, one endpoint, the rest counted. */
+	text = printed(a, false, 1);
+	assert_non_null(strstr(text, "  /usr/bin/curl: allow 3, deny 1\n"
+	    "     2  pypi.test\n    (2 more)\n"));
+	assert_non_null(strstr(text, "top denied hosts:\n   1  bad.test\n\n"));
+	free(text);
+	audit_free(a);
+}
+
+/* ---------------------------------------------------------------- */
+/* audit --suggest: a policy admitting what the logs asked for. */
+
+static char *
+suggested(const struct audit *a)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	assert_non_null(f = open_memstream(&buf, &len));
+	assert_int_equal(audit_suggest(a, f), 0);
+	assert_int_equal(fclose(f), 0);
+	return buf;
+}
+
+/*
+ * Whatever the logs said: comments and allow lines only, printable, each
+ * rule one that parses, names one host or one address (no wildcard, no
+ * prefix), never a special-purpose or metadata address; returns how many.
+ */
+static size_t
+check_suggestion(const char *text)
+{
+	char line[1024], *hash;
+	const char *p, *nl, *err;
+	struct egress_rule r;
+	size_t n = 0, len;
+
+	for (p = text; *p != '\0'; p = nl + 1) {
+		assert_non_null(nl = strchr(p, '\n'));
+		len = (size_t)(nl - p);
+		assert_true(len < sizeof(line));
+		memcpy(line, p, len);
+		line[len] = '\0';
+		if (!printable(line))
+			fail_msg("unprintable suggestion line: %s", line);
+		if (line[0] == '#')
+			continue;
+		if (strncmp(line, "allow ", 6) != 0)
+			fail_msg("suggestion line: %s", line);
+		if ((hash = strstr(line, "  # ")) == NULL)
+			fail_msg("no comment: %s", line);
+		*hash = '\0';
+		if (egress_rule_parse(line + 6, strlen(line + 6), true, &r,
+		    &err) == -1)
+			fail_msg("suggested rule does not parse (%s): %s", err,
+			    line);
+		assert_int_not_equal(r.kind, EGRESS_RULE_WILDCARD);
+		assert_int_not_equal(r.port, 0);
+		if (r.kind == EGRESS_RULE_CIDR) {
+			assert_int_equal(r.plen, 128);
+			if (egress_registry_lookup(&r.addr) != NULL ||
+			    egress_addr_is_metadata(&r.addr))
+				fail_msg("special-purpose suggestion: %s",
+				    line);
+		}
+		n++;
+	}
+	return n;
+}
+
+static const char suggest_want[] =
+	"# harn-egressd audit --suggest: 5 targets the logs asked for, in 9 "
+	"decisions.\n"
+	"# Review each line, then add them to your policy in place of mode "
+	"report.\n"
+	"# Settings (resolver, allow_loopback, timeouts) are not in the logs: "
+	"keep yours.\n"
+	"# Left out: 3 special-purpose or metadata addresses (never "
+	"suggested; see exempt in egress.conf(5)).\n"
+	"# Left out: 2 targets no rule can name.\n"
+	"# 3 hosts under pypi.test (a.pypi.test, b.pypi.test, files.pypi.test):"
+	" a person who trusts all of pypi.test may write allow *.pypi.test "
+	"instead\n"
+	"allow [2606:2800::1]:443  # 1 request: report_only (would: "
+	"no_allow_rule) 1\n"
+	"allow a.pypi.test:443  # 1 request: no_allow_rule 1\n"
+	"allow b.pypi.test:443  # 1 request: deny_rule 1; a deny rule of the "
+	"policy refuses it, and an allow does not lift a deny\n"
+	"allow files.pypi.test:443  # 4 requests: allow_rule 2, default_allow "
+	"1, report_only (would: deny_rule) 1; a deny rule of the policy "
+	"refuses it, and an allow does not lift a deny\n"
+	"allow files.pypi.test:8443  # 2 requests: allow_rule 2\n";
+
+static void
+test_suggest(void **state)
+{
+	struct audit *a;
+	char *text;
+
+	(void)state;
+	assert_non_null(a = audit_new());
+	text = suggested(a);
+	assert_int_equal(check_suggestion(text), 0);
+	assert_non_null(strstr(text, "0 targets"));
+	free(text);
+	/* Asked for: allowed, let through, refused by the rules. */
+	assert_int_equal(feed_str(a, record("http_connect", "Files.PyPI.test.",
+	    443, "allow", "allow_rule", "")), 0);
+	assert_int_equal(feed_str(a, record("http_connect", "files.pypi.test",
+	    443, "allow", "allow_rule", RUN CURL)), 0);
+	assert_int_equal(feed_str(a, record("http", "files.pypi.test", 443,
+	    "allow", "default_allow", "")), 0);
+	assert_int_equal(feed_str(a, record("socks5", "files.pypi.test", 443,
+	    "allow", "report_only", ",\"would\":\"deny_rule\"")), 0);
+	assert_int_equal(feed_str(a, record("socks5", "files.pypi.test", 8443,
+	    "allow", "allow_rule", "")), 0);
+	assert_int_equal(feed_str(a, record("socks5", "files.pypi.test", 8443,
+	    "deny", "connect_failed", "")), 0);
+	assert_int_equal(feed_str(a, record("socks5", "files.pypi.test", 8443,
+	    "allow", "allow_rule", "")), 0);
+	assert_int_equal(feed_str(a, record("http_connect", "a.pypi.test", 443,
+	    "deny", "no_allow_rule", "")), 0);
+	assert_int_equal(feed_str(a, record("http_connect", "b.pypi.test", 443,
+	    "deny", "deny_rule", "")), 0);
+	assert_int_equal(feed_str(a, record("socks5", "2606:2800::1", 443,
+	    "allow", "report_only", ",\"would\":\"no_allow_rule\"")), 0);
+	/* Never suggested: special-purpose and metadata addresses. */
+	assert_int_equal(feed_str(a, record("socks5", "10.0.0.1", 443,
+	    "allow", "report_only", ",\"would\":\"no_allow_rule\"")), 0);
+	assert_int_equal(feed_str(a, record("socks5", "168.63.129.16", 80,
+	    "allow", "allow_rule", "")), 0);
+	assert_int_equal(feed_str(a, record("http", "127.0.0.1", 8080,
+	    "allow", "allow_rule", "")), 0);
+	/* Forged hosts: a newline and a rule, a wildcard. */
+	assert_int_equal(feed_str(a, record("socks5", "x.test\\nallow *", 443,
+	    "allow", "allow_rule", "")), 0);
+	assert_int_equal(feed_str(a, record("socks5", "*.test", 443,
+	    "allow", "allow_rule", "")), 0);
+	/* Not asked for in a way a rule answers: refused otherwise. */
+	assert_int_equal(feed_str(a, record("http", "priv.test", 80,
+	    "deny", "private_address", "")), 0);
+	assert_int_equal(feed_str(a, record("http", "gone.test", 80,
+	    "deny", "dns_failure", "")), 0);
+	assert_int_equal(feed_str(a, record("direct", "", 5432, "deny",
+	    "not_through_proxy", ",\"addr\":\"93.184.216.34\"")), 0);
+	text = suggested(a);
+	if (strcmp(text, suggest_want) != 0)
+		fail_msg("suggestion:\n%s\nwant:\n%s", text, suggest_want);
+	assert_int_equal(check_suggestion(text), 5);
+	free(text);
+	audit_free(a);
 }
 
 /* ---------------------------------------------------------------- */
@@ -842,6 +1185,9 @@ test_robust(void **state)
 	json_decref(j);
 	text = printed(a, false, 5);
 	free(text);
+	text = suggested(a);
+	check_suggestion(text);
+	free(text);
 	print_message("test_robust: %llu lines, %llu records, %llu "
 	    "malformed\n", (unsigned long long)fed,
 	    (unsigned long long)records, (unsigned long long)malformed);
@@ -861,6 +1207,8 @@ main(void)
 		cmocka_unit_test(test_top),
 		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_empty),
+		cmocka_unit_test(test_runs),
+		cmocka_unit_test(test_suggest),
 		cmocka_unit_test(test_robust),
 	};
 

@@ -369,7 +369,9 @@ test_framing(void **state UNUSED)
 /*
  * httpmsg_relay_body: the body moves unchanged and ends where it ends,
  * whether it arrives whole or cut in two at any byte; what follows it
- * stays behind.  rv: 1 complete, -1 a framing error, 0 more needed.
+ * stays behind.  rv: 1 complete, -1 a framing error, 0 more needed.  On
+ * -1 exactly the bytes before the line at fault were moved: nothing of a
+ * line that fails its check is relayed, not even its start.
  */
 
 static const struct relay_row {
@@ -377,7 +379,7 @@ static const struct relay_row {
 	uint64_t	 length;	/* BODY_LENGTH */
 	const char	*in;
 	int		 rv;
-	size_t		 body;		/* rv 1: bytes that are the body */
+	size_t		 body;		/* rv 1: the body; -1: what moved */
 } relay_rows[] = {
 	{ BODY_NONE, 0, "GET / HTTP/1.1\r\n\r\n", 1, 0 },
 	{ BODY_LENGTH, 5, "hello", 1, 5 },
@@ -388,13 +390,63 @@ static const struct relay_row {
 	{ BODY_CHUNKED, 0, "5\r\nhello\r\n0\r\n\r\nGET", 1, 15 },
 	{ BODY_CHUNKED, 0, "A;ext=1\r\n0123456789\r\n0\r\n\r\n", 1, 26 },
 	{ BODY_CHUNKED, 0, "5\r\nhello\r\n0\r\nTrailer: x\r\n\r\n", 1, 27 },
-	{ BODY_CHUNKED, 0, "5\nhello\n0\n\n", 1, 11 },
 	{ BODY_CHUNKED, 0, "5\r\nhello\r\n", 0, 0 },
+	/* RFC 9112 7.1: chunk-size [ chunk-ext ] CRLF, and nothing else. */
+	{ BODY_CHUNKED, 0, "0005\r\nhello\r\n0\r\n\r\n", 1, 18 },
+	{ BODY_CHUNKED, 0, "5;a\r\nhello\r\n0;b=c\r\n\r\n", 1, 21 },
+	{ BODY_CHUNKED, 0, "5 ;a\r\nhello\r\n0\r\n\r\n", 1, 18 },
+	{ BODY_CHUNKED, 0, "5\t; a = b ;c=d\r\nhello\r\n0\r\n\r\n", 1, 28 },
+	{ BODY_CHUNKED, 0, "5;a=\"q \\\" ;\t\xc3\xa9\"\r\nhello\r\n0\r\n\r\n",
+	    1, 29 },
+	{ BODY_CHUNKED, 0, "5;!#$%&'*+-.^_`|~=x\r\nhello\r\n0\r\n\r\n", 1,
+	    33 },
+	/* Not chunk lines: refused before a byte of them moves. */
 	{ BODY_CHUNKED, 0, "x\r\n", -1, 0 },
 	{ BODY_CHUNKED, 0, "\r\n", -1, 0 },
-	{ BODY_CHUNKED, 0, "5\r\nhelloX\r\n", -1, 0 },
 	{ BODY_CHUNKED, 0, "-5\r\nhello\r\n", -1, 0 },
+	{ BODY_CHUNKED, 0, "+5\r\nhello\r\n", -1, 0 },
+	{ BODY_CHUNKED, 0, " 5\r\nhello\r\n", -1, 0 },
 	{ BODY_CHUNKED, 0, "10000000000000000\r\n", -1, 0 },
+	{ BODY_CHUNKED, 0, "0x3\r\nabc\r\n0\r\n\r\n", -1, 0 },
+	{ BODY_CHUNKED, 0, "5 zz\r\nhello\r\n0\r\n\r\n", -1, 0 },
+	{ BODY_CHUNKED, 0, "5 \r\nhello\r\n0\r\n\r\n", -1, 0 },
+	{ BODY_CHUNKED, 0, "5\t\r\nhello\r\n0\r\n\r\n", -1, 0 },
+	{ BODY_CHUNKED, 0, "5;\r\nhello\r\n", -1, 0 },
+	{ BODY_CHUNKED, 0, "5;=b\r\nhello\r\n", -1, 0 },
+	{ BODY_CHUNKED, 0, "5;a=\r\nhello\r\n", -1, 0 },
+	{ BODY_CHUNKED, 0, "5;a b\r\nhello\r\n", -1, 0 },
+	{ BODY_CHUNKED, 0, "5;a=b c\r\nhello\r\n", -1, 0 },
+	{ BODY_CHUNKED, 0, "5;a=b;\r\nhello\r\n", -1, 0 },
+	{ BODY_CHUNKED, 0, "5;a=b \r\nhello\r\n", -1, 0 },
+	{ BODY_CHUNKED, 0, "5;a=\"b\r\nhello\r\n", -1, 0 },
+	{ BODY_CHUNKED, 0, "5;a=\"b\\\"\r\nhello\r\n", -1, 0 },
+	{ BODY_CHUNKED, 0, "5;a=\"\x01\"\r\nhello\r\n", -1, 0 },
+	{ BODY_CHUNKED, 0, "5;a=\"\x7f\"\r\nhello\r\n", -1, 0 },
+	{ BODY_CHUNKED, 0, "5;a\x7f\r\nhello\r\n", -1, 0 },
+	{ BODY_CHUNKED, 0, "5;\xc3\xa9\r\nhello\r\n", -1, 0 },
+	{ BODY_CHUNKED, 0, "5;a=\xc3\xa9\r\nhello\r\n", -1, 0 },
+	{ BODY_CHUNKED, 0, "5;a\x0b\r\nhello\r\n", -1, 0 },
+	/* A bare CR in a line: a lenient parser would end the line there. */
+	{ BODY_CHUNKED, 0, "2;a\rzz\r0\r\rGET /smuggled HTTP/1.0\r\n\r\n"
+	    "\r\n0\r\n\r\n", -1, 0 },
+	{ BODY_CHUNKED, 0, "5\rhello\r\n0\r\n\r\n", -1, 0 },
+	{ BODY_CHUNKED, 0, "5;a=\"\r\"\r\nhello\r\n", -1, 0 },
+	/* A line ends at CRLF only: not at a bare LF. */
+	{ BODY_CHUNKED, 0, "5\nhello\n0\n\n", -1, 0 },
+	{ BODY_CHUNKED, 0, "5;a\nb\r\nhello\r\n", -1, 0 },
+	{ BODY_CHUNKED, 0, "5\r\nhello\n0\r\n\r\n", -1, 8 },
+	{ BODY_CHUNKED, 0, "5\r\nhelloX\r\n", -1, 8 },
+	{ BODY_CHUNKED, 0, "3\r\nabc HTTP/1.1\r\n", -1, 6 },
+	{ BODY_CHUNKED, 0, "3\r\nabc\r\r\n0\r\n\r\n", -1, 6 },
+	/* Trailer lines: fields, each ending at CRLF. */
+	{ BODY_CHUNKED, 0, "5\r\nhello\r\n0\r\nno colon\r\n\r\n", -1, 13 },
+	{ BODY_CHUNKED, 0, "5\r\nhello\r\n0\r\n: x\r\n\r\n", -1, 13 },
+	{ BODY_CHUNKED, 0, "5\r\nhello\r\n0\r\nT: x\rGET / HTTP/1.1\r\n\r\n",
+	    -1, 13 },
+	{ BODY_CHUNKED, 0, "5\r\nhello\r\n0\r\nT: x\nGET / HTTP/1.1\r\n\r\n",
+	    -1, 13 },
+	{ BODY_CHUNKED, 0, "5\r\nhello\r\n0\r\n\n", -1, 13 },
+	{ BODY_CHUNKED, 0, "5\r\nhello\r\n0\r\nT: \x01\r\n\r\n", -1, 13 },
 	{ BODY_UNTIL_CLOSE, 0, "anything at all", 0, 0 },
 };
 
@@ -432,9 +484,9 @@ relay_row(const void *p)
 		rv = relay_cut(r, cut, out, in);
 		olen = evbuffer_get_length(out);
 		ilen = evbuffer_get_length(in);
-		same = rv != 1 || (olen == r->body && (olen == 0 ||
+		same = rv == 0 || (olen == r->body && (olen == 0 ||
 		    memcmp(evbuffer_pullup(out, -1), r->in, olen) == 0) &&
-		    ilen == len - r->body);
+		    (rv == -1 || ilen == len - r->body));
 		evbuffer_free(in);
 		evbuffer_free(out);
 		CHECK(rv == r->rv, "cut at %zu: relay %d, want %d", cut, rv,
@@ -442,6 +494,75 @@ relay_row(const void *p)
 		CHECK(same, "cut at %zu: %zu bytes out, %zu left; want %zu "
 		    "and %zu", cut, olen, ilen, r->body, len - r->body);
 	}
+}
+
+/*
+ * httpmsg_chunk_line alone: the size of a line that is one.  A chunk
+ * line longer than HTTPMSG_CHUNK_LINE_MAX is refused by the relay.
+ */
+static const struct chunk_line_row {
+	const char	*in;
+	int		 rv;
+	uint64_t	 size;
+} chunk_line_rows[] = {
+	{ "0", 0, 0 },
+	{ "fF", 0, 255 },
+	{ "ffffffffffffffff", 0, UINT64_MAX },
+	{ "1;a=\"\"", 0, 1 },
+	{ "1 ; a ; b = \"c\"", 0, 1 },
+	{ "", -1, 0 },
+	{ ";a", -1, 0 },
+	{ "1;a=\"\\", -1, 0 },
+	{ "1;a=\"x\"y", -1, 0 },
+	{ "1;a=\"x\" y", -1, 0 },
+	{ "1\r", -1, 0 },
+	{ "1;a\r\n", -1, 0 },
+};
+
+static void
+chunk_line_row(const void *p)
+{
+	const struct chunk_line_row *r = p;
+	uint64_t size = 12345;
+	int rv;
+
+	rv = httpmsg_chunk_line((const unsigned char *)r->in, strlen(r->in),
+	    &size);
+	CHECK(rv == r->rv, "chunk line %d, want %d", rv, r->rv);
+	CHECK(rv == -1 || size == r->size, "size %ju, want %ju",
+	    (uintmax_t)size, (uintmax_t)r->size);
+}
+
+static void
+test_chunk_line(void **state UNUSED)
+{
+	char big[HTTPMSG_CHUNK_LINE_MAX + 64];
+	struct httpmsg_body b = { BODY_CHUNKED, 0 };
+	struct evbuffer *in, *out;
+	size_t i;
+
+	for (i = 0; i < NELEM(chunk_line_rows); i++) {
+		row_begin("chunk_line", i, chunk_line_rows[i].in,
+		    strlen(chunk_line_rows[i].in));
+		row_run(chunk_line_row, &chunk_line_rows[i]);
+	}
+	rows_done("chunk_line");
+
+	/* One byte over the line limit, CRLF not yet there: refused. */
+	memset(big, 'a', sizeof(big));
+	big[0] = '1';
+	big[1] = ';';
+	in = evbuffer_new();
+	out = evbuffer_new();
+	assert_non_null(in);
+	assert_non_null(out);
+	assert_int_equal(evbuffer_add(in, big, HTTPMSG_CHUNK_LINE_MAX + 1), 0);
+	assert_int_equal(httpmsg_relay_body(&b, in, out), 0);
+	assert_int_equal(evbuffer_add(in, "a", 1), 0);
+	assert_int_equal(httpmsg_relay_body(&b, in, out), -1);
+	assert_int_equal(evbuffer_get_length(out), 0);
+	evbuffer_free(in);
+	evbuffer_free(out);
 }
 
 static void
@@ -607,6 +728,7 @@ main(void)
 		cmocka_unit_test(test_value_has),
 		cmocka_unit_test(test_framing),
 		cmocka_unit_test(test_relay_body),
+		cmocka_unit_test(test_chunk_line),
 		cmocka_unit_test(test_socks_greeting),
 		cmocka_unit_test(test_socks_request),
 	};

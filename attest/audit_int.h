@@ -1,0 +1,61 @@
+/*
+ * The audit's model, shared by its parts only (audit.c reads and counts
+ * lines; audit_print.c, suggest.c and audit_html.c present them).  Maps
+ * are jansson objects keyed by what a line said, escaped on output.
+ */
+#ifndef ATTEST_AUDIT_INT_H
+#define ATTEST_AUDIT_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "egress/egress.h"
+
+enum audit_protocol { P_HTTP, P_HTTP_CONNECT, P_SOCKS5, P_DIRECT, P_COUNT };
+
+extern const char *const audit_protocol_names[P_COUNT];
+
+struct audit {
+	uint64_t	 records, malformed;
+	uint64_t	 run_records;	/* carrying a run id */
+	uint64_t	 decisions[2];	/* by "is it an allow" */
+	uint64_t	 by_reason[EGRESS_R_COUNT];
+	uint64_t	 would[EGRESS_R_COUNT];	/* report_only, by would */
+	uint64_t	 by_protocol[P_COUNT];
+	uint64_t	 owned;		/* proxied run decisions with an exe */
+	json_t		*hosts[2];	/* host -> count */
+	json_t		*runs;		/* run id -> true: a set */
+	/* exe -> {"allow": n, "deny": n, "hosts": {host: n}}: proxied */
+	json_t		*exes;
+	/* exe -> {"count": n, "pids": {pid: true}, "endpoints": {e: n}} */
+	json_t		*direct;
+	/* "host:port" -> {"host", "port", "count", "would": {reason: n}} */
+	json_t		*reported;
+	/* "host:port" -> {"host", "port", "count", "reasons": {r: n}} */
+	json_t		*asked;
+	/* "YYYY-MM-DDTHH:MM:SS" -> [allow, deny]: decisions over time */
+	json_t		*seconds;
+};
+
+/* Every key of a map with its count, most first, ties by key. */
+struct audit_rank {
+	const char	*key;
+	json_int_t	 n;
+	json_t		*value;
+};
+struct audit_rank *audit_ranked(const json_t *map, const char *count_key,
+		    size_t *n);
+
+/* "host:port", "[v6]:port": a request's target as a key and for people. */
+void		 audit_target(const char *host, json_int_t port, char *buf,
+		    size_t len);
+/* An integer member of an object (0 when absent). */
+json_int_t	 audit_int(const json_t *o, const char *key);
+
+int		 audit_print_text(const struct audit *, FILE *, size_t top);
+int		 audit_print_json(const struct audit *, FILE *, size_t top);
+
+#endif

@@ -1,0 +1,251 @@
+/*
+ * test_dlog: the decision log (proxy/dlog.c, SPEC 5).  A line is in the
+ * log when dlog_decision returns, before the caller answers anything; a
+ * line the log cannot take at once (a full pipe, a deleted file) makes
+ * the request a log_unavailable refusal, whose line waits and is written
+ * once the log takes lines again; under serve every line may wait.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <event2/event.h>
+
+#include "proxy/proxy.h"
+
+#define UNUSED	__attribute__((unused))
+
+struct fixture {
+	struct event_base	*base;
+	struct dlog		*log;
+	int			 fds[2];	/* [0] reads the log */
+	char			 path[64];	/* or a file */
+};
+
+static int
+setup_pipe(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+
+	if (f == NULL || (f->base = event_base_new()) == NULL ||
+	    pipe(f->fds) == -1 || fcntl(f->fds[0], F_SETFL, O_NONBLOCK) == -1)
+		return -1;
+	if ((f->log = dlog_new(f->base, f->fds[1], "r1")) == NULL)
+		return -1;
+	*state = f;
+	return 0;
+}
+
+static int
+setup_file(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	int fd;
+
+	if (f == NULL || (f->base = event_base_new()) == NULL)
+		return -1;
+	snprintf(f->path, sizeof(f->path), "/tmp/test_dlog.XXXXXX");
+	if ((fd = mkstemp(f->path)) == -1)
+		return -1;
+	f->fds[0] = open(f->path, O_RDONLY);
+	f->fds[1] = fd;
+	if (f->fds[0] == -1 ||
+	    (f->log = dlog_new(f->base, f->fds[1], NULL)) == NULL)
+		return -1;
+	*state = f;
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	dlog_free(f->log);
+	close(f->fds[0]);
+	close(f->fds[1]);
+	if (f->path[0] != '\0')
+		(void)unlink(f->path);
+	event_base_free(f->base);
+	free(f);
+	return 0;
+}
+
+/* What the log's reader can read now, NUL-terminated, in buf. */
+static size_t
+drain(struct fixture *f, char *buf, size_t len)
+{
+	size_t have = 0;
+	ssize_t n;
+
+	while (have < len - 1 &&
+	    (n = read(f->fds[0], buf + have, len - 1 - have)) > 0)
+		have += (size_t)n;
+	buf[have] = '\0';
+	return have;
+}
+
+static size_t
+count(const char *s, const char *needle)
+{
+	size_t n = 0;
+
+	while ((s = strstr(s, needle)) != NULL) {
+		n++;
+		s += strlen(needle);
+	}
+	return n;
+}
+
+static int
+decide(struct fixture *f, const char *host, bool allow, bool serve)
+{
+	struct egress_addr a;
+
+	egress_addr_from_v4(&a, 0x7f000001);
+	return dlog_decision(f->log, PROXY_HTTP_CONNECT, host, 443, allow,
+	    allow ? EGRESS_R_ALLOW_RULE : EGRESS_R_NO_ALLOW_RULE,
+	    allow ? &a : NULL, serve);
+}
+
+/* The line is in the pipe when the call returns: no loop, no timer. */
+static void
+test_written_at_once(void **state)
+{
+	struct fixture *f = *state;
+	struct dlog_totals t;
+	char buf[4096];
+
+	assert_int_equal(decide(f, "a.example", true, false), 0);
+	assert_true(drain(f, buf, sizeof(buf)) > 0);
+	assert_non_null(strstr(buf, "\"protocol\":\"http_connect\","
+	    "\"host\":\"a.example\",\"port\":443,\"decision\":\"allow\","
+	    "\"reason\":\"allow_rule\",\"addr\":\"127.0.0.1\","
+	    "\"run\":\"r1\"}\n"));
+	assert_int_equal(decide(f, "b.example", false, false), 0);
+	drain(f, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "\"host\":\"b.example\""));
+	dlog_totals(f->log, &t);
+	assert_int_equal(t.records, 2);
+	assert_int_equal(t.allow, 1);
+	assert_int_equal(t.deny, 1);
+	assert_int_equal(t.lost, 0);
+	assert_true(t.complete);
+}
+
+/*
+ * A full pipe: the request is refused log_unavailable (its own line is
+ * never written), new ones are not admitted, and once the reader drains
+ * the pipe the refusal's line goes in, then the log admits again.
+ */
+static void
+test_full_pipe(void **state)
+{
+	struct fixture *f = *state;
+	struct dlog_totals t;
+	static char buf[1 << 20];
+	int i, refused = -1;
+
+	assert_int_equal(fcntl(f->fds[1], F_SETPIPE_SZ, 4096), 4096);
+	for (i = 0; i < 100 && refused == -1; i++)
+		if (decide(f, "fill.example", false, false) == -1)
+			refused = i;
+	assert_true(refused > 0);
+	assert_false(dlog_admits(f->log, false));
+	assert_true(dlog_admits(f->log, true));
+	/* A refusal decided while it is behind waits for its line. */
+	assert_int_equal(dlog_decision(f->log, PROXY_SOCKS5, "late.example",
+	    80, false, EGRESS_R_LOG_UNAVAILABLE, NULL, false), 0);
+	drain(f, buf, sizeof(buf));
+	assert_int_equal(count(buf, "\"host\":\"fill.example\""), refused);
+	assert_null(strstr(buf, "log_unavailable"));
+	/* Room again: the held lines are written when the loop sees it. */
+	assert_int_equal(event_base_loop(f->base, EVLOOP_ONCE |
+	    EVLOOP_NONBLOCK), 0);
+	drain(f, buf, sizeof(buf));
+	assert_int_equal(count(buf, "\"reason\":\"log_unavailable\""), 2);
+	assert_int_equal(count(buf, "\"decision\":\"allow\""), 0);
+	assert_non_null(strstr(buf, "\"protocol\":\"http_connect\",\"host\":"
+	    "\"fill.example\",\"port\":443,\"decision\":\"deny\",\"reason\":"
+	    "\"log_unavailable\",\"run\":\"r1\"}\n"));
+	assert_true(strstr(buf, "fill.example") < strstr(buf, "late.example"));
+	assert_true(dlog_admits(f->log, false));
+	assert_int_equal(decide(f, "after.example", true, false), 0);
+	drain(f, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "after.example"));
+	dlog_totals(f->log, &t);
+	assert_int_equal(t.by_reason[EGRESS_R_LOG_UNAVAILABLE], 2);
+	assert_int_equal(t.lost, 0);
+	assert_true(t.complete);
+}
+
+/* Under serve, a line the log cannot take waits; the decision stands. */
+static void
+test_full_pipe_serve(void **state)
+{
+	struct fixture *f = *state;
+	static char buf[1 << 20];
+	int i;
+
+	assert_int_equal(fcntl(f->fds[1], F_SETPIPE_SZ, 4096), 4096);
+	for (i = 0; i < 100; i++)
+		assert_int_equal(decide(f, "s.example", true, true), 0);
+	drain(f, buf, sizeof(buf));
+	assert_int_equal(event_base_loop(f->base, EVLOOP_ONCE |
+	    EVLOOP_NONBLOCK), 0);
+	drain(f, buf + strlen(buf), sizeof(buf) - strlen(buf));
+	while (event_base_loop(f->base, EVLOOP_ONCE | EVLOOP_NONBLOCK) == 0 &&
+	    drain(f, buf + strlen(buf), sizeof(buf) - strlen(buf)) > 0)
+		;
+	assert_int_equal(count(buf, "\"host\":\"s.example\""), 100);
+	assert_null(strstr(buf, "log_unavailable"));
+}
+
+/* A deleted log file: refused from the next line on, nothing held. */
+static void
+test_deleted_file(void **state)
+{
+	struct fixture *f = *state;
+	struct dlog_totals t;
+	char buf[4096];
+
+	assert_int_equal(decide(f, "before.example", true, false), 0);
+	assert_int_equal(unlink(f->path), 0);
+	f->path[0] = '\0';
+	assert_int_equal(decide(f, "after.example", true, false), -1);
+	assert_false(dlog_admits(f->log, false));
+	drain(f, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "before.example"));
+	assert_null(strstr(buf, "after.example"));
+	dlog_totals(f->log, &t);
+	assert_int_equal(t.records, 1);
+	assert_int_equal(t.allow, 1);
+	assert_int_equal(t.by_reason[EGRESS_R_LOG_UNAVAILABLE], 1);
+	assert_int_equal(t.lost, 1);
+	assert_false(t.complete);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_written_at_once,
+		    setup_pipe, teardown),
+		cmocka_unit_test_setup_teardown(test_full_pipe, setup_pipe,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_full_pipe_serve,
+		    setup_pipe, teardown),
+		cmocka_unit_test_setup_teardown(test_deleted_file, setup_file,
+		    teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
