@@ -18,6 +18,9 @@ void	 cli_error(const char *fmt, ...)
  */
 struct conf *cli_load_policy(const char *path);
 
+/* One stderr line when the policy is in report mode (it enforces less). */
+void	 cli_say_report_mode(const struct conf *);
+
 /*
  * A regular file whole (not NUL-terminated), at most max bytes, or NULL
  * with errno set (EFBIG: larger).

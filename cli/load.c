@@ -124,3 +124,14 @@ cli_load_policy(const char *path)
 		cli_error("%s", err);
 	return c;
 }
+
+void
+cli_say_report_mode(const struct conf *c)
+{
+	if (c != NULL && egress_policy_report(c->policy))
+		cli_error("policy in report mode: NOT ENFORCING its allow and "
+		    "deny rules; what they refuse is let through and logged "
+		    "report_only (special-purpose addresses, limits and the "
+		    "sandbox are still enforced); use mode enforce once "
+		    "audit --suggest has given the rules");
+}

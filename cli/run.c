@@ -436,6 +436,15 @@ listen_inside(struct run *r)
 	return port_file(r, r->proxy_addr);
 }
 
+/* Who opened a connection the proxy accepted: the sandbox knows. */
+static int
+run_owner(void *arg, int fd, pid_t *pid, char *exe, size_t len)
+{
+	struct run *r = arg;
+
+	return sandbox_owner(r->child, fd, pid, exe, len);
+}
+
 /*
  * A confinement whose set-up failed part-way did not attach: the host
  * lacks it, and the plan is made again without it.
@@ -489,6 +498,7 @@ start_command(struct run *r)
 		return EXIT_REFUSED;
 	}
 	r->spawned = true;
+	proxy_set_owner(r->px, run_owner, r);
 	if (listen_inside(r) == -1 || (r->directs = directs_new(r->base,
 	    r->log, r->proxy_addr)) == NULL) {
 		sandbox_signal(r->child, SIGKILL);
@@ -578,6 +588,8 @@ out:
 	if (r->ctl_ev != NULL)
 		event_free(r->ctl_ev);
 	/* The command is gone, its broker with it: the last folded lines. */
+	if (r->px != NULL)
+		proxy_set_owner(r->px, NULL, NULL);
 	sandbox_free(r->child);
 	r->child = NULL;
 	directs_free(r->directs);
@@ -638,6 +650,7 @@ run_mode(const struct options *o, struct conf *c, struct report *rep)
 	}
 	rep->started = true;
 	say_not_enforced(&r);
+	cli_say_report_mode(c);
 	signal(SIGPIPE, SIG_IGN);
 	/* Nothing the command runs may read this process's memory. */
 	(void)prctl(PR_SET_DUMPABLE, 0);

@@ -156,6 +156,7 @@ reload_cb(evutil_socket_t sig, short ev, void *arg)
 		cli_error("SIGHUP: the report keeps describing the earlier "
 		    "policy");
 	cli_error("SIGHUP: policy re-read from %s", s->opt->policy);
+	cli_say_report_mode(c);
 }
 
 /* Open every listener and say where; -1 if any cannot be opened. */
@@ -227,6 +228,7 @@ serve(const struct options *opt, struct conf *c, struct report *rep)
 	}
 	if (open_listeners(&s, c) == -1)
 		goto out;
+	cli_say_report_mode(c);
 	sigs[0] = evsignal_new(s.base, SIGTERM, stop_cb, &s);
 	sigs[1] = evsignal_new(s.base, SIGINT, stop_cb, &s);
 	sigs[2] = evsignal_new(s.base, SIGHUP, reload_cb, &s);

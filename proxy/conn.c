@@ -70,6 +70,21 @@ bev_write_now(struct bufferevent *bev)
 	return bufferevent_enable(bev, EV_WRITE);
 }
 
+/* Run mode: the confined process at the other end, when it is known. */
+static void
+conn_owner(struct conn *c)
+{
+	char exe[256];
+	pid_t pid;
+
+	if (c->px->owner == NULL || c->px->owner(c->px->owner_arg, c->fd,
+	    &pid, exe, sizeof(exe)) == -1 || pid <= 0)
+		return;
+	c->pid = pid;
+	if (exe[0] != '\0')
+		c->exe = strdup(exe);	/* none: the line says pid alone */
+}
+
 void
 conn_accept(struct proxy *px, evutil_socket_t fd, struct sockaddr *sa,
     int salen)
@@ -83,6 +98,7 @@ conn_accept(struct proxy *px, evutil_socket_t fd, struct sockaddr *sa,
 	c->px = px;	/* TCP_NODELAY: inherited from the listener */
 	c->fd = fd;
 	c->gen = gen_hold(px->gen);
+	conn_owner(c);
 	TAILQ_INSERT_TAIL(&px->conns, c, entry);
 	px->nconns++;
 	c->active = true;
@@ -321,6 +337,7 @@ conn_close(struct conn *c)
 	TAILQ_REMOVE(&px->conns, c, entry);
 	px->nconns--;
 	inactive(c);
+	free(c->exe);
 	free(c);
 	proxy_conn_gone(px);
 }
@@ -412,16 +429,31 @@ conn_drain_close(struct conn *c)
 	conn_close(c);
 }
 
+static int
+log_entry(struct conn *c, bool allow, enum egress_reason reason,
+    enum egress_reason would, const struct egress_addr *addr)
+{
+	struct dlog_entry e = { .proto = c->proto, .host = c->target.host,
+	    .port = c->target.port, .allow = allow, .reason = reason,
+	    .would = would, .addr = addr, .pid = c->pid, .exe = c->exe };
+
+	if (c->logged)
+		return 0;
+	c->logged = true;
+	return dlog_decision(c->px->log, &e, c->gen->conf->log_failure_serve);
+}
+
 int
 conn_log(struct conn *c, bool allow, enum egress_reason reason,
     const struct egress_addr *addr)
 {
-	if (c->logged)
-		return 0;
-	c->logged = true;
-	return dlog_decision(c->px->log, c->proto, c->target.host,
-	    c->target.port, allow, reason, addr,
-	    c->gen->conf->log_failure_serve);
+	return log_entry(c, allow, reason, EGRESS_R_NONE, addr);
+}
+
+int
+conn_log_allowed(struct conn *c, const struct outbound_result *res)
+{
+	return log_entry(c, true, res->reason, res->would, &res->addr);
 }
 
 static void

@@ -38,7 +38,7 @@
 #include "proxy/mstime.h"
 #include "proxy/proxy.h"
 
-#define LINE_MAX_LEN	512
+#define LINE_MAX_LEN	2048	/* an exe of 255 bytes, each escaped in 6 */
 #define RETRY_MS	1000		/* a failed log is tried again */
 #define CHUNK		4096		/* PIPE_BUF: a pipe takes it whole */
 #define MAX_BYTES	(4 * 1024 * 1024)	/* held past this: lost */
@@ -555,68 +555,88 @@ count(struct dlog *l, bool allow, enum egress_reason reason)
 
 /*
  * No decision log (run mode without --log): the totals are kept for the
- * report, and each refusal is said on stderr for people, as a diagnostic
- * that no reader takes for a record.
+ * report, and each refusal (and each request report mode let through) is
+ * said on stderr for people, as a diagnostic no reader takes for a record.
  */
 static void
-count_only(struct dlog *l, enum proxy_protocol proto, const char *host,
-    uint16_t port, bool allow, enum egress_reason reason)
+count_only(struct dlog *l, const struct dlog_entry *e)
 {
-	count(l, allow, reason);
-	if (!allow)
+	const char *h = safe_host(e->host)[0] != '\0' ? safe_host(e->host) :
+	    "-";
+
+	count(l, e->allow, e->reason);
+	if (!e->allow)
 		fprintf(stderr, "harn-egressd: refused %s %s:%u: %s\n",
-		    protocol_names[proto], safe_host(host)[0] != '\0' ?
-		    safe_host(host) : "-", port, egress_reason_name(reason));
+		    protocol_names[e->proto], h, e->port,
+		    egress_reason_name(e->reason));
+	else if (e->reason == EGRESS_R_REPORT_ONLY)
+		fprintf(stderr, "harn-egressd: report mode let %s %s:%u "
+		    "through: enforcing refuses it (%s)\n",
+		    protocol_names[e->proto], h, e->port,
+		    egress_reason_name(e->would));
 }
+
+static void json_chars(const char *, char *, size_t);
 
 /* The line of one decision; its length, or 0 when it does not fit. */
 static size_t
 format_line(const struct dlog *l, char *line, size_t len,
-    enum proxy_protocol proto, const char *host, uint16_t port, bool allow,
-    enum egress_reason reason, const struct egress_addr *addr)
+    const struct dlog_entry *e)
 {
-	char ts[64], a[EGRESS_ADDRSTR_MAX] = "", run[64] = "";
+	char ts[64], a[EGRESS_ADDRSTR_MAX] = "", run[64] = "", would[48] = "";
+	char who[1700] = "", x[1600];
 	int n;
 
 	format_ts(ts, sizeof(ts));
-	if (addr != NULL)
-		egress_addr_format(addr, a, sizeof(a));
+	if (e->addr != NULL)
+		egress_addr_format(e->addr, a, sizeof(a));
+	if (e->reason == EGRESS_R_REPORT_ONLY)
+		snprintf(would, sizeof(would), ",\"would\":\"%s\"",
+		    egress_reason_name(e->would));
 	if (l->run_id[0] != '\0')
 		snprintf(run, sizeof(run), ",\"run\":\"%s\"", l->run_id);
+	if (e->pid > 0 && e->exe != NULL && e->exe[0] != '\0') {
+		json_chars(e->exe, x, sizeof(x));
+		snprintf(who, sizeof(who), ",\"pid\":%ld,\"exe\":\"%s\"",
+		    (long)e->pid, x);
+	} else if (e->pid > 0)
+		snprintf(who, sizeof(who), ",\"pid\":%ld", (long)e->pid);
 	n = snprintf(line, len, "{\"ts\":\"%s\",\"protocol\":\"%s\","
 	    "\"host\":\"%s\",\"port\":%u,\"decision\":\"%s\","
-	    "\"reason\":\"%s\"%s%s%s%s}\n", ts, protocol_names[proto],
-	    safe_host(host), port, allow ? "allow" : "deny",
-	    egress_reason_name(reason), a[0] ? ",\"addr\":\"" : "", a,
-	    a[0] ? "\"" : "", run);
+	    "\"reason\":\"%s\"%s%s%s%s%s%s}\n", ts,
+	    protocol_names[e->proto], safe_host(e->host), e->port,
+	    e->allow ? "allow" : "deny", egress_reason_name(e->reason), would,
+	    a[0] ? ",\"addr\":\"" : "", a, a[0] ? "\"" : "", run, who);
 	if (n < 0 || (size_t)n >= len)
 		return 0;
 	return (size_t)n;
 }
 
 int
-dlog_decision(struct dlog *l, enum proxy_protocol proto, const char *host,
-    uint16_t port, bool allow, enum egress_reason reason,
-    const struct egress_addr *addr, bool serve)
+dlog_decision(struct dlog *l, const struct dlog_entry *e, bool serve)
 {
+	struct dlog_entry refused;
 	char line[LINE_MAX_LEN];
 	size_t n;
 
 	if (l->fd == -1) {
-		count_only(l, proto, host, port, allow, reason);
+		count_only(l, e);
 		return 0;
 	}
 	/* A log_unavailable refusal never waits for its line. */
-	n = format_line(l, line, sizeof(line), proto, host, port, allow,
-	    reason, addr);
+	n = format_line(l, line, sizeof(line), e);
 	if (n > 0 && put(l, line, n, serve ||
-	    reason == EGRESS_R_LOG_UNAVAILABLE) == 0) {
-		count(l, allow, reason);
+	    e->reason == EGRESS_R_LOG_UNAVAILABLE) == 0) {
+		count(l, e->allow, e->reason);
 		return 0;
 	}
 	/* Not written: refused log_unavailable instead, recorded so. */
-	n = format_line(l, line, sizeof(line), proto, host, port, false,
-	    EGRESS_R_LOG_UNAVAILABLE, NULL);
+	refused = *e;
+	refused.allow = false;
+	refused.reason = EGRESS_R_LOG_UNAVAILABLE;
+	refused.would = EGRESS_R_NONE;
+	refused.addr = NULL;
+	n = format_line(l, line, sizeof(line), &refused);
 	if (n == 0 || put(l, line, n, true) == -1)
 		l->totals.lost++;
 	count(l, false, EGRESS_R_LOG_UNAVAILABLE);

@@ -463,7 +463,7 @@ connected_cb(const struct outbound_result *res, void *arg)
 		    res->has_addr ? &res->addr : NULL);
 		return;
 	}
-	if (conn_log(c, true, res->reason, &res->addr) == -1) {
+	if (conn_log_allowed(c, res) == -1) {
 		if (res->fd != -1)
 			close(res->fd);
 		http_refuse(c, EGRESS_R_LOG_UNAVAILABLE);

@@ -92,12 +92,15 @@ struct proxy {
 	struct event		*drain_timer;
 	void			(*drain_done)(void *);
 	void			*drain_arg;
+	proxy_owner_fn		 owner;		/* run mode: who connected */
+	void			*owner_arg;
 };
 
 /* Outbound: decide, resolve, connect (SPEC 3.3 steps 1-7). */
 struct outbound_result {
 	int			 fd;		/* connected, or -1 */
 	enum egress_reason	 reason;	/* allow_rule, default_allow, or why not */
+	enum egress_reason	 would;		/* report_only: what enforcing says */
 	struct egress_addr	 addr;		/* connected to, or judged */
 	bool			 has_addr;	/* a deny decided on addr */
 	bool			 reuse;		/* allowed: the caller's connection */
@@ -187,6 +190,8 @@ struct conn {
 	struct outbound		*ob;
 	struct tunnel		*tunnel;
 	struct egress_target	 target;
+	pid_t			 pid;		/* run mode: who connected; 0 */
+	char			*exe;		/*   and its program, or NULL */
 	bool			 logged;	/* this request's line is written */
 	bool			 client_eof;	/* HTTP: it sent all it will send */
 	const char		*detail;	/* a refusal's why, for people */
@@ -222,6 +227,8 @@ int	 bev_write_now(struct bufferevent *);
  */
 int	 conn_log(struct conn *, bool allow, enum egress_reason,
 	    const struct egress_addr *);
+/* The same for an allowed outbound result (report mode's would with it). */
+int	 conn_log_allowed(struct conn *, const struct outbound_result *);
 /*
  * Send reply (the protocol's success) to the client, then hand both sockets
  * to a tunnel; bytes the client sent after its request go first.

@@ -60,6 +60,10 @@ ob_finish(struct outbound *ob, enum egress_reason reason,
 {
 	struct outbound_result res = { .fd = ob->fd, .reason = reason,
 	    .reuse = ob->reused };
+
+	/* Let through by report mode: what enforcing would have said. */
+	if (reason == EGRESS_R_REPORT_ONLY)
+		res.would = ob->verdict.would;
 	outbound_cb cb = ob->cb;
 	void *arg = ob->arg;
 

@@ -226,6 +226,7 @@ refuse_one(struct proxy *px, int fd)
 	static const char nolog[] = "harn-egressd: refused: log_unavailable "
 	    "(the decision log cannot take records)\n";
 	enum egress_reason why = EGRESS_R_LIMIT_EXCEEDED;
+	struct dlog_entry e = { .host = "", .reason = why };
 	char first[64], refusal[512];
 	ssize_t got;
 	bool socks;
@@ -233,8 +234,8 @@ refuse_one(struct proxy *px, int fd)
 
 	got = recv(fd, first, sizeof(first), MSG_PEEK | MSG_DONTWAIT);
 	socks = got > 0 && first[0] == 0x05;
-	if (dlog_decision(px->log, socks ? PROXY_SOCKS5 : PROXY_HTTP, "", 0,
-	    false, why, NULL, px->gen->conf->log_failure_serve) == -1)
+	e.proto = socks ? PROXY_SOCKS5 : PROXY_HTTP;
+	if (dlog_decision(px->log, &e, px->gen->conf->log_failure_serve) == -1)
 		why = EGRESS_R_LOG_UNAVAILABLE;
 	if (socks)
 		(void)send(fd, no_method, sizeof(no_method), MSG_NOSIGNAL);
@@ -433,6 +434,13 @@ backlog(const struct proxy *px)
 	if (want > max)
 		want = max;
 	return want < 16 ? 16 : (int)want;
+}
+
+void
+proxy_set_owner(struct proxy *px, proxy_owner_fn fn, void *arg)
+{
+	px->owner = fn;
+	px->owner_arg = arg;
 }
 
 int

@@ -60,19 +60,35 @@ enum proxy_protocol {
 };
 
 /*
- * Record one decision, before anything it answers or lets through is
- * sent: its line is handed to the kernel now.  host may be "" and port 0
+ * One decision, as its line says it (SPEC 5).  host may be "" and port 0
  * when the request never named a valid target; addr is the address
- * connected (allow) or judged (a deny decided on one), else NULL.
+ * connected (allow) or judged (a deny decided on one), else NULL; would,
+ * on report_only, what enforcing would have said; pid and exe, in run
+ * mode, the confined process that opened the connection (0, NULL: not
+ * known).
+ */
+struct dlog_entry {
+	enum proxy_protocol		 proto;
+	const char			*host;
+	uint16_t			 port;
+	bool				 allow;
+	enum egress_reason		 reason;
+	enum egress_reason		 would;
+	const struct egress_addr	*addr;
+	pid_t				 pid;
+	const char			*exe;
+};
+
+/*
+ * Record one decision, before anything it answers or lets through is
+ * sent: its line is handed to the kernel now.
  * 0: the decision stands (its line written; or no log, only counted; or
  * serve, log_failure_action serve: held for later, or lost and counted).
  * -1: the log cannot take the line, and the request is to be refused
  * log_unavailable instead; that refusal is what is recorded (its line
  * may come later: held, written once the log takes lines again).
  */
-int		 dlog_decision(struct dlog *, enum proxy_protocol,
-		    const char *host, uint16_t port, bool allow,
-		    enum egress_reason, const struct egress_addr *addr,
+int		 dlog_decision(struct dlog *, const struct dlog_entry *,
 		    bool serve);
 
 /*
@@ -97,6 +113,14 @@ struct event_base *proxy_event_base_new(void);
 struct proxy	*proxy_new(struct event_base *, struct conf *,
 		    struct dlog *, char *err, size_t errlen);
 void		 proxy_free(struct proxy *);
+
+/*
+ * Run mode: who opened a connection the proxy accepted (SPEC 5's pid and
+ * exe), asked once at each accept; 0, or -1 when it cannot be known.
+ */
+typedef int	(*proxy_owner_fn)(void *arg, int fd, pid_t *pid, char *exe,
+		    size_t len);
+void		 proxy_set_owner(struct proxy *, proxy_owner_fn, void *arg);
 
 /*
  * Bind and listen on addr (port 0: ephemeral).  Writes the bound address

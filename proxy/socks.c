@@ -119,7 +119,7 @@ connected_cb(const struct outbound_result *res, void *arg)
 		    &res->addr : NULL);
 		return;
 	}
-	if (conn_log(c, true, res->reason, &res->addr) == -1) {
+	if (conn_log_allowed(c, res) == -1) {
 		close(res->fd);
 		refuse(c, SOCKS_REP_FAILURE, EGRESS_R_LOG_UNAVAILABLE, NULL);
 		return;

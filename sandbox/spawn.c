@@ -57,6 +57,7 @@
 #endif
 
 #define SETUP_TIMEOUT_MS	10000
+#define ACK_TIMEOUT_MS		2000	/* harn-egressd busy, or gone */
 #define OPT_ROOTS_MAX		128	/* writable roots the broker knows */
 #define MAX_LANDLOCK_RULES	4096
 
@@ -68,7 +69,8 @@ enum msg_kind {
 	MSG_EXIT,	/* the command's wait status */
 	MSG_RULESET,	/* to the command: the Landlock ruleset, host grants */
 	MSG_DIRECT,	/* a refusal of the broker's (with a pidfd) */
-	MSG_CONN	/* a connect to the proxy, about to be made (a pidfd) */
+	MSG_CONN,	/* a connect to the proxy, about to be made (a pidfd) */
+	MSG_ACK		/* to init: a refusal's process is known */
 };
 
 struct msg {
@@ -143,6 +145,14 @@ send_msg(int ctl, const struct msg *m, const int *fds, size_t nfds)
 		memcpy(CMSG_DATA(c), fds, sizeof(int) * nfds);
 	}
 	return sendmsg(ctl, &mh, MSG_NOSIGNAL) == (ssize_t)sizeof(*m) ? 0 : -1;
+}
+
+/* An answer to init that never waits: init waits for it, bounded. */
+static int
+send_ack(int ctl, const struct msg *m)
+{
+	return send(ctl, m, sizeof(*m), MSG_NOSIGNAL | MSG_DONTWAIT) ==
+	    (ssize_t)sizeof(*m) ? 0 : -1;
 }
 
 /* One message and the descriptors it carries; -1 with errno. */
@@ -548,18 +558,28 @@ become_command(struct job *j)
 	drop_privileges(j->ctl, caps);
 }
 
-/* The broker's refusals, to harn-egressd, with a pidfd of the process. */
+/*
+ * The broker's refusals, to harn-egressd, with a pidfd of the process;
+ * the caller is answered once harn-egressd has read it (MSG_ACK): its
+ * process, still waiting in the call, is then known by the host's pid,
+ * even one that exits as soon as it is answered.
+ */
 static void
 tell_refused(void *arg, const struct broker_refusal *r)
 {
 	struct job *j = arg;
 	struct msg m = { .kind = MSG_DIRECT, .refusal = *r };
-	int pidfd;
+	int fds[SANDBOX_MAX_FDS], pidfd, sent;
+	size_t n;
 
 	pidfd = (int)syscall(SYS_pidfd_open, r->pid, 0);
-	(void)send_msg(j->ctl, &m, &pidfd, pidfd != -1 ? 1 : 0);
+	sent = send_msg(j->ctl, &m, &pidfd, pidfd != -1 ? 1 : 0);
 	if (pidfd != -1)
 		(void)close(pidfd);
+	/* Only MSG_ACK comes this way once the command runs. */
+	if (sent == 0 && recv_msg(j->ctl, &m, fds, &n, ACK_TIMEOUT_MS) == 0)
+		while (n > 0)
+			(void)close(fds[--n]);
 }
 
 /* Who is about to connect to the proxy, with a pidfd of its process. */
@@ -1222,9 +1242,12 @@ dispatch(struct sandbox_child *c, const struct msg *m, int *fds,
 {
 	pid_t pid;
 
+	struct msg ack = { .kind = MSG_ACK };
+
 	switch (m->kind) {
 	case MSG_DIRECT:
 		queue_direct(c, m, fds, nfds);
+		(void)send_ack(c->ctl, &ack);
 		break;
 	case MSG_CONN:
 		/* A process gone already has no pid to give: no owner. */

@@ -108,6 +108,26 @@ expect_grep "explain metadata" "$TMP/out" '^169\.254\.169\.254:80 deny metadata_
 expect_grep "explain target without port" "$TMP/out" '^evil\.com deny invalid_target \(missing port: give HOST:PORT or a URL\)$'
 expect_grep "explain masks a newline in a target" "$TMP/out" '^a\?b:80 deny invalid_target \('
 
+# mode report (SPEC 3.1): check and explain say so; the rules' refusals
+# are report_only, with what enforcing would say; the rest still refuses.
+printf 'mode report\nallow api.example.com:443\ndeny gist.github.com\n' >"$TMP/report.conf"
+expect_rc "check of a report-mode policy" 0 "$EGRESSD" check --policy "$TMP/report.conf"
+expect_grep "check says report mode" "$TMP/out" '^# harn-egressd: policy from .* is valid \(2 rules, report mode: nothing its rules refuse is refused\)$'
+expect_grep "check prints mode report" "$TMP/out" '^mode report$'
+expect_rc "explain under mode report" 0 "$EGRESSD" explain --policy "$TMP/report.conf" \
+    other.example:443 gist.github.com:443 93.184.216.34:443 10.0.0.1:443 169.254.169.254:80
+expect_grep "explain says report mode on stderr" "$TMP/err" '^harn-egressd: policy in report mode: '
+expect_grep "explain: no allow rule, let through" "$TMP/out" '^other\.example:443 resolve report_only \(mode report: enforcing would refuse it, no_allow_rule; the addresses may still refuse it: explain --resolve\)$'
+expect_grep "explain: a deny rule, let through" "$TMP/out" '^gist\.github\.com:443 resolve report_only deny gist\.github\.com \(mode report: enforcing would refuse it, deny_rule; '
+expect_grep "explain: an address, let through" "$TMP/out" '^93\.184\.216\.34:443 allow report_only \(mode report: enforcing would refuse it, no_allow_rule\)$'
+expect_grep "explain: private still refused" "$TMP/out" '^10\.0\.0\.1:443 deny private_address'
+expect_grep "explain: metadata still refused" "$TMP/out" '^169\.254\.169\.254:80 deny metadata_address$'
+printf 'mode audit\n' >"$TMP/badmode.conf"
+expect_rc "mode audit is a policy error" 2 "$EGRESSD" check --policy "$TMP/badmode.conf"
+expect_grep "... naming the line" "$TMP/err" "badmode\.conf:1: mode: 'audit' is not report or enforce"
+expect_rc "audit --suggest with --json is a usage error" 2 "$EGRESSD" audit --suggest --json
+expect_rc "doctor --policy of a missing file" 2 "$EGRESSD" doctor --policy "$TMP/none.conf"
+
 printf 'allow a.example\n' > "$TMP/n.conf"
 expect_rc "explain without CIDR rules" 0 "$EGRESSD" explain --policy "$TMP/n.conf" b.example:443
 expect_grep "no allow rule, no resolve" "$TMP/out" '^b\.example:443 deny no_allow_rule$'

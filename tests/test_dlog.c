@@ -18,6 +18,7 @@
 
 #include <cmocka.h>
 #include <event2/event.h>
+#include <jansson.h>
 
 #include "proxy/proxy.h"
 
@@ -109,11 +110,63 @@ static int
 decide(struct fixture *f, const char *host, bool allow, bool serve)
 {
 	struct egress_addr a;
+	struct dlog_entry e = { .proto = PROXY_HTTP_CONNECT, .host = host,
+	    .port = 443, .allow = allow, .reason = allow ?
+	    EGRESS_R_ALLOW_RULE : EGRESS_R_NO_ALLOW_RULE };
 
 	egress_addr_from_v4(&a, 0x7f000001);
-	return dlog_decision(f->log, PROXY_HTTP_CONNECT, host, 443, allow,
-	    allow ? EGRESS_R_ALLOW_RULE : EGRESS_R_NO_ALLOW_RULE,
-	    allow ? &a : NULL, serve);
+	e.addr = allow ? &a : NULL;
+	return dlog_decision(f->log, &e, serve);
+}
+
+/*
+ * Report mode's would, and who asked (SPEC 5): after the run id, the pid
+ * and the program, escaped as JSON; a program's name of control bytes and
+ * quotes, as long as /proc gives, still fits the line; a log_unavailable
+ * refusal keeps who asked but not what report mode would have let go.
+ */
+static void
+test_fields(void **state)
+{
+	struct fixture *f = *state;
+	struct dlog_entry e = { .proto = PROXY_SOCKS5, .host = "pypi.test",
+	    .port = 443, .allow = true, .reason = EGRESS_R_REPORT_ONLY,
+	    .would = EGRESS_R_NO_ALLOW_RULE, .pid = 4242,
+	    .exe = "/usr/bin/py\"th\non" };
+	struct egress_addr a;
+	char buf[8192], exe[256], *line;
+	json_t *j;
+
+	egress_addr_from_v4(&a, 0x5db8d822);
+	e.addr = &a;
+	assert_int_equal(dlog_decision(f->log, &e, false), 0);
+	assert_true(drain(f, buf, sizeof(buf)) > 0);
+	assert_non_null(strstr(buf, "\"decision\":\"allow\",\"reason\":"
+	    "\"report_only\",\"would\":\"no_allow_rule\",\"addr\":"
+	    "\"93.184.216.34\",\"run\":\"r1\",\"pid\":4242,\"exe\":"
+	    "\"/usr/bin/py\\\"th\\u000Aon\"}\n"));
+	/* Not known: neither field. */
+	e.pid = 0;
+	e.exe = NULL;
+	e.reason = EGRESS_R_ALLOW_RULE;
+	e.would = EGRESS_R_NONE;
+	assert_int_equal(dlog_decision(f->log, &e, false), 0);
+	drain(f, buf, sizeof(buf));
+	assert_null(strstr(buf, "pid"));
+	assert_null(strstr(buf, "would"));
+	/* The worst name: every byte escaped, the line whole and JSON. */
+	memset(exe, 0x01, sizeof(exe) - 1);
+	exe[sizeof(exe) - 1] = '\0';
+	e.pid = 7;
+	e.exe = exe;
+	assert_int_equal(dlog_decision(f->log, &e, false), 0);
+	drain(f, buf, sizeof(buf));
+	assert_non_null(line = strchr(buf, '{'));
+	assert_non_null(j = json_loads(line, JSON_DISABLE_EOF_CHECK, NULL));
+	assert_int_equal(json_integer_value(json_object_get(j, "pid")), 7);
+	assert_int_equal(strlen(json_string_value(json_object_get(j, "exe"))),
+	    sizeof(exe) - 1);
+	json_decref(j);
 }
 
 /* The line is in the pipe when the call returns: no loop, no timer. */
@@ -150,6 +203,8 @@ static void
 test_full_pipe(void **state)
 {
 	struct fixture *f = *state;
+	struct dlog_entry late = { .proto = PROXY_SOCKS5, .host =
+	    "late.example", .port = 80, .reason = EGRESS_R_LOG_UNAVAILABLE };
 	struct dlog_totals t;
 	static char buf[1 << 20];
 	int i, refused = -1;
@@ -162,8 +217,7 @@ test_full_pipe(void **state)
 	assert_false(dlog_admits(f->log, false));
 	assert_true(dlog_admits(f->log, true));
 	/* A refusal decided while it is behind waits for its line. */
-	assert_int_equal(dlog_decision(f->log, PROXY_SOCKS5, "late.example",
-	    80, false, EGRESS_R_LOG_UNAVAILABLE, NULL, false), 0);
+	assert_int_equal(dlog_decision(f->log, &late, false), 0);
 	drain(f, buf, sizeof(buf));
 	assert_int_equal(count(buf, "\"host\":\"fill.example\""), refused);
 	assert_null(strstr(buf, "log_unavailable"));
@@ -239,6 +293,8 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_written_at_once,
 		    setup_pipe, teardown),
+		cmocka_unit_test_setup_teardown(test_fields, setup_pipe,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_full_pipe, setup_pipe,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_full_pipe_serve,
