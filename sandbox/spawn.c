@@ -33,9 +33,11 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -55,6 +57,16 @@
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open		434
 #endif
+
+/* Linux 6.13's pidfd information (older headers lack it). */
+struct pidfd_info_v0 {
+	uint64_t	 mask;
+	uint64_t	 cgroupid;
+	uint32_t	 pid, tgid, ppid;
+	uint32_t	 ids[8];	/* ruid .. fsgid, spare */
+};
+#define PIDFD_GET_INFO_V0	_IOWR(0xFF, 11, struct pidfd_info_v0)
+#define PIDFD_INFO_PID_BIT	1ULL
 
 #define SETUP_TIMEOUT_MS	10000
 #define ACK_TIMEOUT_MS		2000	/* harn-egressd busy, or gone */
@@ -588,12 +600,8 @@ tell_connecting(void *arg, const struct broker_conn *conn)
 {
 	struct job *j = arg;
 	struct msg m = { .kind = MSG_CONN, .conn = *conn };
-	int pidfd;
 
-	pidfd = (int)syscall(SYS_pidfd_open, conn->pid, 0);
-	(void)send_msg(j->ctl, &m, &pidfd, pidfd != -1 ? 1 : 0);
-	if (pidfd != -1)
-		(void)close(pidfd);
+	(void)send_msg(j->ctl, &m, &conn->pidfd, 1);
 }
 
 struct init_state {
@@ -1185,21 +1193,35 @@ kill_setup(struct sandbox_child *c)
 	c->exited = true;
 }
 
-/* The pid a pidfd names, as this process's /proc sees it; 0: unknown. */
+/*
+ * The pid a pidfd names, as this process's /proc sees it; 0: unknown (or
+ * gone: -1).  Read once a tunnel in run mode: no stdio.
+ */
 static pid_t
 pidfd_pid(int pidfd)
 {
-	char path[64], line[128];
+	struct pidfd_info_v0 info = { .mask = PIDFD_INFO_PID_BIT };
+	char path[64], buf[512], *p;
 	long pid = 0;
-	FILE *f;
+	ssize_t n;
+	int fd;
 
+	/* One ioctl where the kernel has it; else /proc's text. */
+	if (ioctl(pidfd, PIDFD_GET_INFO_V0, &info) == 0)
+		return (info.mask & PIDFD_INFO_PID_BIT) && info.pid > 0 ?
+		    (pid_t)info.pid : 0;
+	if (errno == ESRCH)
+		return 0;	/* gone */
 	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", pidfd);
-	if ((f = fopen(path, "re")) == NULL)
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
 		return 0;
-	while (fgets(line, sizeof(line), f) != NULL)
-		if (sscanf(line, "Pid: %ld", &pid) == 1)
-			break;
-	(void)fclose(f);
+	n = read(fd, buf, sizeof(buf) - 1);
+	(void)close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	if ((p = strstr(buf, "\nPid:")) != NULL)
+		pid = strtol(p + 6, NULL, 10);
 	return pid > 0 ? (pid_t)pid : 0;
 }
 
