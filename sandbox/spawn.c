@@ -601,7 +601,12 @@ tell_connecting(void *arg, const struct broker_conn *conn)
 	struct job *j = arg;
 	struct msg m = { .kind = MSG_CONN, .conn = *conn };
 
-	(void)send_msg(j->ctl, &m, &conn->pidfd, 1);
+	/*
+	 * Without a PID namespace our pid is the host's: the caller, waiting
+	 * in connect(), holds it now.  In one, harn-egressd reads the host's
+	 * from the pidfd.
+	 */
+	(void)send_msg(j->ctl, &m, &conn->pidfd, j->ns ? 1 : 0);
 }
 
 struct init_state {
@@ -1273,7 +1278,8 @@ dispatch(struct sandbox_child *c, const struct msg *m, int *fds,
 		break;
 	case MSG_CONN:
 		/* A process gone already has no pid to give: no owner. */
-		if (nfds > 0 && (pid = pidfd_pid(fds[0])) > 0)
+		pid = c->ns ? (nfds > 0 ? pidfd_pid(fds[0]) : 0) : m->conn.pid;
+		if (pid > 0)
 			owner_add(&c->owners, m->conn.ino, pid, m->conn.exe);
 		break;
 	case MSG_EXIT:
