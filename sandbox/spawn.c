@@ -113,6 +113,8 @@ struct sandbox_child {
 	/* Refusals read but not yet taken by sandbox_next, oldest first. */
 	struct sandbox_direct	*queue;
 	size_t			 qhead, qlen, qcap;
+	size_t			 unacked;	/* refusals init waits on */
+	bool			 handed;	/*   one of them is the caller's */
 	struct owner_table	 owners;
 	bool			 ended;		/* MSG_EXIT read, or none will come */
 	bool			 silent;	/*   none will */
@@ -572,9 +574,11 @@ become_command(struct job *j)
 
 /*
  * The broker's refusals, to harn-egressd, with a pidfd of the process;
- * the caller is answered once harn-egressd has read it (MSG_ACK): its
- * process, still waiting in the call, is then known by the host's pid,
- * even one that exits as soon as it is answered.
+ * the caller is answered once harn-egressd has taken it (MSG_ACK): its
+ * line is written before the answer (SPEC 5), and its process, still
+ * waiting in the call, is known by the host's pid even when it exits as
+ * soon as it is answered.  A harn-egressd that does not answer within
+ * ACK_TIMEOUT_MS does not hold the command up longer.
  */
 static void
 tell_refused(void *arg, const struct broker_refusal *r)
@@ -1269,12 +1273,10 @@ dispatch(struct sandbox_child *c, const struct msg *m, int *fds,
 {
 	pid_t pid;
 
-	struct msg ack = { .kind = MSG_ACK };
-
 	switch (m->kind) {
 	case MSG_DIRECT:
 		queue_direct(c, m, fds, nfds);
-		(void)send_ack(c->ctl, &ack);
+		c->unacked++;
 		break;
 	case MSG_CONN:
 		/* A process gone already has no pid to give: no owner. */
@@ -1409,10 +1411,28 @@ pump(struct sandbox_child *c, int timeout_ms)
 	return 0;
 }
 
+/*
+ * init answers a refused caller once we have taken the refusal: the one
+ * handed out before (its line is written by now), or every one the
+ * caller will not take.
+ */
+static void
+ack(struct sandbox_child *c, size_t n)
+{
+	struct msg m = { .kind = MSG_ACK };
+
+	for (; n > 0 && c->unacked > 0; n--, c->unacked--)
+		(void)send_ack(c->ctl, &m);
+}
+
 /* One refusal; 1 a refusal, 0 the end, -1 nothing (after timeout_ms). */
 static int
 next_msg(struct sandbox_child *c, struct sandbox_direct *d, int timeout_ms)
 {
+	if (c->handed) {
+		ack(c, 1);
+		c->handed = false;
+	}
 	while (c->qlen == 0 && !c->ended)
 		if (pump(c, timeout_ms) == -1 && !c->ended)
 			return -1;
@@ -1421,7 +1441,14 @@ next_msg(struct sandbox_child *c, struct sandbox_direct *d, int timeout_ms)
 	*d = c->queue[c->qhead];
 	c->qhead = (c->qhead + 1) % c->qcap;
 	c->qlen--;
+	c->handed = true;
 	return 1;
+}
+
+bool
+sandbox_queued(const struct sandbox_child *c)
+{
+	return c->qlen > 0;
 }
 
 int
@@ -1461,7 +1488,7 @@ sandbox_wait(struct sandbox_child *c)
 		return c->wstatus;
 	/* Refusals still queued go unread: the caller took what it would. */
 	while (next_msg(c, &d, -1) == 1)
-		;
+		ack(c, c->unacked);
 	while (c->pid > 0 && waitpid(c->pid, &st, 0) == -1 && errno == EINTR)
 		;
 	c->pid = 0;
