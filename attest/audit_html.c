@@ -117,7 +117,8 @@ static const char style[] =
 static void
 head(FILE *f, const struct audit *a)
 {
-	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"/>"
+	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head>"
+	    "<meta charset=\"utf-8\"/>"
 	    "<title>harn-egressd audit</title><style>", f);
 	fputs(style, f);
 	fputs("</style></head><body>\n<h1>harn-egressd audit</h1>\n<p>", f);
@@ -221,8 +222,8 @@ timeline(FILE *f, const struct audit *a)
 		    allow[i]);
 		fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
 		    "height=\"%.1f\" fill=\"" COLOR_DENY "\"><title>%" PRIu64
-		    " refused</title></rect>\n", x, CHART_H - ha - hd, w - 1, hd,
-		    deny[i]);
+		    " refused</title></rect>\n", x, CHART_H - ha - hd, w - 1,
+		    hd, deny[i]);
 	}
 	fprintf(f, "<text x=\"0\" y=\"%d\" font-size=\"11\">", CHART_H + 15);
 	put_time(f, first);
