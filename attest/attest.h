@@ -207,5 +207,11 @@ int		 audit_print(const struct audit *, FILE *, bool json,
  * sorted, commented; never a special-purpose address or a wildcard.
  */
 int		 audit_suggest(const struct audit *, FILE *);
+/*
+ * The summary as one self-contained HTML page (inline SVG, no script,
+ * nothing from the network); every figure names the audit --json member
+ * it equals (data-key, data-parent, data-name).
+ */
+int		 audit_html(const struct audit *, FILE *, size_t top);
 
 #endif

@@ -367,7 +367,8 @@ add(json_t *map, const char *key, uint64_t n)
 	json_t *v;
 
 	if ((v = json_object_get(map, key)) != NULL)
-		return json_integer_set(v, json_integer_value(v) + (json_int_t)n);
+		return json_integer_set(v, json_integer_value(v) +
+		    (json_int_t)n);
 	return json_object_set_new(map, key, json_integer((json_int_t)n));
 }
 
@@ -394,8 +395,10 @@ audit_int(const json_t *o, const char *key)
 void
 audit_target(const char *host, json_int_t port, char *buf, size_t len)
 {
-	snprintf(buf, len, strchr(host, ':') != NULL ? "[%s]:%" JSON_INTEGER_FORMAT :
-	    "%s:%" JSON_INTEGER_FORMAT, host, port);
+	if (strchr(host, ':') != NULL)
+		snprintf(buf, len, "[%s]:%" JSON_INTEGER_FORMAT, host, port);
+	else
+		snprintf(buf, len, "%s:%" JSON_INTEGER_FORMAT, host, port);
 }
 
 /* A request's target, counted with how it was decided (by reason). */

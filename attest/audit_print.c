@@ -315,118 +315,93 @@ json_counts(const uint64_t *n, const char *(*name)(int), int from, int to)
 	return o;
 }
 
-/* The top entries of a map of counts: [{name: key, "count": n}]. */
+/* What one ranked entry of a map becomes in a list. */
+typedef json_t *(*entry_fn)(const struct audit_rank *, const char *name,
+    size_t top);
+
+/*
+ * A map as a list, most counted first: at most limit entries, each made
+ * by entry (name and top passed on to it).  NULL when out of memory.
+ */
+static json_t *
+json_list(const json_t *map, const char *count_key, size_t limit,
+    entry_fn entry, const char *name, size_t top)
+{
+	struct audit_rank *t;
+	json_t *arr;
+	size_t i, n;
+
+	if ((arr = json_array()) == NULL)
+		return NULL;
+	if ((t = audit_ranked(map, count_key, &n)) == NULL) {
+		json_decref(arr);
+		return NULL;
+	}
+	for (i = 0; i < n && i < limit; i++)
+		if (json_array_append_new(arr, entry(&t[i], name, top)) ==
+		    -1) {
+			json_decref(arr);
+			arr = NULL;
+			break;
+		}
+	free(t);
+	return arr;
+}
+
+/* {name: key, "count": n} */
+static json_t *
+counted(const struct audit_rank *r, const char *name, size_t top)
+{
+	(void)top;
+	return json_pack("{s:s, s:I}", name, r->key, "count", r->n);
+}
+
+/* The top entries of a map of counts. */
 static json_t *
 json_top(const json_t *map, const char *name, size_t top)
 {
-	struct audit_rank *t;
-	json_t *arr;
-	size_t i, n;
-
-	if ((arr = json_array()) == NULL)
-		return NULL;
-	if ((t = audit_ranked(map, NULL, &n)) == NULL)
-		goto fail;
-	for (i = 0; i < n && i < top; i++)
-		if (json_array_append_new(arr, json_pack("{s:s, s:I}", name,
-		    t[i].key, "count", t[i].n)) == -1)
-			goto fail;
-	free(t);
-	return arr;
-fail:
-	free(t);
-	json_decref(arr);
-	return NULL;
+	return json_list(map, NULL, top, counted, name, top);
 }
 
-/* Report mode's let-through targets: [{host, port, count, would}]. */
+/* Report mode's let-through targets: {host, port, count, would}. */
 static json_t *
-json_reported(const struct audit *a, size_t top)
+reported_entry(const struct audit_rank *r, const char *name, size_t top)
 {
-	struct audit_rank *t;
-	json_t *arr;
-	size_t i, n;
-
-	if ((arr = json_array()) == NULL)
-		return NULL;
-	if ((t = audit_ranked(a->reported, "count", &n)) == NULL)
-		goto fail;
-	for (i = 0; i < n && i < top; i++)
-		if (json_array_append(arr, t[i].value) == -1)
-			goto fail;
-	free(t);
-	return arr;
-fail:
-	free(t);
-	json_decref(arr);
-	return NULL;
+	(void)name;
+	(void)top;
+	return json_incref(r->value);
 }
 
-/* By process: [{exe, allow, deny, count, top_hosts}]. */
+/* By process: {exe, allow, deny, count, top_hosts}. */
 static json_t *
-json_exes(const struct audit *a, size_t top)
+exe_entry(const struct audit_rank *r, const char *name, size_t top)
 {
-	struct audit_rank *t;
-	json_t *arr, *e;
-	size_t i, n;
-
-	if ((arr = json_array()) == NULL)
-		return NULL;
-	if ((t = audit_ranked(a->exes, "count", &n)) == NULL)
-		goto fail;
-	for (i = 0; i < n; i++) {
-		e = json_pack("{s:s, s:I, s:I, s:I, s:o}", "exe", t[i].key,
-		    "allow", audit_int(t[i].value, "allow"), "deny",
-		    audit_int(t[i].value, "deny"), "count", t[i].n,
-		    "top_hosts", json_top(json_object_get(t[i].value,
-		    "hosts"), "host", top));
-		if (json_array_append_new(arr, e) == -1)
-			goto fail;
-	}
-	free(t);
-	return arr;
-fail:
-	free(t);
-	json_decref(arr);
-	return NULL;
+	(void)name;
+	return json_pack("{s:s, s:I, s:I, s:I, s:o}", "exe", r->key,
+	    "allow", audit_int(r->value, "allow"), "deny",
+	    audit_int(r->value, "deny"), "count", r->n, "top_hosts",
+	    json_top(json_object_get(r->value, "hosts"), "host", top));
 }
 
-/* Around the proxy: [{exe, count, pids, endpoints}]. */
+/* Around the proxy: {exe, count, pids, endpoints}. */
 static json_t *
-json_direct(const struct audit *a, size_t top)
+direct_entry(const struct audit_rank *r, const char *name, size_t top)
 {
-	struct audit_rank *t;
 	const char *key;
-	json_t *arr, *e, *pids, *v;
-	size_t i, n;
+	json_t *pids, *v;
 
-	if ((arr = json_array()) == NULL)
+	(void)name;
+	if ((pids = json_array()) == NULL)
 		return NULL;
-	if ((t = audit_ranked(a->direct, "count", &n)) == NULL)
-		goto fail;
-	for (i = 0; i < n; i++) {
-		if ((pids = json_array()) == NULL)
-			goto fail;
-		json_object_foreach(json_object_get(t[i].value, "pids"), key,
-		    v)
-			if (json_array_append_new(pids,
-			    json_integer(strtoll(key, NULL, 10))) == -1) {
-				json_decref(pids);
-				goto fail;
-			}
-		e = json_pack("{s:s, s:I, s:o, s:o}", "exe", t[i].key,
-		    "count", t[i].n, "pids", pids, "endpoints",
-		    json_top(json_object_get(t[i].value, "endpoints"),
-		    "endpoint", top));
-		if (json_array_append_new(arr, e) == -1)
-			goto fail;
-	}
-	free(t);
-	return arr;
-fail:
-	free(t);
-	json_decref(arr);
-	return NULL;
+	json_object_foreach(json_object_get(r->value, "pids"), key, v)
+		if (json_array_append_new(pids,
+		    json_integer(strtoll(key, NULL, 10))) == -1) {
+			json_decref(pids);
+			return NULL;
+		}
+	return json_pack("{s:s, s:I, s:o, s:o}", "exe", r->key, "count",
+	    r->n, "pids", pids, "endpoints", json_top(json_object_get(r->value,
+	    "endpoints"), "endpoint", top));
 }
 
 int
@@ -463,10 +438,12 @@ audit_print_json(const struct audit *a, FILE *f, size_t top)
 	    json_top(a->hosts[1], "host", top)) == -1 ||
 	    json_object_set_new(o, "top_denied",
 	    json_top(a->hosts[0], "host", top)) == -1 ||
-	    json_object_set_new(o, "report_only", json_reported(a, top)) ==
-	    -1 ||
-	    json_object_set_new(o, "by_exe", json_exes(a, top)) == -1 ||
-	    json_object_set_new(o, "direct", json_direct(a, top)) == -1)
+	    json_object_set_new(o, "report_only", json_list(a->reported,
+	    "count", top, reported_entry, NULL, top)) == -1 ||
+	    json_object_set_new(o, "by_exe", json_list(a->exes, "count",
+	    SIZE_MAX, exe_entry, NULL, top)) == -1 ||
+	    json_object_set_new(o, "direct", json_list(a->direct, "count",
+	    SIZE_MAX, direct_entry, NULL, top)) == -1)
 		goto fail;
 	/* ASCII only: a forged host cannot put a raw escape on a terminal. */
 	if (json_dumpf(o, f, JSON_INDENT(2) | JSON_SORT_KEYS |

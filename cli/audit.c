@@ -11,7 +11,9 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <limits.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <zlib.h>
@@ -187,6 +189,44 @@ audit_all(struct audit *a, char **paths, int n)
 	return rv;
 }
 
+/* The page, whole or not at all: a temporary file beside it, renamed. */
+static int
+write_html(const struct audit *a, const char *path, size_t top)
+{
+	char tmp[PATH_MAX];
+	FILE *f;
+	int fd;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= (int)sizeof(tmp)) {
+		cli_error("audit --html %s: name too long", path);
+		return -1;
+	}
+	if ((fd = mkstemp(tmp)) == -1) {
+		cli_error("audit --html %s: %s", path, strerror(errno));
+		return -1;
+	}
+	(void)fchmod(fd, 0644);
+	if ((f = fdopen(fd, "w")) == NULL) {
+		cli_error("audit --html %s: %s", path, strerror(errno));
+		(void)close(fd);
+		(void)unlink(tmp);
+		return -1;
+	}
+	if (audit_html(a, f, top) == -1 || fflush(f) != 0 ||
+	    fsync(fileno(f)) != 0) {
+		cli_error("audit --html %s: cannot write the page", path);
+		(void)fclose(f);
+		(void)unlink(tmp);
+		return -1;
+	}
+	if (fclose(f) != 0 || rename(tmp, path) == -1) {
+		cli_error("audit --html %s: %s", path, strerror(errno));
+		(void)unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
 int
 cmd_audit(int argc, char **argv)
 {
@@ -194,8 +234,10 @@ cmd_audit(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "top", required_argument, NULL, 't' },
 		{ "suggest", no_argument, NULL, 's' },
+		{ "html", required_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
+	const char *html = NULL;
 	struct audit *a;
 	size_t top = TOP_DEFAULT;
 	bool json = false, suggest = false;
@@ -210,6 +252,9 @@ cmd_audit(int argc, char **argv)
 		case 's':
 			suggest = true;
 			break;
+		case 'h':
+			html = optarg;
+			break;
 		case 't':
 			if (parse_top(optarg, &top) == -1) {
 				cli_error("audit: --top wants a number from 0 "
@@ -221,9 +266,8 @@ cmd_audit(int argc, char **argv)
 			goto usage;
 		}
 	}
-	if (suggest && json) {
-		cli_error("audit: --suggest prints a policy; --json is for "
-		    "the summary");
+	if ((suggest ? 1 : 0) + (json ? 1 : 0) + (html != NULL ? 1 : 0) > 1) {
+		cli_error("audit: one of --json, --suggest and --html");
 		goto usage;
 	}
 	if ((a = audit_new()) == NULL) {
@@ -237,7 +281,10 @@ cmd_audit(int argc, char **argv)
 	 */
 	if (suggest && rv != 0)
 		cli_error("audit: no suggestion: a log could not be read whole");
-	else {
+	else if (html != NULL) {
+		if (write_html(a, html, top) == -1)
+			rv = EXIT_RUNTIME;
+	} else {
 		out = suggest ? audit_suggest(a, stdout) :
 		    audit_print(a, stdout, json, top);
 		if (out == -1 || fflush(stdout) != 0) {
@@ -249,7 +296,7 @@ cmd_audit(int argc, char **argv)
 	audit_free(a);
 	return rv;
 usage:
-	cli_error("usage: harn-egressd audit [--json] [--top N] [LOG...] | "
-	    "audit --suggest [LOG...]");
+	cli_error("usage: harn-egressd audit [--json | --html FILE] [--top N] "
+	    "[LOG...] | audit --suggest [LOG...]");
 	return EXIT_USAGE;
 }

@@ -441,8 +441,12 @@ static int
 run_owner(void *arg, int fd, pid_t *pid, char *exe, size_t len)
 {
 	struct run *r = arg;
+	int rv = sandbox_owner(r->child, fd, pid, exe, len);
 
-	return sandbox_owner(r->child, fd, pid, exe, len);
+	/* Refusals read on the way wait for ctl_cb: init waits for them. */
+	if (sandbox_queued(r->child) && r->ctl_ev != NULL)
+		event_active(r->ctl_ev, EV_READ, 0);
+	return rv;
 }
 
 /*
@@ -570,6 +574,9 @@ serve_command(struct run *r, struct conf *c, int logfd)
 		if (sigs[i] == NULL || evsignal_add(sigs[i], NULL) == -1)
 			break;
 	}
+	/* Refusals read while the command started are logged first thing. */
+	if (r->ctl_ev != NULL && sandbox_queued(r->child))
+		event_active(r->ctl_ev, EV_READ, 0);
 	if (r->ctl_ev == NULL || event_add(r->ctl_ev, NULL) == -1 || i < 3 ||
 	    event_base_dispatch(r->base) == -1 || !r->done) {
 		cli_error("event loop failed");

@@ -556,20 +556,35 @@ say_refused(struct broker *b, const struct seccomp_notif *req,
  * Who is about to connect to the proxy, told before the connect is made:
  * harn-egressd knows it by the time it accepts (the decision log's pid
  * and exe).  The socket is the one that will be connected: the caller's,
- * or the fresh one put in its place.
+ * or the fresh one put in its place.  Once a tunnel: a pidfd of the
+ * caller's process, which a thread group's leader opens at once (no
+ * /proc/PID/status to read for its tgid).
  */
 static void
 say_connecting(struct broker *b, const struct seccomp_notif *req, int sock)
 {
 	struct broker_conn c;
 	struct stat st;
+	char path[64];
 
 	if (b->connecting == NULL || fstat(sock, &st) == -1)
 		return;
 	memset(&c, 0, sizeof(c));
 	c.ino = (unsigned long)st.st_ino;
-	c.pid = caller_process(req, c.exe, sizeof(c.exe));
-	b->connecting(b->arg, &c);
+	c.pid = (pid_t)req->pid;
+	if ((c.pidfd = (int)syscall(SYS_pidfd_open, c.pid, 0)) == -1) {
+		/* Another thread of its process: by the process's leader. */
+		if ((c.pid = diag_tgid((pid_t)req->pid)) <= 0)
+			return;
+		c.pidfd = (int)syscall(SYS_pidfd_open, c.pid, 0);
+	}
+	snprintf(path, sizeof(path), "/proc/%ld/exe", (long)c.pid);
+	if (proc_readlink(path, c.exe, sizeof(c.exe)) <= 0)
+		c.exe[0] = '\0';
+	if (c.pidfd != -1) {
+		b->connecting(b->arg, &c);
+		(void)close(c.pidfd);
+	}
 }
 
 /* ---------------------------------------------------------------- */

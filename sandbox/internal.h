@@ -347,6 +347,7 @@ struct broker_refusal {
 struct broker_conn {
 	unsigned long	 ino;
 	pid_t		 pid;		/* as we see it */
+	int		 pidfd;		/* of pid; the broker's, closed after */
 	char		 exe[256];	/* "" when it cannot be read */
 };
 

@@ -259,9 +259,12 @@ struct sandbox_direct {
 
 /*
  * What the control socket holds, without waiting: 1 a refusal (*d), 0 the
- * command ended (sandbox_wait then has its status), -1 nothing yet.
+ * command ended (sandbox_wait then has its status), -1 nothing yet.  The
+ * refused caller is answered at the next call: log the refusal first.
  */
 int	 sandbox_next(struct sandbox_child *, struct sandbox_direct *d);
+/* Refusals read (by sandbox_owner) and not yet taken by sandbox_next. */
+bool	 sandbox_queued(const struct sandbox_child *);
 
 /*
  * The confined process that opened fd, a connection accepted on the

@@ -33,9 +33,11 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -55,6 +57,16 @@
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open		434
 #endif
+
+/* Linux 6.13's pidfd information (older headers lack it). */
+struct pidfd_info_v0 {
+	uint64_t	 mask;
+	uint64_t	 cgroupid;
+	uint32_t	 pid, tgid, ppid;
+	uint32_t	 ids[8];	/* ruid .. fsgid, spare */
+};
+#define PIDFD_GET_INFO_V0	_IOWR(0xFF, 11, struct pidfd_info_v0)
+#define PIDFD_INFO_PID_BIT	1ULL
 
 #define SETUP_TIMEOUT_MS	10000
 #define ACK_TIMEOUT_MS		2000	/* harn-egressd busy, or gone */
@@ -101,6 +113,8 @@ struct sandbox_child {
 	/* Refusals read but not yet taken by sandbox_next, oldest first. */
 	struct sandbox_direct	*queue;
 	size_t			 qhead, qlen, qcap;
+	size_t			 unacked;	/* refusals init waits on */
+	bool			 handed;	/*   one of them is the caller's */
 	struct owner_table	 owners;
 	bool			 ended;		/* MSG_EXIT read, or none will come */
 	bool			 silent;	/*   none will */
@@ -560,9 +574,11 @@ become_command(struct job *j)
 
 /*
  * The broker's refusals, to harn-egressd, with a pidfd of the process;
- * the caller is answered once harn-egressd has read it (MSG_ACK): its
- * process, still waiting in the call, is then known by the host's pid,
- * even one that exits as soon as it is answered.
+ * the caller is answered once harn-egressd has taken it (MSG_ACK): its
+ * line is written before the answer (SPEC 5), and its process, still
+ * waiting in the call, is known by the host's pid even when it exits as
+ * soon as it is answered.  A harn-egressd that does not answer within
+ * ACK_TIMEOUT_MS does not hold the command up longer.
  */
 static void
 tell_refused(void *arg, const struct broker_refusal *r)
@@ -588,12 +604,13 @@ tell_connecting(void *arg, const struct broker_conn *conn)
 {
 	struct job *j = arg;
 	struct msg m = { .kind = MSG_CONN, .conn = *conn };
-	int pidfd;
 
-	pidfd = (int)syscall(SYS_pidfd_open, conn->pid, 0);
-	(void)send_msg(j->ctl, &m, &pidfd, pidfd != -1 ? 1 : 0);
-	if (pidfd != -1)
-		(void)close(pidfd);
+	/*
+	 * Without a PID namespace our pid is the host's: the caller, waiting
+	 * in connect(), holds it now.  In one, harn-egressd reads the host's
+	 * from the pidfd.
+	 */
+	(void)send_msg(j->ctl, &m, &conn->pidfd, j->ns ? 1 : 0);
 }
 
 struct init_state {
@@ -1185,21 +1202,35 @@ kill_setup(struct sandbox_child *c)
 	c->exited = true;
 }
 
-/* The pid a pidfd names, as this process's /proc sees it; 0: unknown. */
+/*
+ * The pid a pidfd names, as this process's /proc sees it; 0: unknown (or
+ * gone: -1).  Read once a tunnel in run mode: no stdio.
+ */
 static pid_t
 pidfd_pid(int pidfd)
 {
-	char path[64], line[128];
+	struct pidfd_info_v0 info = { .mask = PIDFD_INFO_PID_BIT };
+	char path[64], buf[512], *p;
 	long pid = 0;
-	FILE *f;
+	ssize_t n;
+	int fd;
 
+	/* One ioctl where the kernel has it; else /proc's text. */
+	if (ioctl(pidfd, PIDFD_GET_INFO_V0, &info) == 0)
+		return (info.mask & PIDFD_INFO_PID_BIT) && info.pid > 0 ?
+		    (pid_t)info.pid : 0;
+	if (errno == ESRCH)
+		return 0;	/* gone */
 	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", pidfd);
-	if ((f = fopen(path, "re")) == NULL)
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
 		return 0;
-	while (fgets(line, sizeof(line), f) != NULL)
-		if (sscanf(line, "Pid: %ld", &pid) == 1)
-			break;
-	(void)fclose(f);
+	n = read(fd, buf, sizeof(buf) - 1);
+	(void)close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	if ((p = strstr(buf, "\nPid:")) != NULL)
+		pid = strtol(p + 6, NULL, 10);
 	return pid > 0 ? (pid_t)pid : 0;
 }
 
@@ -1242,16 +1273,15 @@ dispatch(struct sandbox_child *c, const struct msg *m, int *fds,
 {
 	pid_t pid;
 
-	struct msg ack = { .kind = MSG_ACK };
-
 	switch (m->kind) {
 	case MSG_DIRECT:
 		queue_direct(c, m, fds, nfds);
-		(void)send_ack(c->ctl, &ack);
+		c->unacked++;
 		break;
 	case MSG_CONN:
 		/* A process gone already has no pid to give: no owner. */
-		if (nfds > 0 && (pid = pidfd_pid(fds[0])) > 0)
+		pid = c->ns ? (nfds > 0 ? pidfd_pid(fds[0]) : 0) : m->conn.pid;
+		if (pid > 0)
 			owner_add(&c->owners, m->conn.ino, pid, m->conn.exe);
 		break;
 	case MSG_EXIT:
@@ -1381,10 +1411,28 @@ pump(struct sandbox_child *c, int timeout_ms)
 	return 0;
 }
 
+/*
+ * init answers a refused caller once we have taken the refusal: the one
+ * handed out before (its line is written by now), or every one the
+ * caller will not take.
+ */
+static void
+ack(struct sandbox_child *c, size_t n)
+{
+	struct msg m = { .kind = MSG_ACK };
+
+	for (; n > 0 && c->unacked > 0; n--, c->unacked--)
+		(void)send_ack(c->ctl, &m);
+}
+
 /* One refusal; 1 a refusal, 0 the end, -1 nothing (after timeout_ms). */
 static int
 next_msg(struct sandbox_child *c, struct sandbox_direct *d, int timeout_ms)
 {
+	if (c->handed) {
+		ack(c, 1);
+		c->handed = false;
+	}
 	while (c->qlen == 0 && !c->ended)
 		if (pump(c, timeout_ms) == -1 && !c->ended)
 			return -1;
@@ -1393,7 +1441,14 @@ next_msg(struct sandbox_child *c, struct sandbox_direct *d, int timeout_ms)
 	*d = c->queue[c->qhead];
 	c->qhead = (c->qhead + 1) % c->qcap;
 	c->qlen--;
+	c->handed = true;
 	return 1;
+}
+
+bool
+sandbox_queued(const struct sandbox_child *c)
+{
+	return c->qlen > 0;
 }
 
 int
@@ -1433,7 +1488,7 @@ sandbox_wait(struct sandbox_child *c)
 		return c->wstatus;
 	/* Refusals still queued go unread: the caller took what it would. */
 	while (next_msg(c, &d, -1) == 1)
-		;
+		ack(c, c->unacked);
 	while (c->pid > 0 && waitpid(c->pid, &st, 0) == -1 && errno == EINTR)
 		;
 	c->pid = 0;

@@ -64,7 +64,7 @@ if [ "$what" = all ] || [ "$what" = sandbox ] || [ "$what" = tunnels ]; then
 	printf 'default deny\n' >"$base/p.conf"
 	cp "$top/build/tests/bench_broker" "$ws/bench_broker"
 	cc -O1 -o "$ws/dockerish" "$top/tests/dockerish.c" -lseccomp
-	egressd=$top/build/harn-egressd
+	egressd=${EGRESSD:-$top/build/harn-egressd}
 	# A root caller's command runs as uid 65533 in landlock where that
 	# uid can write the workspace: as in a real run, it can here.
 	[ "$(id -u)" -eq 0 ] && chmod 711 "$base" "$ws" &&
@@ -93,6 +93,34 @@ if [ "$what" = all ] || [ "$what" = sandbox ]; then
 		echo "(hyperfine is not installed: apt-get install hyperfine)"
 	fi
 fi
+# tunnel_cpu CONFINEMENT: µs of CPU per tunnel of harn-egressd and of the
+# command's init (its broker), read before the command ends.
+tunnel_cpu() {
+	rm -f "$ws/tc.res" "$ws/tc.go"
+	(cd "$ws" && exec "$egressd" --policy "$base/t.conf" --confinement "$1" \
+	    --workspace "$ws" -- sh -c './loadgen --mode connect --proxy "${HTTP_PROXY#http://}" --target 127.0.0.1:18080 --target-ports 4 -c 20 -n 20000 -k 1 -q >tc.res 2>&1; while [ ! -e tc.go ]; do sleep 0.05; done' \
+	    >/dev/null 2>&1) &
+	tcp=$!
+	n=0
+	until grep -q '^RESULT' "$ws/tc.res" 2>/dev/null || [ $n -ge 600 ]; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+	tcs=$(pgrep -P "$tcp" | head -n 1)
+	tci=$(pgrep -P "${tcs:-0}" | head -n 1)
+	tcm=$(awk '{ print $14 + $15 }' "/proc/$tcp/stat" 2>/dev/null)
+	tcb=$(awk '{ print $14 + $15 }' "/proc/${tci:-0}/stat" 2>/dev/null)
+	touch "$ws/tc.go"
+	wait "$tcp"
+	tct=$(grep -o 'tunnels=[0-9]*' "$ws/tc.res" | cut -d= -f2)
+	if [ -z "$tct" ] || [ "$tct" -eq 0 ] || [ -z "$tcm" ] || [ -z "$tcb" ]; then
+		echo "no figure: $(head -c 200 "$ws/tc.res")"
+		return
+	fi
+	hz=$(getconf CLK_TCK)
+	echo "proxy $((tcm * 1000000 / hz / tct)) us  broker $((tcb * 1000000 / hz / tct)) us  ($tct tunnels)"
+}
+
 # loadgen's RESULT line, the figures that matter here.
 result() {
 	awk '/^RESULT / {
@@ -165,6 +193,14 @@ NGX
 		printf '%-40s ' "$c, loadgen ka1 c=50"
 		(cd "$ws" && "$egressd" --policy "$base/t.conf" --confinement "$c" \
 		    --workspace "$ws" -- sh -c "$lg" 2>/dev/null | result)
+	done
+	# What each tunnel costs harn-egressd and the broker (CPU, from
+	# /proc, while the command waits at its end): the figure that the
+	# decision log's pid and exe add to (EGRESSD=path: another build).
+	echo "== CPU per tunnel: the proxy and the broker (20000 tunnels, c=20)"
+	for c in namespaces landlock; do
+		printf '%-40s ' "$c"
+		tunnel_cpu "$c"
 	done
 	kill "$ngx" 2>/dev/null
 	wait "$ngx" 2>/dev/null

@@ -186,6 +186,122 @@ else
 	not_ok "--top 1, text: one host" "$(cat "$TMP/out")"
 fi
 
+# --html: one self-contained page, well-formed, naming no URL, with every
+# figure equal to what --json says; forged text escaped.
+{
+	rec http_connect pypi.test 443 allow report_only ',"would":"no_allow_rule","run":"r1","pid":41,"exe":"/usr/bin/curl"'
+	rec socks5 files.test 443 allow allow_rule ',"run":"r1","pid":42,"exe":"/usr/bin/python3<b>\"x\""'
+	rec http '<script>alert(1)</script>' 80 deny no_allow_rule ',"run":"r1","pid":41,"exe":"/usr/bin/curl"'
+	rec http 'x\u001b[2Jy' 80 deny deny_rule ''
+	rec direct '' 5432 deny not_through_proxy ',"addr":"127.0.0.1","count":3,"run":"r1","pid":43,"exe":"/usr/bin/psql"'
+	printf '{"ts":"2026-12-02T15:31:10.000Z","protocol":"http","host":"late.test","port":80,"decision":"allow","reason":"allow_rule"}\n'
+	printf '{"ts":"2026-12-02T15:45:00.000Z","protocol":"http","host":"later.test","port":80,"decision":"deny","reason":"dns_failure"}\n'
+} >"$TMP/h.log"
+cat "$TMP/a.log" "$TMP/b.log" >>"$TMP/h.log"
+expect_rc "--html writes the page" 0 "$EGRESSD" audit --html "$TMP/page.html" \
+    "$TMP/h.log"
+expect_rc "--json of the same log" 0 "$EGRESSD" audit --json "$TMP/h.log"
+cp "$TMP/out" "$TMP/h.json"
+if $PY - "$TMP/page.html" "$TMP/h.json" >"$TMP/html.out" 2>&1 <<'EOF'
+import json, re, sys
+import xml.etree.ElementTree as ET
+text = open(sys.argv[1], encoding="utf-8").read()
+j = json.load(open(sys.argv[2]))
+bad = []
+# Self-contained: nothing fetched, nothing run.
+low = text.lower()
+for needle in ("<script", "http:", "https:", "//", "url(", "@import", "<link",
+               "<img", "<iframe", "<object", "<embed", " src=", " href=",
+               "javascript:", " on"):
+    if needle == " on":
+        if re.search(r'\son[a-z]+\s*=', low):
+            bad.append("an event handler attribute")
+        continue
+    if needle in low:
+        bad.append("contains %r" % needle)
+if "\x1b" in text:
+    bad.append("a raw escape")
+root = ET.fromstring(text.split("\n", 1)[1])   # after <!DOCTYPE html>
+svgs = root.findall(".//svg")
+if not svgs:
+    bad.append("no inline SVG")
+# Names on the page are as on a terminal: printable ASCII, the rest \xNN.
+def esc(v):
+    return "".join(chr(b) if 0x20 < b < 0x7f and b != 0x5c else "\\x%02x" % b
+                   for b in v.encode())
+def entry(lst, field, name):
+    for e in lst:
+        if esc(e.get(field, "")) == name:
+            return e
+    bad.append("no %s %r in the JSON" % (field, name))
+    return {}
+n = 0
+for el in root.iter("span"):
+    key = el.get("data-key")
+    if key is None:
+        continue
+    name, parent, got = el.get("data-name"), el.get("data-parent"), int(el.text)
+    if key in ("records", "malformed", "runs", "owned"):
+        want = j[key]
+    elif key in ("decisions", "by_reason"):
+        want = j[key][name]
+    elif key in ("top_allowed", "top_denied"):
+        want = entry(j[key], "host", name).get("count")
+    elif key == "report_only":
+        e = [x for x in j["report_only"] if esc("%s:%d" % (x["host"], x["port"])) == name]
+        want = e[0]["count"] if e else None
+    elif key in ("by_exe.allow", "by_exe.deny"):
+        want = entry(j["by_exe"], "exe", name).get(key.split(".")[1])
+    elif key == "by_exe.top_hosts":
+        want = entry(entry(j["by_exe"], "exe", parent).get("top_hosts", []), "host", name).get("count")
+    elif key == "direct":
+        want = entry(j["direct"], "exe", name).get("count")
+    elif key == "direct.endpoints":
+        want = entry(entry(j["direct"], "exe", parent).get("endpoints", []), "endpoint", name).get("count")
+    else:
+        bad.append("unknown data-key %s" % key)
+        continue
+    if got != want:
+        bad.append("%s %s %s: page %s, --json %s" % (key, parent, name, got, want))
+    n += 1
+if n < 25:
+    bad.append("only %d figures" % n)
+for want in ("<script>alert(1)</script>", '/usr/bin/python3<b>"x"'):
+    if want in text:
+        bad.append("unescaped %r" % want)
+print("; ".join(bad) or "%d figures equal --json" % n)
+sys.exit(1 if bad else 0)
+EOF
+then
+	ok "--html: well-formed, no URL or script, $(cat "$TMP/html.out")"
+else
+	not_ok "--html: well-formed, no URL or script, figures equal --json" \
+	    "$(head -c 900 "$TMP/html.out")"
+fi
+expect_grep "--html: escaped forged host" "$TMP/page.html" '&lt;script&gt;alert\(1\)&lt;/script&gt;'
+expect_rc "--html with --json is a usage error" 2 "$EGRESSD" audit --json \
+    --html "$TMP/x.html" "$TMP/h.log"
+expect_rc "--html into a missing directory exits 1" 1 "$EGRESSD" audit \
+    --html "$TMP/none/x.html" "$TMP/h.log"
+# A real browser, where one is installed: it renders the page to a PNG
+# and says nothing on its console.
+CHROME=$(command -v chromium || command -v chromium-browser || true)
+if [ -z "$CHROME" ]; then
+	skip "--html in headless Chromium: chromium is not installed (apt-get install chromium)"
+else
+	rm -f "$TMP/page.png"
+	timeout 60 "$CHROME" --headless --no-sandbox --disable-gpu \
+	    --no-first-run --user-data-dir="$TMP/chrome" --enable-logging=stderr \
+	    --v=0 --window-size=1000,2000 --screenshot="$TMP/page.png" \
+	    "file://$TMP/page.html" >"$TMP/chrome.out" 2>&1
+	if [ -s "$TMP/page.png" ] && ! grep -q 'CONSOLE' "$TMP/chrome.out"; then
+		ok "--html in headless Chromium: rendered to a PNG, no console message"
+	else
+		not_ok "--html in headless Chromium" \
+		    "$(grep -i 'console\|error' "$TMP/chrome.out" | head -5)"
+	fi
+fi
+
 # Exit codes.
 expect_rc "a missing log exits 1" 1 "$EGRESSD" audit "$TMP/a.log" \
     "$TMP/does-not-exist" "$TMP/b.log"

@@ -13,6 +13,15 @@ T_CLEANUP=""
 # The interpreter itself, not a version-manager shim, and -S: the helpers
 # need the standard library only, and each check starts one.
 PY="$(${PYTHON:-python3} -c 'import sys; print(sys.executable)') -S"
+# Inside run mode's sandbox only system roots are readable: the system's
+# python for commands run there.
+PYIN=python3
+for p in /usr/bin/python3 /usr/local/bin/python3; do
+	if [ -x "$p" ]; then
+		PYIN=$p
+		break
+	fi
+done
 # The tests choose their proxies; the caller's never leak in.
 unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY ALL_PROXY all_proxy \
     no_proxy NO_PROXY 2>/dev/null || true

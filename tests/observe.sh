@@ -20,14 +20,6 @@ PASS=${HARN_OBSERVE_PASS:-auto}
 H_PY="$top_srcdir/tests/pyhelpers.py"
 DNSD="$top_srcdir/tests/dnsd.py"
 export LANG=C
-# Inside the sandbox only system roots are readable: the system's python.
-PYIN=python3
-for p in /usr/bin/python3 /usr/local/bin/python3; do
-	if [ -x "$p" ]; then
-		PYIN=$p
-		break
-	fi
-done
 
 # ------------------------------------------------------------------ fixture
 

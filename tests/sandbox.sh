@@ -35,17 +35,10 @@ unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY ALL_PROXY all_proxy \
     XDG_RUNTIME_DIR 2>/dev/null || true
 export LANG=C
 
-# The interpreter itself, not a version-manager shim.  Inside the sandbox
-# only system roots are readable: prefer the system's python there.
+# The interpreter itself, not a version-manager shim (with site: some
+# checks here want it); PYIN, for inside the sandbox, is lib.sh's.
 PY=$(${PYTHON:-python3} -c 'import sys; print(sys.executable)' 2>/dev/null)
 [ -n "$PY" ] || PY=python3
-PYIN=$PY
-for p in /usr/bin/python3 /usr/local/bin/python3; do
-	if [ -x "$p" ]; then
-		PYIN=$p
-		break
-	fi
-done
 
 # ------------------------------------------------------------------ helpers
 

@@ -879,6 +879,19 @@ test_runs(void **state)
 /* audit --suggest: a policy admitting what the logs asked for. */
 
 static char *
+paged(const struct audit *a)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	assert_non_null(f = open_memstream(&buf, &len));
+	assert_int_equal(audit_html(a, f, 5), 0);
+	assert_int_equal(fclose(f), 0);
+	return buf;
+}
+
+static char *
 suggested(const struct audit *a)
 {
 	char *buf = NULL;
@@ -1187,6 +1200,14 @@ test_robust(void **state)
 	free(text);
 	text = suggested(a);
 	check_suggestion(text);
+	free(text);
+	/* The page: plain ASCII whatever the lines said. */
+	text = paged(a);
+	for (len = 0; text[len] != '\0'; len++)
+		if (text[len] != '\n' && (text[len] < 0x20 ||
+		    (unsigned char)text[len] >= 0x7f))
+			fail_msg("seed %llu: byte 0x%02x in the page",
+			    (unsigned long long)seed, (unsigned char)text[len]);
 	free(text);
 	print_message("test_robust: %llu lines, %llu records, %llu "
 	    "malformed\n", (unsigned long long)fed,
