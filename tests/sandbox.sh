@@ -1483,7 +1483,7 @@ meta_checks() {
 			meta_esc "setxattr on a file of ours outside every grant" \
 			    xattr "$OUT/meta.txt"
 		else
-			skip "setxattr outside every grant: $("$ESC" xattr "$OUT/meta.txt" | cut -d' ' -f3) on this filesystem"
+			skip "setxattr outside every grant: $("$ESC" xattr "$OUT/meta.txt" | awk '{ print $NF }') on this filesystem"
 		fi
 	else
 		skip "metadata outside every grant: no directory to use"
