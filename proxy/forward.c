@@ -198,6 +198,9 @@ spannable(const struct httpmsg_body *b)
 {
 	uint64_t n = httpmsg_body_data(b);
 
+	/* A length or chunk of 2^64-1 bytes is not "until close". */
+	if (n == SPAN_TO_EOF && b->kind != BODY_UNTIL_CLOSE)
+		n--;
 	return n >= SPAN_MIN ? n : 0;
 }
 
@@ -256,8 +259,9 @@ up_done(enum span_end how, void *arg)
 
 /*
  * The request body's next stretch by splice, client -> origin: once all
- * the client sent before it is with the origin.  The origin's read
- * timeout bounds it, as it bounds the whole request.  -1: closed.
+ * the client sent before it is with the origin.  idle_timeout bounds it
+ * (the client's reads are off meanwhile, and the origin's write timeout
+ * is not armed while its output is empty).  -1: closed.
  */
 static int
 up_start(struct conn *c)
@@ -269,8 +273,8 @@ up_start(struct conn *c)
 	    evbuffer_get_length(bufferevent_get_input(c->bev)) > 0 ||
 	    evbuffer_get_length(bufferevent_get_output(f->origin)) > 0)
 		return 0;
-	return span_go(c, &f->up, c->bev, bufferevent_getfd(f->origin), n, 0,
-	    up_done);
+	return span_go(c, &f->up, c->bev, bufferevent_getfd(f->origin), n,
+	    c->gen->conf->idle_timeout, up_done);
 }
 
 /*

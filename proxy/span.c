@@ -9,10 +9,12 @@
  * is missed).  When dst cannot take what the pipe holds, src's read event
  * is removed and dst's write event added, and back once the pipe is empty.
  *
- * Sockets that refuse splice (EINVAL; not seen on TCP), or a pipe that
- * cannot be made (out of descriptors), switch the span to read(2)/send(2)
- * through a buffer of its own, for good.
+ * Sockets that refuse splice (EINVAL; not seen on TCP), a TCP stream at
+ * urgent data (span_splice_stuck), or a pipe that cannot be made (out of
+ * descriptors), switch the span to read(2)/send(2) through a buffer of
+ * its own, for good.
  */
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 
@@ -130,6 +132,29 @@ copy_start(struct span *s)
 	return 0;
 }
 
+/*
+ * splice(2) from TCP stops at urgent data (MSG_OOB) and never steps over
+ * it: EAGAIN, or 0 once a FIN is in, while the socket stays readable, so
+ * a level-triggered read event would call at once, for ever, and what
+ * follows would never move.  read(2) steps over the urgent byte, as the
+ * bufferevents do, so the bytes counted are the same: such a stream is
+ * copied from then on.  errno is kept.
+ */
+bool
+span_splice_stuck(int src, ssize_t n)
+{
+	int saved = errno, mark = 0;
+	bool stuck;
+
+	if (n == -1 && errno == EINVAL)
+		return true;	/* this socket type cannot be spliced from */
+	if (n == -1 && !io_again())
+		return false;
+	stuck = ioctl(src, SIOCATMARK, &mark) == 0 && mark == 1;
+	errno = saved;
+	return stuck;
+}
+
 static size_t
 want(const struct span *s, size_t cap)
 {
@@ -154,7 +179,7 @@ fill(struct span *s)
 		    SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
 		if (n > 0)
 			s->inpipe += (uint32_t)n;
-		else if (n == -1 && errno == EINVAL && copy_start(s) == -1)
+		else if (span_splice_stuck(s->src, n) && copy_start(s) == -1)
 			return IO_ERR;
 	}
 	if (s->copy) {

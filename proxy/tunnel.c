@@ -13,8 +13,9 @@
  * TUNNEL_QUIET_MS gives its pipes back (made again on the next bytes).
  *
  * A direction whose sockets refuse splice (EINVAL; not seen on TCP or
- * AF_UNIX stream sockets) or whose pipe cannot be made (out of
- * descriptors) falls back for good to read(2)/send(2).  Copying reads
+ * AF_UNIX stream sockets), whose source stands at TCP urgent data (which
+ * splice never passes: span_splice_stuck), or whose pipe cannot be made
+ * (out of descriptors) falls back for good to read(2)/send(2).  Copying reads
  * into one scratch buffer shared by all tunnels and sends at once; only
  * what dst does not take is kept, in a TUNNEL_BUF_SZ heap buffer, so the
  * same one-buffer bound holds and most tunnels never allocate one.
@@ -43,6 +44,7 @@
 #include <event2/event.h>
 
 #include "proxy/mstime.h"
+#include "proxy/span.h"
 #include "proxy/tunnel.h"
 
 #define TUNNEL_PIPE_SZ	(256 * 1024)	/* asked for; the kernel may refuse */
@@ -358,18 +360,16 @@ dir_fill(struct dir *d)
 		d->last_read = (uint32_t)n;
 		return IO_OK;
 	}
+	if (span_splice_stuck(d->src, n)) {
+		/* Not a socket splice takes from, or urgent data ahead. */
+		copy_start(d);
+		return copy_fill(d);
+	}
 	if (n == 0) {
 		d->flags |= D_EOF;
 		return IO_EOF;
 	}
-	if (io_again())
-		return IO_AGAIN;
-	if (errno == EINVAL) {
-		/* This socket type cannot be spliced from. */
-		copy_start(d);
-		return copy_fill(d);
-	}
-	return IO_ERR;
+	return io_again() ? IO_AGAIN : IO_ERR;
 }
 
 /* pipe -> dst.  A short write means dst is full: wait for EV_WRITE. */

@@ -2073,6 +2073,36 @@ area_bodies() {
 # decided, logged and answered; a CONNECT refused at max_connections is
 # logged with what it asked for.  Each decision's line is in the file
 # when its answer arrives.
+# TCP urgent data (MSG_OOB) through tunnels and forwarded bodies, each
+# way: splice never passes the urgent mark, so a proxy that splices must
+# step over it, not spin with the rest of the stream stuck behind it.
+area_urgent() {
+	policy_main >"$TMP/urgent.conf"
+	start_proxy urgent "$TMP/urgent.conf" || return 0
+	$PY "$top_srcdir/tests/urgent.py" --proxy "$PX_PORT" --host good.test \
+	    --pid "$PX_PID" >"$TMP/urgent.out" 2>&1
+	urc=$?
+	nu=0
+	while IFS= read -r uline; do
+		case $uline in
+		"ok "*) ok "urgent: ${uline#ok }" ;;
+		"not ok "*) not_ok "urgent: ${uline#not ok }" ;;
+		*) continue ;;
+		esac
+		nu=$((nu + 1))
+	done <"$TMP/urgent.out"
+	if [ "$nu" -ne 6 ]; then
+		not_ok "urgent: tests/urgent.py ran its 6 checks (exit $urc, $nu)" \
+		    "$(tail -n 5 "$TMP/urgent.out")"
+	fi
+	stop_proxy urgent "$PX_PID"
+	if [ "$STOP_RC" -eq 0 ]; then
+		ok "urgent: the proxy exits 0 after them"
+	else
+		not_ok "urgent: the proxy exits 0 after them" "exit $STOP_RC"
+	fi
+}
+
 area_http22() {
 	policy_main >"$TMP/h22.conf"
 	start_proxy h22 "$TMP/h22.conf" || return 0
@@ -3041,6 +3071,7 @@ else
 	area_logorder
 	area_smuggle
 	area_bodies
+	area_urgent
 	area_http22
 	area_rotate
 	area_logfault

@@ -1209,6 +1209,63 @@ test_new_fails(void **state)
 	assert_int_equal(fclose(f), 0);
 }
 
+static bool
+both_sent(struct fx *fx)
+{
+	struct link *l = &fx->l[0];
+
+	return l->c.outoff == l->c.outlen && l->o.outoff == l->o.outlen;
+}
+
+/* One urgent byte (MSG_OOB) on fd, once the socket takes it. */
+static void
+send_urgent(struct fx *fx, int fd)
+{
+	int64_t end = now_ms() + 5000;
+
+	while (send(fd, "!", 1, MSG_OOB | MSG_NOSIGNAL) != 1) {
+		assert_true(errno == EAGAIN && now_ms() < end);
+		run_for(fx, 1);
+	}
+}
+
+/*
+ * TCP urgent data in the middle of a stream, both ways, once each way
+ * splices: splice never passes the urgent mark (it says EAGAIN while the
+ * socket stays readable: a busy loop, and nothing after the mark ever
+ * moved).  From the mark the direction copies; read(2) steps over the
+ * urgent byte, so each side gets every other byte, in order.
+ */
+static void
+test_urgent(void **state)
+{
+	struct fx *fx = *state;
+	struct link *l = &fx->l[0];
+	size_t half = 1 * MiB;
+	unsigned char *up = random_bytes(fx, 2 * half, 11);
+	unsigned char *down = random_bytes(fx, 2 * half, 12);
+
+	peer_expect(&l->o, fx_alloc(fx, 2 * half), 2 * half);
+	peer_expect(&l->c, fx_alloc(fx, 2 * half), 2 * half);
+	link_tunnel(l, NULL, 0);
+	peer_send(&l->c, up, half, false);
+	peer_send(&l->o, down, half, false);
+	assert_true(run_until(fx, both_sent, 10000));
+	send_urgent(fx, l->c.fd);
+	send_urgent(fx, l->o.fd);
+	peer_send(&l->c, up + half, half, true);
+	peer_send(&l->o, down + half, half, true);
+	assert_true(run_until(fx, all_over, 10000));
+	assert_true(splice_calls > 0);
+	assert_false(l->c.overflow || l->o.overflow);
+	assert_int_equal(l->o.inlen, 2 * half);
+	assert_int_equal(l->c.inlen, 2 * half);
+	assert_memory_equal(l->o.in, up, 2 * half);
+	assert_memory_equal(l->c.in, down, 2 * half);
+	assert_int_equal(l->st.to_origin, 2 * half);
+	assert_int_equal(l->st.to_client, 2 * half);
+}
+
 #define T(f, k)	{ #f "/" #k, f, setup, teardown, &kind_##k }
 
 int
@@ -1251,6 +1308,7 @@ main(void)
 		T(test_many, unix),
 		T(test_many, tcp),
 		T(test_new_fails, tcp),
+		T(test_urgent, tcp),
 	};
 
 	if (signal(SIGPIPE, SIG_IGN) == SIG_ERR)
