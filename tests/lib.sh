@@ -233,3 +233,20 @@ finish() {
 	echo "$T_PASS passed, $T_FAIL failed, $T_SKIP skipped"
 	[ "$T_FAIL" -eq 0 ]
 }
+
+# relay PREFIX FILE RC: a sub-pass's TAP lines, as ours, prefixed.
+relay() {
+	done_line=0
+	while IFS= read -r line; do
+		case $line in
+		"ok "*" - SKIP "*) skip "$1${line#* - SKIP }" ;;
+		"ok "*) ok "$1${line#* - }" ;;
+		"not ok "*) not_ok "$1${line#* - }" ;;
+		"1.."*) done_line=1 ;;
+		*) echo "$line" ;;
+		esac
+	done <"$2"
+	if [ $done_line -eq 0 ]; then
+		not_ok "$1the pass ran to its end" "exit $3"
+	fi
+}

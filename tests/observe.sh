@@ -329,18 +329,7 @@ nobody_pass() {
 	    HARN_OBSERVE_PASS=unprivileged HARN_EGRESSD='$NB/harn-egressd' \
 	    top_srcdir='$NB/src' top_builddir='$NB' \
 	    sh '$NB/src/tests/observe.sh'" >"$TMP/nobody.out" 2>&1
-	nrc=$?
-	done_line=0
-	while IFS= read -r line; do
-		case $line in
-		"ok "*" - SKIP "*) skip "nobody: ${line#* - SKIP }" ;;
-		"ok "*) ok "nobody: ${line#* - }" ;;
-		"not ok "*) not_ok "nobody: ${line#* - }" ;;
-		"1.."*) done_line=1 ;;
-		*) echo "$line" ;;
-		esac
-	done <"$TMP/nobody.out"
-	[ $done_line -eq 1 ] || not_ok "nobody: the pass ran to its end" "exit $nrc"
+	relay "nobody: " "$TMP/nobody.out" $?
 }
 rm_nobody() {
 	rm -rf "$NB_DIR"

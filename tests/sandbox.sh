@@ -2845,23 +2845,6 @@ suite() {
 
 # ------------------------------------------------------------------ the passes
 
-# relay PREFIX FILE RC: a sub-pass's TAP lines, as ours, prefixed.
-relay() {
-	done_line=0
-	while IFS= read -r line; do
-		case $line in
-		"ok "*" - SKIP "*) skip "$1${line#* - SKIP }" ;;
-		"ok "*) ok "$1${line#* - }" ;;
-		"not ok "*) not_ok "$1${line#* - }" ;;
-		"1.."*) done_line=1 ;;
-		*) echo "$line" ;;
-		esac
-	done <"$2"
-	if [ $done_line -eq 0 ]; then
-		not_ok "$1the pass ran to its end" "exit $3"
-	fi
-}
-
 # The same script as nobody; its lines come back prefixed "nobody: ".
 nobody_pass() {
 	NB=$(mktemp -d /tmp/harn-nobody.XXXXXX)
