@@ -7,9 +7,9 @@
  * src afterwards.  Peers run on the span's own event loop; callbacks only
  * record, and the test body asserts.  Every loop is bounded by a deadline.
  *
- * splice() and pipe2() are defined here: an executable's definitions win
- * over libc's, so the span's calls come through these wrappers, which can
- * force the copy fallback.
+ * splice() and pipe2() come from tests/fakesplice.h: the span's calls go
+ * through those wrappers, which count them and can force the copy
+ * fallback.
  */
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -43,51 +43,7 @@
 #define MiB		(1024 * 1024)
 #define DEADLINE_MS	20000
 
-enum fake {
-	FAKE_NONE,
-	FAKE_SPLICE_FROM_SOCK,	/* splice(socket -> pipe) fails EINVAL */
-	FAKE_SPLICE_TO_SOCK,	/* splice(pipe -> socket) fails EINVAL */
-	FAKE_PIPE2_EMFILE	/* pipe2() fails EMFILE */
-};
-
-static enum fake	fake;
-static unsigned long	splice_calls, fake_hits;
-static size_t		splice_max;	/* the most one splice asked for */
-
-static bool
-is_sock(int fd)
-{
-	struct stat sb;
-
-	return fstat(fd, &sb) == 0 && S_ISSOCK(sb.st_mode);
-}
-
-ssize_t
-splice(int in, loff_t *inoff, int out, loff_t *outoff, size_t len,
-    unsigned int flags)
-{
-	splice_calls++;
-	if (is_sock(in) && len > splice_max)
-		splice_max = len;
-	if ((fake == FAKE_SPLICE_FROM_SOCK && is_sock(in)) ||
-	    (fake == FAKE_SPLICE_TO_SOCK && is_sock(out))) {
-		fake_hits++;
-		errno = EINVAL;
-		return -1;
-	}
-	return syscall(SYS_splice, in, inoff, out, outoff, len, flags);
-}
-
-int
-pipe2(int fds[2], int flags)
-{
-	if (fake == FAKE_PIPE2_EMFILE) {
-		fake_hits++;
-		errno = EMFILE;
-		return -1;
-	}
-	return (int)syscall(SYS_pipe2, fds, flags);
-}
+#include "tests/fakesplice.h"
 
 /* ---------------------------------------------------------------- */
 
