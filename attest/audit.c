@@ -53,6 +53,7 @@ static const struct {
 	{ "exe", JSON_STRING, false },
 	{ "count", JSON_INTEGER, false },
 	{ "would", JSON_STRING, false },
+	{ "direction", JSON_STRING, false },
 };
 
 struct record {
@@ -68,6 +69,7 @@ struct record {
 	json_int_t		 pid;	/* 0: not known */
 	const char		*addr;	/* NULL: none */
 	uint64_t		 count;	/* decisions the line stands for */
+	bool			 inbound;	/* a direct line's peer came in */
 };
 
 /* The maps, in the order of struct audit. */
@@ -347,6 +349,15 @@ check_values(json_t *o, struct record *r, char *why, size_t whylen)
 		return say(why, whylen, "reason %s with protocol %s",
 		    egress_reason_name(r->reason),
 		    audit_protocol_names[r->protocol]);
+	/* SPEC 5, 6.5: an inbound connection refused in landlock. */
+	if (json_object_get(o, "direction") != NULL) {
+		if (r->protocol != P_DIRECT || str(o, "direction") == NULL ||
+		    strcmp(str(o, "direction"), "inbound") != 0)
+			return say(why, whylen, "\"direction\" other than "
+			    "inbound, or on a %s line",
+			    audit_protocol_names[r->protocol]);
+		r->inbound = true;
+	}
 	if (r->count > 1 && r->protocol != P_DIRECT)
 		return say(why, whylen, "\"count\" on a %s line",
 		    audit_protocol_names[r->protocol]);
@@ -448,6 +459,9 @@ count_direct(struct audit *a, const struct record *r)
 		snprintf(endpoint, sizeof(endpoint), "%s", addr);
 	else
 		audit_target(addr, r->port, endpoint, sizeof(endpoint));
+	/* Another's connection to the command's port: said as such. */
+	if (r->inbound && strlen(endpoint) + 11 < sizeof(endpoint))
+		memcpy(endpoint + strlen(endpoint), " (inbound)", 11);
 	if ((o = entry(a->direct, exe)) == NULL ||
 	    add(o, "count", r->count) == -1 ||
 	    (pids = entry(o, "pids")) == NULL ||

@@ -29,6 +29,7 @@
 #define SAID_MAX	256	/* endpoints said on stderr */
 
 struct window {
+	enum sandbox_direct_op op;
 	pid_t		 pid;
 	char		 exe[256];
 	char		 addr[128];
@@ -46,6 +47,7 @@ struct directs {
 	struct {
 		char		 addr[128];
 		unsigned short	 port;
+		bool		 inbound;
 	}		 said[SAID_MAX];
 	size_t		 nsaid;
 	bool		 said_more;
@@ -68,7 +70,7 @@ close_window(struct directs *ds, size_t i)
 
 	if (w->folded > 0)
 		dlog_direct(ds->log, w->addr, w->port, w->pid, w->exe,
-		    w->folded);
+		    w->folded, w->op == DIRECT_INBOUND);
 	ds->open[i] = ds->open[--ds->nopen];
 }
 
@@ -94,6 +96,7 @@ static bool
 same(const struct window *w, const struct sandbox_direct *d)
 {
 	return w->pid == d->pid && w->port == d->port &&
+	    (w->op == DIRECT_INBOUND) == (d->op == DIRECT_INBOUND) &&
 	    strcmp(w->addr, d->addr) == 0;
 }
 
@@ -122,6 +125,7 @@ say(struct directs *ds, const struct sandbox_direct *d)
 
 	for (i = 0; i < ds->nsaid; i++)
 		if (ds->said[i].port == d->port &&
+		    ds->said[i].inbound == (d->op == DIRECT_INBOUND) &&
 		    strcmp(ds->said[i].addr, d->addr) == 0)
 			return;
 	if (ds->nsaid == SAID_MAX) {
@@ -133,6 +137,7 @@ say(struct directs *ds, const struct sandbox_direct *d)
 	}
 	snprintf(ds->said[ds->nsaid].addr, sizeof(ds->said[0].addr), "%s",
 	    d->addr);
+	ds->said[ds->nsaid].inbound = d->op == DIRECT_INBOUND;
 	ds->said[ds->nsaid++].port = d->port;
 	printable(d->exe, exe, sizeof(exe));
 	printable(d->addr, addr, sizeof(addr));
@@ -166,6 +171,12 @@ say(struct directs *ds, const struct sandbox_direct *d)
 		    "from %s (an unbound socket would listen on every "
 		    "address): bind it to 127.0.0.1 first; see "
 		    "harn-egressd(8), RUN MODE", who);
+		break;
+	case DIRECT_INBOUND:
+		cli_error("refused a connection from %s to port %u of %s: in the "
+		    "landlock confinement a listener of the command accepts only "
+		    "connections of the command's own processes; see "
+		    "harn-egressd(8), RUN MODE", addr, d->port, who);
 		break;
 	}
 }
@@ -202,11 +213,13 @@ directs_add(struct directs *ds, const struct sandbox_direct *d)
 			return;
 		}
 	}
-	dlog_direct(ds->log, d->addr, d->port, d->pid, d->exe, 1);
+	dlog_direct(ds->log, d->addr, d->port, d->pid, d->exe, 1,
+	    d->op == DIRECT_INBOUND);
 	if (ds->nopen == OPEN_MAX)
 		close_window(ds, 0);
 	w = &ds->open[ds->nopen++];
 	memset(w, 0, sizeof(*w));
+	w->op = d->op;
 	w->pid = d->pid;
 	w->port = d->port;
 	w->opened_ms = now;

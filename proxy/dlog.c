@@ -683,7 +683,7 @@ json_chars(const char *s, char *out, size_t len)
 
 void
 dlog_direct(struct dlog *l, const char *addr, uint16_t port, pid_t pid,
-    const char *exe, uint64_t count)
+    const char *exe, uint64_t count, bool inbound)
 {
 	/*
 	 * Each field escaped into a bound of its own, cut short if need be
@@ -708,8 +708,9 @@ dlog_direct(struct dlog *l, const char *addr, uint16_t port, pid_t pid,
 		snprintf(n_, sizeof(n_), ",\"count\":%ju", (uintmax_t)count);
 	n = snprintf(line, sizeof(line), "{\"ts\":\"%s\",\"protocol\":"
 	    "\"direct\",\"host\":\"\",\"port\":%u,\"decision\":\"deny\","
-	    "\"reason\":\"not_through_proxy\",\"addr\":\"%s\"%s%s%s}\n", ts,
-	    port, a, run, who, n_);
+	    "\"reason\":\"not_through_proxy\",\"addr\":\"%s\"%s%s%s%s}\n", ts,
+	    port, a, inbound ? ",\"direction\":\"inbound\"" : "", run, who,
+	    n_);
 	/* Every refusal counted, its line written, held, or lost. */
 	l->totals.deny += count;
 	l->totals.by_reason[EGRESS_R_NOT_THROUGH_PROXY] += count;

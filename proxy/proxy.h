@@ -94,10 +94,11 @@ int		 dlog_decision(struct dlog *, const struct dlog_entry *,
 /*
  * Record count refusals (folded into one line when count > 1) of a run's
  * confined process toward addr:port that went around the proxy (SPEC 5's
- * not_through_proxy).  pid 0, exe NULL: not known.
+ * not_through_proxy).  pid 0, exe NULL: not known.  inbound: a connection
+ * of addr's to port of the process's, refused ("direction":"inbound").
  */
 void		 dlog_direct(struct dlog *, const char *addr, uint16_t port,
-		    pid_t pid, const char *exe, uint64_t count);
+		    pid_t pid, const char *exe, uint64_t count, bool inbound);
 
 /*
  * The event loop the proxy wants: epoll changes coalesced within a loop

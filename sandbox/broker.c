@@ -71,6 +71,7 @@
 #include <sys/fsuid.h>
 #include <sys/ioctl.h>
 #include <sys/queue.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -88,130 +89,13 @@
 #include <seccomp.h>
 
 #include "sandbox/internal.h"
-
-#ifndef SYS_pidfd_open
-#define SYS_pidfd_open		434
-#endif
-#ifndef SYS_pidfd_getfd
-#define SYS_pidfd_getfd		438
-#endif
-#ifndef SYS_openat2
-#define SYS_openat2		437
-#endif
-#ifndef SYS_pidfd_send_signal
-#define SYS_pidfd_send_signal	424
-#endif
-#ifndef PIDFD_THREAD
-#define PIDFD_THREAD		O_EXCL		/* Linux 6.9 */
-#endif
-/* Linux 6.6: wake the caller on our CPU, and us on its (no IPI). */
-#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
-#define SECCOMP_IOCTL_NOTIF_SET_FLAGS	SECCOMP_IOW(4, __u64)
-#endif
-#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
-#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP	1UL
-#endif
-
-#define MAX_PENDING	128		/* blocking connects waiting at once */
-#define RETRY_MS	10		/* a unix listener's full backlog */
-#define SWEEP_MS	1000		/* callers gone while waiting */
-#define CALLERS		8
-#define OWNED		64		/* listeners known to be the command's */
-#define MAX_LISTENERS	16		/* on one port */
-#define OPTS_MAX	256		/* socket options kept for fresh ones */
-#define OPT_LEN		16		/* the largest: struct timeval */
-#define HELD_MAX	64		/* bound sockets held until listen */
-#define INFLIGHT_MAX	64		/* forks let go, not yet seen */
-
-/*
- * The callers seen last: their memory and their pidfd stay open, so that
- * a connect costs no open and close of either.  An entry of a task that
- * has gone, or exec'd, fails to read and is made again.
- */
-struct caller {
-	pid_t		 tid;
-	int		 mem;		/* /proc/TID/mem */
-	int		 pidfd;
-	unsigned	 used;		/* for the least recently used */
-};
-
-struct pending {
-	TAILQ_ENTRY(pending)	 entry;
-	struct broker		*b;
-	uint64_t		 id;
-	int			 sock;		/* the caller's, or a fresh one */
-	bool			 fresh;		/* ours, to put at fdno */
-	int			 fdno;		/* the caller's descriptor */
-	int			 flags;		/* the caller's status flags */
-	bool			 cloexec;	/* the caller's FD_CLOEXEC */
-	int			 target;	/* O_PATH of a unix peer, or -1 */
-	unsigned long		 ino;		/* the caller's socket's */
-	struct sockaddr_storage	 addr;
-	socklen_t		 addrlen;
-	struct event		*ev;
-};
-
-struct broker {
-	struct event_base	*base;
-	enum broker_mode	 mode;
-	int			 notify;
-	struct event		*ev;
-	struct event		*sweep;
-	char			**roots;
-	int			*rootfds;
-	size_t			 nroots;
-	char			**writable;
-	size_t			 nwritable;
-	char			**readonly;	/* roots inside writable ones */
-	size_t			 nreadonly;
-	char			**binds;	/* where unix sockets are made */
-	int			*bindfds;
-	size_t			 nbinds;
-	unsigned short		 proxy_port;
-	int			 landlock_abi;	/* the command's */
-	pid_t			 init;
-	bool			 getfd;
-	bool			 thread_pidfd;
-	int			 diag;
-	struct caller		 callers[CALLERS];
-	struct {
-		unsigned short	 port;
-		unsigned long	 ino;
-	}			 owned[OWNED];
-	size_t			 nowned;
-	struct {			/* set on sockets not connected yet */
-		unsigned long	 ino;
-		int		 level, name;
-		socklen_t	 len;
-		unsigned char	 val[OPT_LEN];
-	}			 opts[OPTS_MAX];
-	size_t			 opts_next;
-	struct {			/* bound fresh sockets, not listening */
-		unsigned long	 ino;
-		int		 fd;
-	}			 held[HELD_MAX];
-	size_t			 nheld;
-	/* Forks (max_procs): tasks counted, and those let go since. */
-	unsigned		 max_procs;
-	unsigned		 tasks;		/* the last walk's count */
-	unsigned		 since;		/* forks let go since */
-	bool			 counted;	/* tasks is a walk's */
-	pid_t			 inflight[INFLIGHT_MAX];
-	size_t			 ninflight;
-	void			(*refused)(void *, const struct broker_refusal *);
-	void			(*connecting)(void *, const struct broker_conn *);
-	void			*arg;
-	struct seccomp_notif	*req;
-	size_t			 req_size;
-	size_t			 npending;
-	TAILQ_HEAD(, pending)	 pending;
-};
+#include "sandbox/broker_int.h"
 
 /* ---------------------------------------------------------------- */
 /* Answers. */
 
-static int
-respond(struct broker *b, uint64_t id, int err)
+int
+broker_respond(struct broker *b, uint64_t id, int err)
 {
 	union {
 		struct seccomp_notif_resp	 r;
@@ -245,8 +129,8 @@ proceed(struct broker *b, uint64_t id)
 	(void)ioctl(b->notify, SECCOMP_IOCTL_NOTIF_SEND, &r);
 }
 
-static bool
-alive(const struct broker *b, uint64_t id)
+bool
+broker_alive(const struct broker *b, uint64_t id)
 {
 	return ioctl(b->notify, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
 }
@@ -260,8 +144,8 @@ proc_open(const char *path, int flags)
 	return open(path, flags | O_CLOEXEC);
 }
 
-static ssize_t
-proc_readlink(const char *path, char *buf, size_t len)
+ssize_t
+broker_proc_readlink(const char *path, char *buf, size_t len)
 {
 	ssize_t n = readlink(path, buf, len - 1);
 
@@ -285,8 +169,8 @@ caller_close(struct caller *c)
 }
 
 /* The cache entry for tid: found, or the least recently used, emptied. */
-static struct caller *
-caller_of(struct broker *b, pid_t tid)
+struct caller *
+broker_caller_of(struct broker *b, pid_t tid)
 {
 	static unsigned clock;
 	struct caller *c, *old = &b->callers[0];
@@ -322,7 +206,7 @@ say_undumpable(pid_t tid)
 		return;
 	said = true;
 	snprintf(path, sizeof(path), "/proc/%ld/exe", (long)tid);
-	if (proc_readlink(path, exe, sizeof(exe)) <= 0)
+	if (broker_proc_readlink(path, exe, sizeof(exe)) <= 0)
 		snprintf(exe, sizeof(exe), "?");
 	fprintf(stderr, "harn-egressd: sandbox: broker: pid %ld (%s) is not "
 	    "dumpable (prctl PR_SET_DUMPABLE 0, or a binary it may not "
@@ -332,8 +216,8 @@ say_undumpable(pid_t tid)
 }
 
 /* len bytes of the caller's memory at at; 0 or an errno. */
-static int
-read_mem(struct broker *b, struct caller *c, uint64_t at, void *buf,
+int
+broker_read_mem(struct broker *b, struct caller *c, uint64_t at, void *buf,
     size_t len)
 {
 	char path[64];
@@ -359,6 +243,27 @@ read_mem(struct broker *b, struct caller *c, uint64_t at, void *buf,
 	return EFAULT;
 }
 
+/*
+ * len bytes into the caller's memory at at (what accept() gives back);
+ * 0 or an errno.  Opened for the one write: the cached descriptor reads.
+ */
+int
+broker_write_mem(struct broker *b, struct caller *c, uint64_t at,
+    const void *buf, size_t len)
+{
+	char path[64];
+	int fd, err = 0;
+
+	(void)b;
+	snprintf(path, sizeof(path), "/proc/%ld/mem", (long)c->tid);
+	if ((fd = proc_open(path, O_WRONLY)) == -1)
+		return errno == ENOENT ? ESRCH : EPERM;
+	if (pwrite(fd, buf, len, (off_t)at) != (ssize_t)len)
+		err = EFAULT;
+	(void)close(fd);
+	return err;
+}
+
 /* A NUL-terminated string of the caller's, at most len - 1 bytes. */
 static int
 read_str(struct broker *b, struct caller *c, uint64_t at, char *buf,
@@ -369,7 +274,7 @@ read_str(struct broker *b, struct caller *c, uint64_t at, char *buf,
 
 	if (at == 0)
 		return EFAULT;
-	if ((err = read_mem(b, c, at, buf, 1)) != 0)
+	if ((err = broker_read_mem(b, c, at, buf, 1)) != 0)
 		return err;
 	/* pread stops where the mapping does: whatever of it is there. */
 	if ((n = pread(c->mem, buf, len, (off_t)at)) <= 0)
@@ -386,7 +291,7 @@ read_cwd(const struct broker *b, pid_t pid, char *buf, size_t len)
 	ssize_t n;
 
 	snprintf(path, sizeof(path), "/proc/%ld/cwd", (long)pid);
-	if ((n = proc_readlink(path, buf, len)) <= 0 || (size_t)n >= len - 1)
+	if ((n = broker_proc_readlink(path, buf, len)) <= 0 || (size_t)n >= len - 1)
 		return false;
 	/* A deleted directory: nothing to resolve against. */
 	return buf[0] == '/' && strstr(buf, " (deleted)") == NULL;
@@ -413,8 +318,8 @@ caller_pidfd(struct broker *b, struct caller *c)
  * The caller's socket, as our own descriptor; -1 with an errno.  Its
  * thread's descriptor table where the kernel can name a thread.
  */
-static int
-take_socket(struct broker *b, struct caller *c, int fd, int *err)
+int
+broker_take_socket(struct broker *b, struct caller *c, int fd, int *err)
 {
 	int s, tries;
 
@@ -439,8 +344,8 @@ take_socket(struct broker *b, struct caller *c, int fd, int *err)
  * What a caller's descriptor is, without holding it: the socket's inode
  * and the description's flags.  0 or an errno.
  */
-static int
-describe(pid_t tid, int fd, unsigned long *ino,
+int
+broker_describe(pid_t tid, int fd, unsigned long *ino,
     int *flags, bool *cloexec, char *proto, size_t protolen)
 {
 	char path[96], link[64], buf[512], *p;
@@ -449,7 +354,7 @@ describe(pid_t tid, int fd, unsigned long *ino,
 	unsigned long fl;
 
 	snprintf(path, sizeof(path), "/proc/%ld/fd/%d", (long)tid, fd);
-	if (proc_readlink(path, link, sizeof(link)) <= 0)
+	if (broker_proc_readlink(path, link, sizeof(link)) <= 0)
 		return errno == ENOENT ? EBADF : EPERM;
 	if ((*ino = diag_socket_inode(link)) == 0)
 		return ENOTSOCK;
@@ -495,7 +400,7 @@ watched(pid_t tid, int fd, unsigned long ino)
 			continue;
 		snprintf(path, sizeof(path), "/proc/%ld/fd/%s", (long)tid,
 		    de->d_name);
-		if (proc_readlink(path, link, sizeof(link)) <= 0 ||
+		if (broker_proc_readlink(path, link, sizeof(link)) <= 0 ||
 		    strcmp(link, "anon_inode:[eventpoll]") != 0)
 			continue;
 		snprintf(path, sizeof(path), "/proc/%ld/fdinfo/%s", (long)tid,
@@ -521,25 +426,29 @@ watched(pid_t tid, int fd, unsigned long ino)
 
 /* The caller's process (its thread group) and its program ("": unknown). */
 static pid_t
-caller_process(const struct seccomp_notif *req, char *exe, size_t len)
+caller_process(pid_t tid, char *exe, size_t len)
 {
 	char path[64];
 	pid_t tgid;
 
-	tgid = diag_tgid((pid_t)req->pid);
+	tgid = diag_tgid(tid);
 	if (tgid <= 0)
-		tgid = (pid_t)req->pid;
+		tgid = tid;
 	snprintf(path, sizeof(path), "/proc/%ld/exe", (long)tgid);
-	if (proc_readlink(path, exe, len) <= 0)
+	if (broker_proc_readlink(path, exe, len) <= 0)
 		exe[0] = '\0';
 	return tgid;
 }
 
-/* The caller's process and program, and the endpoint: to conf->refused. */
-static void
-say_refused(struct broker *b, const struct seccomp_notif *req,
-    enum broker_op op, const struct sockaddr_storage *ss, socklen_t len,
-    const char *cwd)
+/*
+ * The caller's process and program, and the endpoint: to conf->refused.
+ * port, where not 0, is the one to name (an inbound peer's: the port it
+ * came to).
+ */
+void
+broker_say_refused(struct broker *b, pid_t tid, enum broker_op op,
+    const struct sockaddr_storage *ss, socklen_t len, const char *cwd,
+    unsigned short port)
 {
 	struct broker_refusal r;
 
@@ -547,8 +456,10 @@ say_refused(struct broker *b, const struct seccomp_notif *req,
 		return;
 	memset(&r, 0, sizeof(r));
 	r.op = op;
-	r.pid = caller_process(req, r.exe, sizeof(r.exe));
+	r.pid = caller_process(tid, r.exe, sizeof(r.exe));
 	broker_endpoint(ss, len, cwd, r.addr, sizeof(r.addr), &r.port);
+	if (port != 0)
+		r.port = port;
 	b->refused(b->arg, &r);
 }
 
@@ -579,7 +490,7 @@ say_connecting(struct broker *b, const struct seccomp_notif *req, int sock)
 		c.pidfd = (int)syscall(SYS_pidfd_open, c.pid, 0);
 	}
 	snprintf(path, sizeof(path), "/proc/%ld/exe", (long)c.pid);
-	if (proc_readlink(path, c.exe, sizeof(c.exe)) <= 0)
+	if (broker_proc_readlink(path, c.exe, sizeof(c.exe)) <= 0)
 		c.exe[0] = '\0';
 	if (c.pidfd != -1) {
 		b->connecting(b->arg, &c);
@@ -612,7 +523,7 @@ unlink_pending(struct pending *p)
 static void
 finish(struct pending *p, int err)
 {
-	(void)respond(p->b, p->id, err);
+	(void)broker_respond(p->b, p->id, err);
 	pending_free(p);
 }
 
@@ -707,6 +618,15 @@ run_connect(struct pending *p)
 {
 	int err = try_connect(p);
 
+	/* To a listener of the command's: known as its own at accept. */
+	if (p->own && (err == 0 || err == EINPROGRESS)) {
+		p->own = false;
+		if (inbound_add(&p->b->inbound, p->sock, &p->addr) != 0) {
+			complete(p, ENOBUFS);
+			return;
+		}
+	}
+
 	if ((p->flags & O_NONBLOCK) || (err != EINPROGRESS && err != EAGAIN))
 		complete(p, err);
 	else
@@ -729,7 +649,7 @@ wait_cb(evutil_socket_t fd, short what, void *arg)
 		complete(p, err);
 		return;
 	}
-	if (!alive(p->b, p->id)) {
+	if (!broker_alive(p->b, p->id)) {
 		pending_free(p);
 		return;
 	}
@@ -740,8 +660,8 @@ wait_cb(evutil_socket_t fd, short what, void *arg)
 /* ---------------------------------------------------------------- */
 /* Sockets bound here, on fresh sockets, held until they listen. */
 
-static int
-held_find(const struct broker *b, unsigned long ino)
+int
+broker_held_find(const struct broker *b, unsigned long ino)
 {
 	size_t i;
 
@@ -799,12 +719,13 @@ sweep_cb(evutil_socket_t fd, short what, void *arg)
 
 	for (p = TAILQ_FIRST(&b->pending); p != NULL; p = next) {
 		next = TAILQ_NEXT(p, entry);
-		if (alive(b, p->id))
+		if (broker_alive(b, p->id))
 			continue;
 		unlink_pending(p);
 		pending_free(p);
 	}
 	held_sweep(b);
+	broker_accept_sweep(b);
 }
 
 /* Resolve a unix path beneath its root: an O_PATH of it. */
@@ -874,17 +795,26 @@ static int
 owned_port(struct broker *b, unsigned short port)
 {
 	struct diag_listener l[MAX_LISTENERS];
-	int i, n;
+	int i, n, live = 0, h;
 
 	if (b->diag == -1 || (n = diag_tcp_listeners(b->diag, port, l,
 	    MAX_LISTENERS)) == -1)
 		return EACCES;
-	if (n == 0)
-		return ECONNREFUSED;
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
+		/*
+		 * One we hold for accept(): the command's only while one of
+		 * its processes holds it too; else closed, as for the kernel.
+		 */
+		if ((h = broker_held_find(b, l[i].ino)) != -1 &&
+		    !diag_held_below(b->init, l[i].ino)) {
+			held_drop(b, (size_t)h);
+			continue;
+		}
 		if (!owned_listener(b, port, l[i].ino))
 			return EACCES;
-	return 0;
+		live++;
+	}
+	return live == 0 ? ECONNREFUSED : 0;
 }
 
 /* A listener's address as an IPv4 one where it is one (mapped too). */
@@ -1005,25 +935,29 @@ fresh_kind(struct broker *b, struct pending *p, const char *pname,
 }
 
 /*
- * Socket options, where the broker makes a fresh socket in the caller's
- * place: seen as the caller sets them (the call goes on as made), set
+ * Socket options.  SO_REUSEPORT is refused (accept.c).  Where the broker
+ * makes a fresh socket in the caller's place: seen as the caller sets them (the call goes on as made), set
  * again on the fresh one.  Keyed by the socket's inode, so a descriptor
  * closed and reused is no confusion.
  */
 static void
 handle_setsockopt(struct broker *b, const struct seccomp_notif *req)
 {
-	struct caller *who = caller_of(b, (pid_t)req->pid);
+	struct caller *who = broker_caller_of(b, (pid_t)req->pid);
 	unsigned char val[OPT_LEN];
 	char path[64], link[64];
 	unsigned long ino;
 	int len = (int)req->data.args[4];
 	size_t i, k;
 
+	/* SO_REUSEPORT is answered there, never let go on. */
+	if (broker_reuseport(b, req))
+		return;
+
 	snprintf(path, sizeof(path), "/proc/%ld/fd/%d", (long)req->pid,
 	    (int)req->data.args[0]);
-	if (len <= 0 || len > OPT_LEN || read_mem(b, who, req->data.args[3],
-	    val, (size_t)len) != 0 || proc_readlink(path, link,
+	if (len <= 0 || len > OPT_LEN || broker_read_mem(b, who, req->data.args[3],
+	    val, (size_t)len) != 0 || broker_proc_readlink(path, link,
 	    sizeof(link)) <= 0 || (ino = diag_socket_inode(link)) == 0) {
 		proceed(b, req->id);
 		return;
@@ -1091,7 +1025,7 @@ the_socket(struct broker *b, struct caller *who, struct pending *p,
 	int err;
 
 	if (b->getfd) {
-		if ((p->sock = take_socket(b, who, p->fdno, &err)) == -1)
+		if ((p->sock = broker_take_socket(b, who, p->fdno, &err)) == -1)
 			return err;
 		if (getsockopt(p->sock, SOL_SOCKET, SO_DOMAIN, domain,
 		    &optlen) == -1 || (p->flags = fcntl(p->sock, F_GETFL)) ==
@@ -1099,7 +1033,7 @@ the_socket(struct broker *b, struct caller *who, struct pending *p,
 			return errno == ENOTSOCK ? ENOTSOCK : EBADF;
 		return 0;
 	}
-	if ((err = describe(who->tid, p->fdno, &p->ino, &p->flags,
+	if ((err = broker_describe(who->tid, p->fdno, &p->ino, &p->flags,
 	    &p->cloexec, pname, sizeof(pname))) != 0 ||
 	    (err = fresh_kind(b, p, pname, domain, type, proto)) != 0)
 		return err;
@@ -1125,7 +1059,7 @@ socket_call(struct broker *b, const struct seccomp_notif *req,
 	int err;
 
 	if ((p = calloc(1, sizeof(*p))) == NULL) {
-		(void)respond(b, req->id, ENOMEM);
+		(void)broker_respond(b, req->id, ENOMEM);
 		return NULL;
 	}
 	p->b = b;
@@ -1139,8 +1073,8 @@ socket_call(struct broker *b, const struct seccomp_notif *req,
 		return NULL;
 	}
 	p->addrlen = (socklen_t)(int)req->data.args[2];
-	who = caller_of(b, (pid_t)req->pid);
-	if (p->addrlen > 0 && (err = read_mem(b, who, req->data.args[1],
+	who = broker_caller_of(b, (pid_t)req->pid);
+	if (p->addrlen > 0 && (err = broker_read_mem(b, who, req->data.args[1],
 	    &p->addr, p->addrlen)) != 0) {
 		finish(p, err);
 		return NULL;
@@ -1152,7 +1086,7 @@ socket_call(struct broker *b, const struct seccomp_notif *req,
 		return NULL;
 	}
 	/* Only now is what was read known to be the caller's. */
-	if (!alive(b, req->id)) {
+	if (!broker_alive(b, req->id)) {
 		pending_free(p);
 		return NULL;
 	}
@@ -1289,7 +1223,8 @@ refuse_call(struct broker *b, const struct seccomp_notif *req,
     const char *cwd)
 {
 	if (d->direct)
-		say_refused(b, req, op, &p->addr, p->addrlen, cwd);
+		broker_say_refused(b, (pid_t)req->pid, op, &p->addr, p->addrlen,
+		    cwd, 0);
 	finish(p, d->err);
 }
 
@@ -1316,8 +1251,10 @@ handle_connect(struct broker *b, const struct seccomp_notif *req)
 	}
 	if (d.verdict == BROKER_BENEATH)
 		p->target = connect_target(b, &d, &err);
-	else if (d.verdict == BROKER_OWNED)
+	else if (d.verdict == BROKER_OWNED) {
 		err = owned_port(b, d.port);
+		p->own = b->mode == BROKER_LL;
+	}
 	/* Out of the root (a link, ".."), or another's listener: logged. */
 	if (err == EACCES) {
 		d.direct = true;
@@ -1455,7 +1392,7 @@ handle_bind(struct broker *b, const struct seccomp_notif *req)
 		char link[64], path[64];
 
 		snprintf(path, sizeof(path), "/proc/self/fd/%d", p->sock);
-		if (proc_readlink(path, link, sizeof(link)) > 0)
+		if (broker_proc_readlink(path, link, sizeof(link)) > 0)
 			ino = diag_socket_inode(link);
 		if ((err = ino == 0 ? EBADF : install(p)) == 0)
 			err = held_add(b, p->sock, ino);
@@ -1472,7 +1409,7 @@ static void
 handle_listen(struct broker *b, const struct seccomp_notif *req)
 {
 	struct broker_rules rules;
-	struct caller *who = caller_of(b, (pid_t)req->pid);
+	struct caller *who = broker_caller_of(b, (pid_t)req->pid);
 	struct sockaddr_storage ss;
 	struct broker_decision d;
 	socklen_t len = sizeof(ss), optlen = sizeof(int);
@@ -1482,22 +1419,22 @@ handle_listen(struct broker *b, const struct seccomp_notif *req)
 	bool cloexec;
 
 	if (b->getfd) {
-		if ((sock = take_socket(b, who, (int)req->data.args[0],
+		if ((sock = broker_take_socket(b, who, (int)req->data.args[0],
 		    &err)) == -1) {
-			(void)respond(b, req->id, err);
+			(void)broker_respond(b, req->id, err);
 			return;
 		}
-	} else if ((err = describe(who->tid, (int)req->data.args[0], &ino,
+	} else if ((err = broker_describe(who->tid, (int)req->data.args[0], &ino,
 	    &flags, &cloexec, pname, sizeof(pname))) != 0) {
-		(void)respond(b, req->id, err);
+		(void)broker_respond(b, req->id, err);
 		return;
-	} else if ((h = held_find(b, ino)) != -1) {
+	} else if ((h = broker_held_find(b, ino)) != -1) {
 		sock = b->held[h].fd;
 	} else {
 		/* Never bound here: unbound, or connected (EINVAL then). */
 		sock = -1;
 	}
-	if (!alive(b, req->id)) {
+	if (!broker_alive(b, req->id)) {
 		if (b->getfd)
 			(void)close(sock);
 		return;
@@ -1518,15 +1455,15 @@ handle_listen(struct broker *b, const struct seccomp_notif *req)
 		if (d.verdict != BROKER_REFUSE)
 			d.err = EINVAL;	/* a unix socket not bound here */
 		if (d.direct)
-			say_refused(b, req, BROKER_OP_LISTEN, &ss, len, NULL);
+			broker_say_refused(b, (pid_t)req->pid,
+			    BROKER_OP_LISTEN, &ss, len, NULL, 0);
 		err = d.err;
 	} else if (listen(sock, (int)req->data.args[1]) == -1)
 		err = errno;
+	/* Held on while it listens: accept() is made on it (accept.c). */
 	if (b->getfd)
 		(void)close(sock);
-	else if (h != -1 && err == 0)
-		held_drop(b, (size_t)h);	/* listening: the caller's now */
-	(void)respond(b, req->id, err);
+	(void)broker_respond(b, req->id, err);
 }
 
 /* ---------------------------------------------------------------- */
@@ -1693,9 +1630,9 @@ meta_times(struct broker *b, struct caller *who, const struct meta_call *m,
 	*out = ts;
 	switch (m->op) {
 	case M_UTIMENS:
-		return read_mem(b, who, at, ts, sizeof(struct timespec) * 2);
+		return broker_read_mem(b, who, at, ts, sizeof(struct timespec) * 2);
 	case M_UTIMES:
-		if ((err = read_mem(b, who, at, tv, sizeof(tv))) != 0)
+		if ((err = broker_read_mem(b, who, at, tv, sizeof(tv))) != 0)
 			return err;
 		ts[0].tv_sec = tv[0].tv_sec;
 		ts[0].tv_nsec = tv[0].tv_usec * 1000;
@@ -1703,7 +1640,7 @@ meta_times(struct broker *b, struct caller *who, const struct meta_call *m,
 		ts[1].tv_nsec = tv[1].tv_usec * 1000;
 		return 0;
 	case M_UTIME:
-		if ((err = read_mem(b, who, at, &ub, sizeof(ub))) != 0)
+		if ((err = broker_read_mem(b, who, at, &ub, sizeof(ub))) != 0)
 			return err;
 		ts[0].tv_sec = ub.actime;
 		ts[1].tv_sec = ub.modtime;
@@ -1789,7 +1726,7 @@ meta_do(struct broker *b, struct caller *who, const struct seccomp_notif *req,
 		size = (size_t)req->data.args[a + 2];
 		if (m->op == M_SETX && size > sizeof(value))
 			return E2BIG;
-		if (m->op == M_SETX && size > 0 && (err = read_mem(b, who,
+		if (m->op == M_SETX && size > 0 && (err = broker_read_mem(b, who,
 		    req->data.args[a + 1], value, size)) != 0)
 			return err;
 	}
@@ -1835,21 +1772,21 @@ static void
 handle_meta(struct broker *b, const struct seccomp_notif *req,
     const struct meta_call *m)
 {
-	struct caller *who = caller_of(b, (pid_t)req->pid);
+	struct caller *who = broker_caller_of(b, (pid_t)req->pid);
 	int fd, err;
 
 	if ((fd = meta_target(b, who, req, m, &err)) == -1) {
-		(void)respond(b, req->id, err);
+		(void)broker_respond(b, req->id, err);
 		return;
 	}
 	/* What was read and opened is the caller's only if it still waits. */
-	if (!alive(b, req->id)) {
+	if (!broker_alive(b, req->id)) {
 		(void)close(fd);
 		return;
 	}
 	err = meta_writable(b, fd) ? meta_do(b, who, req, m, fd) : EROFS;
 	(void)close(fd);
-	(void)respond(b, req->id, err);
+	(void)broker_respond(b, req->id, err);
 }
 
 /* ---------------------------------------------------------------- */
@@ -1901,7 +1838,7 @@ judge_target(struct broker *b, const struct seccomp_notif *req,
 	if (err == 0)
 		proceed(b, req->id);
 	else
-		(void)respond(b, req->id, err);
+		(void)broker_respond(b, req->id, err);
 }
 
 /* The process a caller's descriptor names: a pidfd, or /proc/PID. */
@@ -1914,7 +1851,7 @@ fd_process(pid_t tid, int fd)
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%ld/fd/%d", (long)tid, fd);
-	if (proc_readlink(path, link, sizeof(link)) <= 0)
+	if (broker_proc_readlink(path, link, sizeof(link)) <= 0)
 		return 0;
 	if (strncmp(link, "/proc/", 6) == 0) {
 		pid = strtol(link + 6, &end, 10);
@@ -1943,7 +1880,7 @@ fd_process(pid_t tid, int fd)
 static void
 handle_pidfd_send(struct broker *b, const struct seccomp_notif *req)
 {
-	struct caller *who = caller_of(b, (pid_t)req->pid);
+	struct caller *who = broker_caller_of(b, (pid_t)req->pid);
 	siginfo_t si;
 	char path[64];
 	pid_t pid;
@@ -1954,24 +1891,24 @@ handle_pidfd_send(struct broker *b, const struct seccomp_notif *req)
 		return;
 	}
 	if ((pid = fd_process(who->tid, (int)req->data.args[0])) == 0) {
-		(void)respond(b, req->id, EBADF);
+		(void)broker_respond(b, req->id, EBADF);
 		return;
 	}
-	if (req->data.args[2] != 0 && (err = read_mem(b, who,
+	if (req->data.args[2] != 0 && (err = broker_read_mem(b, who,
 	    req->data.args[2], &si, sizeof(si))) != 0) {
-		(void)respond(b, req->id, err);
+		(void)broker_respond(b, req->id, err);
 		return;
 	}
-	if (!alive(b, req->id))
+	if (!broker_alive(b, req->id))
 		return;
 	if (!diag_pid_below(b->init, pid)) {
 		snprintf(path, sizeof(path), "/proc/%ld", (long)pid);
-		(void)respond(b, req->id, access(path, F_OK) == 0 ? EPERM :
+		(void)broker_respond(b, req->id, access(path, F_OK) == 0 ? EPERM :
 		    ESRCH);
 		return;
 	}
 	if ((fd = (int)syscall(SYS_pidfd_open, pid, 0)) == -1) {
-		(void)respond(b, req->id, errno);
+		(void)broker_respond(b, req->id, errno);
 		return;
 	}
 	if (syscall(SYS_pidfd_send_signal, fd, (int)req->data.args[1],
@@ -1979,7 +1916,7 @@ handle_pidfd_send(struct broker *b, const struct seccomp_notif *req)
 	    (unsigned)req->data.args[3]) == -1)
 		err = errno;
 	(void)close(fd);
-	(void)respond(b, req->id, err);
+	(void)broker_respond(b, req->id, err);
 }
 
 static void
@@ -2102,7 +2039,7 @@ handle_fork(struct broker *b, const struct seccomp_notif *req)
 	if (!b->counted || n >= b->max_procs || b->ninflight == INFLIGHT_MAX)
 		n = tasks_now(b);
 	if (n >= b->max_procs || b->ninflight == INFLIGHT_MAX) {
-		(void)respond(b, req->id, EAGAIN);
+		(void)broker_respond(b, req->id, EAGAIN);
 		return;
 	}
 	b->inflight[b->ninflight++] = (pid_t)req->pid;
@@ -2150,13 +2087,19 @@ notify_cb(evutil_socket_t fd, short what, void *arg)
 		handle_meta(b, b->req, m);
 	else if (b->mode == BROKER_LL && b->req->data.nr == SYS_setsockopt)
 		handle_setsockopt(b, b->req);
+	else if (b->mode == BROKER_LL && nr == SYS_accept4)
+		broker_accept(b, b->req, true);
+#ifdef SYS_accept
+	else if (b->mode == BROKER_LL && nr == SYS_accept)
+		broker_accept(b, b->req, false);
+#endif
 	else if (b->mode == BROKER_LL && b->req->data.nr == SYS_fcntl)
 		handle_signal(b, b->req, SIGCALL_SETOWN);
 	else if (b->mode == BROKER_LL &&
 	    (call = sigcall_of(b->req->data.nr)) != -1)
 		handle_signal(b, b->req, call);
 	else
-		(void)respond(b, b->req->id, ENOSYS);
+		(void)broker_respond(b, b->req->id, ENOSYS);
 }
 
 static char **
@@ -2186,6 +2129,17 @@ conf_close(const struct broker_conf *conf)
 		(void)close(conf->notify);
 	fds_free(conf->rootfds, conf->nroots);
 	fds_free(conf->bindfds, conf->nbinds);
+}
+
+static void
+raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		(void)setrlimit(RLIMIT_NOFILE, &rl);
+	}
 }
 
 /* The numbers of the calls judged here, by name, once. */
@@ -2238,6 +2192,8 @@ broker_new(struct event_base *base, const struct broker_conf *conf,
 		return NULL;
 	}
 	TAILQ_INIT(&b->pending);
+	TAILQ_INIT(&b->acceptors);
+	inbound_init(&b->inbound);
 	b->base = base;
 	b->mode = conf->mode;
 	b->notify = conf->notify;
@@ -2267,6 +2223,13 @@ broker_new(struct event_base *base, const struct broker_conf *conf,
 		goto fail;
 	b->nwritable = conf->nwritable;
 	b->nreadonly = conf->nreadonly;
+	/*
+	 * The command's own loopback connections are held until accepted
+	 * (inbound.c): as many descriptors as the kernel lets us.  The
+	 * command was forked before: its limit is its own.
+	 */
+	if (b->mode == BROKER_LL)
+		raise_nofile();
 	if (b->mode == BROKER_LL && (b->diag = diag_open()) == -1) {
 		snprintf(err, errlen, "sock_diag: %s", strerror(errno));
 		goto fail;
@@ -2326,6 +2289,7 @@ broker_free(struct broker *b)
 		event_free(b->sweep);
 	for (i = 0; i < CALLERS; i++)
 		caller_close(&b->callers[i]);
+	broker_accept_free(b);
 	while (b->nheld > 0)
 		held_drop(b, 0);
 	/* Closing the listener fails every call still to come. */

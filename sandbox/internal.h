@@ -329,7 +329,8 @@ void	 broker_procall_target(const struct broker_procall_name *,
 enum broker_op {
 	BROKER_OP_CONNECT,
 	BROKER_OP_BIND,
-	BROKER_OP_LISTEN
+	BROKER_OP_LISTEN,
+	BROKER_OP_INBOUND	/* a connection of another's, reset at accept */
 };
 
 struct broker_refusal {
@@ -400,6 +401,39 @@ void	 owner_add(struct owner_table *, unsigned long ino, pid_t pid,
 /* The owner of ino, taken out of the table; false: not known. */
 bool	 owner_take(struct owner_table *, unsigned long ino, pid_t *pid,
 	    char *exe, size_t len);
+
+/*
+ * The command's own loopback connections, made by the broker, until a
+ * listener of the command accepts them (sandbox/inbound.c, landlock).
+ */
+#define INBOUND_MAX	4096	/* the default somaxconn: a full backlog */
+struct inbound_conn {
+	int			 fd;	/* the connecting socket, held */
+	struct sockaddr_storage	 local;	/* its address and port */
+	struct sockaddr_storage	 to;	/* the listener's, as asked */
+	uint64_t		 seq;
+};
+struct inbound {
+	struct inbound_conn	*v;
+	size_t			 n, cap;
+	uint64_t		 seq;
+};
+void	 inbound_init(struct inbound *);
+/* Record sock (connected, or connecting, to to); 0 or an errno. */
+int	 inbound_add(struct inbound *, int sock,
+	    const struct sockaddr_storage *to);
+/*
+ * Was the connection accepted with these addresses (its peer's, its own)
+ * one of ours?  Its record is taken out either way.
+ */
+bool	 inbound_take(struct inbound *, const struct sockaddr_storage *peer,
+	    const struct sockaddr_storage *local);
+/* Let go of records whose socket lost its connection. */
+void	 inbound_sweep(struct inbound *);
+void	 inbound_free(struct inbound *);
+/* The same address and port, an IPv4 one and its mapped form alike. */
+bool	 inbound_same_endpoint(const struct sockaddr_storage *,
+	    const struct sockaddr_storage *);
 
 /* What the broker learns of sockets it does not hold (sandbox/diag.c). */
 int	 diag_open(void);

@@ -246,15 +246,17 @@ int	 sandbox_ready(struct sandbox_child *, struct sandbox_failure *f);
 enum sandbox_direct_op {
 	DIRECT_CONNECT,
 	DIRECT_BIND,
-	DIRECT_LISTEN
+	DIRECT_LISTEN,
+	DIRECT_INBOUND		/* landlock: another's connection, reset */
 };
 
 struct sandbox_direct {
 	enum sandbox_direct_op	 op;
 	pid_t			 pid;		/* as the host sees it; 0: unknown */
 	char			 exe[256];	/* "": unknown */
-	char			 addr[128];	/* IP, unix:PATH, unix:@NAME */
-	unsigned short		 port;
+	char			 addr[128];	/* IP, unix:PATH, unix:@NAME;
+						   inbound: the peer's IP */
+	unsigned short		 port;		/* inbound: the port it came to */
 };
 
 /*

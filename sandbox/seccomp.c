@@ -1001,6 +1001,29 @@ broker_host(scmp_filter_ctx ctx)
 	return 0;
 }
 
+/*
+ * The host's loopback (landlock): accept() is the broker's, which hands
+ * the command only its own connections, and SO_REUSEPORT stops there to
+ * be refused, so no host service can share a port with the command.
+ * accept() does not exist on every architecture: accept4() does.
+ */
+static int
+broker_inbound(scmp_filter_ctx ctx)
+{
+	struct scmp_arg_cmp cmp[2] = {
+		masked(1, 0xffffffffUL, SOL_SOCKET),
+		masked(2, 0xffffffffUL, SO_REUSEPORT),
+	};
+	int rc, nr;
+
+	if ((nr = seccomp_syscall_resolve_name("accept")) >= 0 &&
+	    (rc = rule(ctx, SCMP_ACT_NOTIFY, nr, 0, NULL)) < 0)
+		return rc;
+	if ((rc = rule(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(accept4), 0, NULL)) < 0)
+		return rc;
+	return rule(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(setsockopt), 2, cmp);
+}
+
 static int
 notify_names(scmp_filter_ctx ctx, const char *const *names)
 {
@@ -1048,7 +1071,8 @@ build_broker(int which, char *err, size_t errlen)
 	/* Without a read-only host, metadata is the broker's to judge too. */
 	if ((which & SECCOMP_BROKER_LL) &&
 	    ((rc = notify_names(ctx, broker_meta_names)) < 0 ||
-	    (rc = broker_signals(ctx)) < 0 || (rc = broker_host(ctx)) < 0))
+	    (rc = broker_signals(ctx)) < 0 || (rc = broker_host(ctx)) < 0 ||
+	    (rc = broker_inbound(ctx)) < 0))
 		goto bad;
 	for (i = 0; (which & SECCOMP_BROKER_OPTS) && i < broker_nsockopts;
 	    i++) {

@@ -1,0 +1,183 @@
+/*
+ * The broker's own header (sandbox/broker.c and the calls it hands to
+ * files of its own, sandbox/accept.c): its state and the helpers they
+ * share.  No other file includes it.
+ */
+#ifndef SANDBOX_BROKER_INT_H
+#define SANDBOX_BROKER_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/queue.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <linux/seccomp.h>
+
+#include "sandbox/internal.h"
+
+struct event;
+struct event_base;
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open		434
+#endif
+#ifndef SYS_pidfd_getfd
+#define SYS_pidfd_getfd		438
+#endif
+#ifndef SYS_openat2
+#define SYS_openat2		437
+#endif
+#ifndef SYS_pidfd_send_signal
+#define SYS_pidfd_send_signal	424
+#endif
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD		O_EXCL		/* Linux 6.9 */
+#endif
+/* Linux 6.6: wake the caller on our CPU, and us on its (no IPI). */
+#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
+#define SECCOMP_IOCTL_NOTIF_SET_FLAGS	SECCOMP_IOW(4, __u64)
+#endif
+#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
+#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP	1UL
+#endif
+
+#define MAX_PENDING	128		/* blocking connects waiting at once */
+#define RETRY_MS	10		/* a unix listener's full backlog */
+#define SWEEP_MS	1000		/* callers gone while waiting */
+#define CALLERS		8
+#define OWNED		64		/* listeners known to be the command's */
+#define MAX_LISTENERS	16		/* on one port */
+#define OPTS_MAX	256		/* socket options kept for fresh ones */
+#define OPT_LEN		16		/* the largest: struct timeval */
+#define HELD_MAX	64		/* bound sockets held (landlock, no getfd) */
+#define STASH_MAX	16		/* accepted for a caller gone */
+#define MAX_ACCEPTORS	1024		/* blocking accepts waiting at once */
+#define INFLIGHT_MAX	64		/* forks let go, not yet seen */
+
+/*
+ * The callers seen last: their memory and their pidfd stay open, so that
+ * a connect costs no open and close of either.  An entry of a task that
+ * has gone, or exec'd, fails to read and is made again.
+ */
+struct caller {
+	pid_t		 tid;
+	int		 mem;		/* /proc/TID/mem */
+	int		 pidfd;
+	unsigned	 used;		/* for the least recently used */
+};
+
+struct pending {
+	TAILQ_ENTRY(pending)	 entry;
+	struct broker		*b;
+	uint64_t		 id;
+	int			 sock;		/* the caller's, or a fresh one */
+	bool			 fresh;		/* ours, to put at fdno */
+	int			 fdno;		/* the caller's descriptor */
+	int			 flags;		/* the caller's status flags */
+	bool			 cloexec;	/* the caller's FD_CLOEXEC */
+	bool			 own;		/* to a listener of the command's */
+	int			 target;	/* O_PATH of a unix peer, or -1 */
+	unsigned long		 ino;		/* the caller's socket's */
+	struct sockaddr_storage	 addr;
+	socklen_t		 addrlen;
+	struct event		*ev;
+};
+
+struct broker {
+	struct event_base	*base;
+	enum broker_mode	 mode;
+	int			 notify;
+	struct event		*ev;
+	struct event		*sweep;
+	char			**roots;
+	int			*rootfds;
+	size_t			 nroots;
+	char			**writable;
+	size_t			 nwritable;
+	char			**readonly;	/* roots inside writable ones */
+	size_t			 nreadonly;
+	char			**binds;	/* where unix sockets are made */
+	int			*bindfds;
+	size_t			 nbinds;
+	unsigned short		 proxy_port;
+	int			 landlock_abi;	/* the command's */
+	pid_t			 init;
+	bool			 getfd;
+	bool			 thread_pidfd;
+	int			 diag;
+	struct caller		 callers[CALLERS];
+	struct {
+		unsigned short	 port;
+		unsigned long	 ino;
+	}			 owned[OWNED];
+	size_t			 nowned;
+	struct {			/* set on sockets not connected yet */
+		unsigned long	 ino;
+		int		 level, name;
+		socklen_t	 len;
+		unsigned char	 val[OPT_LEN];
+	}			 opts[OPTS_MAX];
+	size_t			 opts_next;
+	/*
+	 * Fresh sockets bound in the caller's place: held until the command
+	 * lets go of them, listening or not (an accept() is made on this
+	 * reference: without pidfd_getfd there is no other).
+	 */
+	struct {
+		unsigned long	 ino;
+		int		 fd;
+	}			 held[HELD_MAX];
+	size_t			 nheld;
+	/* Forks (max_procs): tasks counted, and those let go since. */
+	unsigned		 max_procs;
+	unsigned		 tasks;		/* the last walk's count */
+	unsigned		 since;		/* forks let go since */
+	bool			 counted;	/* tasks is a walk's */
+	pid_t			 inflight[INFLIGHT_MAX];
+	size_t			 ninflight;
+	void			(*refused)(void *, const struct broker_refusal *);
+	void			(*connecting)(void *, const struct broker_conn *);
+	void			*arg;
+	struct seccomp_notif	*req;
+	size_t			 req_size;
+	size_t			 npending;
+	TAILQ_HEAD(, pending)	 pending;
+	/* accept() in the landlock confinement (accept.c). */
+	struct inbound		 inbound;	/* the command's own connects */
+	TAILQ_HEAD(, acceptor)	 acceptors;	/* blocking accepts waiting */
+	size_t			 nacceptors;
+	struct stashed {		/* accepted, the caller gone: the next */
+		unsigned long	 lino;
+		int		 fd;
+		struct sockaddr_storage peer;
+		socklen_t	 plen;
+	}			 stash[STASH_MAX];
+	size_t			 nstash;
+};
+
+/* Answers, and the callers' memory, descriptors and processes. */
+int	 broker_respond(struct broker *, uint64_t id, int err);
+bool	 broker_alive(const struct broker *, uint64_t id);
+ssize_t	 broker_proc_readlink(const char *path, char *buf, size_t len);
+struct caller *broker_caller_of(struct broker *, pid_t tid);
+int	 broker_read_mem(struct broker *, struct caller *, uint64_t at,
+	    void *buf, size_t len);
+int	 broker_write_mem(struct broker *, struct caller *, uint64_t at,
+	    const void *buf, size_t len);
+int	 broker_take_socket(struct broker *, struct caller *, int fd, int *err);
+int	 broker_describe(pid_t tid, int fd, unsigned long *ino, int *flags,
+	    bool *cloexec, char *proto, size_t protolen);
+int	 broker_held_find(const struct broker *, unsigned long ino);
+void	 broker_say_refused(struct broker *, pid_t tid, enum broker_op,
+	    const struct sockaddr_storage *, socklen_t, const char *cwd,
+	    unsigned short port);
+
+/* accept.c: accept() and SO_REUSEPORT in the landlock confinement. */
+void	 broker_accept(struct broker *, const struct seccomp_notif *,
+	    bool four);
+bool	 broker_reuseport(struct broker *, const struct seccomp_notif *);
+void	 broker_accept_sweep(struct broker *);
+void	 broker_accept_free(struct broker *);
+
+#endif
+
