@@ -208,6 +208,15 @@ int		 audit_print(const struct audit *, FILE *, bool json,
  */
 int		 audit_suggest(const struct audit *, FILE *);
 /*
+ * The same as a whole policy that check accepts: mode enforce, default
+ * deny, block_private on, the allow_loopback and exempt lines the logged
+ * addresses of names need (each commented: a security decision), and the
+ * allow lines, also for targets refused private_address or whose connects
+ * failed; a special-purpose address asked for by itself gets its own
+ * allow ADDR:PORT, a metadata address never.
+ */
+int		 audit_suggest_full(const struct audit *, FILE *);
+/*
  * The summary as one self-contained HTML page (inline SVG, no script,
  * nothing from the network); every figure names the audit --json member
  * it equals (data-key, data-parent, data-name).

@@ -77,7 +77,7 @@ static json_t **
 maps(struct audit *a, size_t i)
 {
 	json_t **m[] = { &a->hosts[0], &a->hosts[1], &a->runs, &a->exes,
-	    &a->direct, &a->reported, &a->asked, &a->seconds };
+	    &a->direct, &a->reported, &a->asked, &a->judged, &a->seconds };
 
 	return i < NELEM(m) ? m[i] : NULL;
 }
@@ -412,22 +412,31 @@ audit_target(const char *host, json_int_t port, char *buf, size_t len)
 		snprintf(buf, len, "%s:%" JSON_INTEGER_FORMAT, host, port);
 }
 
-/* A request's target, counted with how it was decided (by reason). */
+/*
+ * A request's target, counted with how it was decided (by reason); with
+ * addrs, the addresses its lines name too (audit --suggest --full finds
+ * there what a whole policy needs: allow_loopback, exempt).
+ */
 static int
 count_target(json_t *map, const struct record *r, const char *why_key,
-    const char *why)
+    const char *why, bool addrs)
 {
 	char key[EGRESS_HOST_MAX + 16];
-	json_t *o, *reasons;
+	json_t *o, *reasons, *seen;
 
 	audit_target(r->host, r->port, key, sizeof(key));
 	if ((o = entry(map, key)) == NULL ||
 	    json_object_set_new(o, "host", json_string(r->host)) == -1 ||
 	    json_object_set_new(o, "port", json_integer(r->port)) == -1 ||
 	    add(o, "count", r->count) == -1 ||
-	    (reasons = entry(o, why_key)) == NULL)
+	    (reasons = entry(o, why_key)) == NULL ||
+	    add(reasons, why, r->count) == -1)
 		return -1;
-	return add(reasons, why, r->count);
+	if (!addrs || r->addr == NULL)
+		return 0;
+	if ((seen = entry(o, "addrs")) == NULL)
+		return -1;
+	return add(seen, r->addr, r->count);
 }
 
 /* A proxied decision of a run's process: its totals and hosts. */
@@ -505,6 +514,19 @@ asked_for(const struct record *r)
 	    r->reason == EGRESS_R_DENY_RULE);
 }
 
+/*
+ * What --full admits too: refused on its address by the special-purpose
+ * block (which a setting lifts), or admitted but its connects failed.
+ */
+static bool
+judged_for(const struct record *r)
+{
+	return r->protocol != P_DIRECT &&
+	    (r->reason == EGRESS_R_PRIVATE_ADDRESS ||
+	    r->reason == EGRESS_R_CONNECT_FAILED ||
+	    r->reason == EGRESS_R_CONNECT_TIMEOUT);
+}
+
 static int
 count(struct audit *a, const struct record *r)
 {
@@ -526,9 +548,13 @@ count(struct audit *a, const struct record *r)
 	if (r->would != EGRESS_R_NONE)
 		strncat(why, ")", sizeof(why) - strlen(why) - 1);
 	if (r->reason == EGRESS_R_REPORT_ONLY && count_target(a->reported, r,
-	    "would", egress_reason_name(r->would)) == -1)
+	    "would", egress_reason_name(r->would), false) == -1)
 		return -1;
-	if (asked_for(r) && count_target(a->asked, r, "reasons", why) == -1)
+	if (asked_for(r) && count_target(a->asked, r, "reasons", why,
+	    true) == -1)
+		return -1;
+	if (judged_for(r) && count_target(a->judged, r, "reasons", why,
+	    true) == -1)
 		return -1;
 	if (count_second(a, r) == -1)
 		return -1;

@@ -34,8 +34,13 @@ struct audit {
 	json_t		*direct;
 	/* "host:port" -> {"host", "port", "count", "would": {reason: n}} */
 	json_t		*reported;
-	/* "host:port" -> {"host", "port", "count", "reasons": {r: n}} */
+	/*
+	 * "host:port" -> {"host", "port", "count", "reasons": {r: n},
+	 * "addrs": {addr: n}}: asked for (allowed, or refused by the rules)
+	 */
 	json_t		*asked;
+	/* the same, refused private_address, connect_failed, _timeout */
+	json_t		*judged;
 	/* "YYYY-MM-DDTHH:MM:SS" -> [allow, deny]: decisions over time */
 	json_t		*seconds;
 };
@@ -54,6 +59,21 @@ void		 audit_target(const char *host, json_int_t port, char *buf,
 		    size_t len);
 /* An integer member of an object (0 when absent). */
 json_int_t	 audit_int(const json_t *o, const char *key);
+
+/*
+ * audit --suggest --full's settings (suggest_need.c): each name target
+ * ("host:port") and an address it reached (as logged) in; out, the
+ * allow_loopback and exempt lines that let them all through, each with a
+ * comment naming who needs it and why it is a security decision.
+ */
+struct suggest_needs;
+struct suggest_needs *suggest_needs_new(void);
+void		 suggest_needs_free(struct suggest_needs *);
+int		 suggest_needs_add(struct suggest_needs *, const char *target,
+		    const char *addr);
+int		 suggest_needs_print(struct suggest_needs *, FILE *);
+/* A metadata address, or one carrying one (NAT64 and the like). */
+bool		 suggest_holds_metadata(const struct egress_addr *);
 
 int		 audit_print_text(const struct audit *, FILE *, size_t top);
 int		 audit_print_json(const struct audit *, FILE *, size_t top);

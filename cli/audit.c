@@ -1,6 +1,7 @@
 /*
  * audit: summarize decision logs (SPEC 5) for an auditor, or (--suggest)
- * print the policy that admits what they asked for.  Logs are read from
+ * print the rules that admit what they asked for (--full: a whole
+ * policy).  Logs are read from
  * files or stdin, plain or gzip-compressed (rotated logs), one after
  * another as one log.  A malformed line is named by file and line,
  * counted and skipped; nothing from it is printed.
@@ -235,12 +236,13 @@ cmd_audit(int argc, char **argv)
 		{ "top", required_argument, NULL, 't' },
 		{ "suggest", no_argument, NULL, 's' },
 		{ "html", required_argument, NULL, 'h' },
+		{ "full", no_argument, NULL, 'f' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *html = NULL;
 	struct audit *a;
 	size_t top = TOP_DEFAULT;
-	bool json = false, suggest = false;
+	bool json = false, suggest = false, full = false;
 	int ch, rv, out;
 
 	optind = 1;
@@ -251,6 +253,9 @@ cmd_audit(int argc, char **argv)
 			break;
 		case 's':
 			suggest = true;
+			break;
+		case 'f':
+			full = true;
 			break;
 		case 'h':
 			html = optarg;
@@ -270,6 +275,10 @@ cmd_audit(int argc, char **argv)
 		cli_error("audit: one of --json, --suggest and --html");
 		goto usage;
 	}
+	if (full && !suggest) {
+		cli_error("audit: --full goes with --suggest");
+		goto usage;
+	}
 	if ((a = audit_new()) == NULL) {
 		cli_error("out of memory");
 		return EXIT_RUNTIME;
@@ -285,8 +294,9 @@ cmd_audit(int argc, char **argv)
 		if (write_html(a, html, top) == -1)
 			rv = EXIT_RUNTIME;
 	} else {
-		out = suggest ? audit_suggest(a, stdout) :
-		    audit_print(a, stdout, json, top);
+		out = full ? audit_suggest_full(a, stdout) : suggest ?
+		    audit_suggest(a, stdout) : audit_print(a, stdout, json,
+		    top);
 		if (out == -1 || fflush(stdout) != 0) {
 			cli_error("audit: cannot write the %s", suggest ?
 			    "suggestion" : "summary");
@@ -297,6 +307,6 @@ cmd_audit(int argc, char **argv)
 	return rv;
 usage:
 	cli_error("usage: harn-egressd audit [--json | --html FILE] [--top N] "
-	    "[LOG...] | audit --suggest [LOG...]");
+	    "[LOG...] | audit --suggest [--full] [LOG...]");
 	return EXIT_USAGE;
 }
