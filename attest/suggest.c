@@ -236,8 +236,8 @@ put_notes(FILE *f, const struct suggestion *s)
 		    "refusing it.\n", f);
 	if (s->block != NULL)
 		fprintf(f, "# Special-purpose %s: the next rule lifts "
-		    "block_private for this\n# address and port only.\n",
-		    s->block);
+		    "block_private for this\n# address and port only, and "
+		    "admits every name that resolves to them.\n", s->block);
 }
 
 /* The parent of a name with three labels or more ("b.example.com"). */

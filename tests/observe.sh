@@ -1,12 +1,20 @@
 #!/bin/sh
 # Observe, then enforce (SPEC 3.1, 5): a CI job run confined in report
-# mode, its log turned into a policy by `audit --suggest`, the same job
-# enforced with that policy; and which process asked, on every line.
+# mode, its log turned into rules by `audit --suggest` and into a whole
+# policy by `audit --suggest --full`, the same job enforced with that
+# policy; and which process asked, on every line.
 #
 # The job is a shell script that runs curl (HTTP forwarding, CONNECT and
 # SOCKS5), python (urllib) and a python process that tries to go around
 # the proxy (a unix socket of the host's, outside the workspace).  Names
 # come from tests/dnsd.py on loopback; the origin is on loopback too.
+# They resolve to 127.0.0.1 (report mode runs with allow_loopback on), but
+# zero.test to 0.0.0.0: special-purpose 0.0.0.0/8, which block_private
+# refuses (private_address, in report mode too) and only an exempt lifts,
+# and which the kernel connects to loopback, so the origin answers it.
+# unused.test, which the job never asks for, is at 127.0.0.2: the job's
+# request to the literal 127.0.0.1 makes --full allow 127.0.0.1:PORT, an
+# address rule, which admits every name resolving to it (SPEC 3.3, 6d).
 #
 # Each confinement (namespaces, landlock), as root and then as nobody
 # (su; the script again, with copies nobody may read).
@@ -26,7 +34,7 @@ export LANG=C
 setup() {
 	printf '%s\n' "good.test A 127.0.0.1" "connect.test A 127.0.0.1" \
 	    "socks.test A 127.0.0.1" "py.test A 127.0.0.1" \
-	    "unused.test A 127.0.0.1" >"$TMP/zone"
+	    "unused.test A 127.0.0.2" "zero.test A 0.0.0.0" >"$TMP/zone"
 	$PY "$DNSD" --zone "$TMP/zone" --port-file "$TMP/dns.port" \
 	    >"$TMP/dnsd.out" 2>&1 &
 	BG_PIDS="$BG_PIDS $!"
@@ -72,7 +80,8 @@ while True:
 }
 
 # job WS EXTRA: the CI job's script in workspace WS; with EXTRA, one more
-# request, to an address literal (never to be suggested).
+# request, to an address literal (never in a plain suggestion; --full
+# gives it its own allow ADDR:PORT line).
 job() {
 	cat >"$1/job.sh" <<EOF
 #!/bin/sh
@@ -82,6 +91,8 @@ curl -sS -p -o /dev/null -w 'curl-connect %{http_code}\n' http://connect.test:$O
 curl -sS -x "socks5h://\${HTTP_PROXY#http://}" -o /dev/null \\
     -w 'curl-socks %{http_code}\n' http://socks.test:$OPORT/c
 $PYIN -c 'import urllib.request as u; print("py-http", u.urlopen("http://py.test:$OPORT/d", timeout=10).status)'
+# A name in a special-purpose range: refused until an exempt lifts it.
+curl -sS -o /dev/null -w 'curl-zero %{http_code}\n' http://zero.test:$OPORT/f
 # Around the proxy: the host's service on a unix socket.
 $PYIN -c '
 import socket, sys
@@ -128,9 +139,8 @@ import json, os, sys
 log, mode, oport, canary = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 lines = [json.loads(l) for l in open(log)]
 want = {"good.test": ("http", "curl"), "connect.test": ("http_connect", "curl"),
-        "socks.test": ("socks5", "curl"), "py.test": ("http", "python3")}
-if mode == "report":
-    want["127.0.0.1"] = ("http", "curl")
+        "socks.test": ("socks5", "curl"), "py.test": ("http", "python3"),
+        "zero.test": ("http", "curl"), "127.0.0.1": ("http", "curl")}
 bad, seen, pids = [], set(), set()
 for l in lines:
     if l["protocol"] == "direct":
@@ -149,9 +159,13 @@ for l in lines:
     seen.add(h)
     if l["protocol"] != proto or l["port"] != oport:
         bad.append("%s: protocol %s port %s" % (h, l["protocol"], l["port"]))
-    if l["decision"] != "allow":
+    if mode == "report" and h == "zero.test":
+        # The special-purpose block refuses in report mode too.
+        if (l["decision"], l["reason"], l.get("addr")) != ("deny", "private_address", "0.0.0.0"):
+            bad.append("zero.test: %s %s addr %s" % (l["decision"], l["reason"], l.get("addr")))
+    elif l["decision"] != "allow":
         bad.append("%s refused: %s" % (h, l["reason"]))
-    if mode == "report":
+    elif mode == "report":
         r = "allow_rule" if h == "good.test" else "report_only"
         if l["reason"] != r or (r == "report_only") != ("would" in l):
             bad.append("%s: reason %s would %s" % (h, l["reason"], l.get("would")))
@@ -217,9 +231,10 @@ resolver 127.0.0.1:$DNS"
 		    "$(head -c 600 "$TMP/report-$c.err")"
 		return
 	fi
-	expect_out "$c: report mode lets every request through; the direct attempt is refused" \
+	expect_out "$c: report mode lets every request through but the special-purpose address; the direct attempt is refused" \
 	    "$TMP/report-$c.out" "curl-http 200" "curl-connect 200" \
-	    "curl-socks 200" "py-http 200" "curl-literal 200" "direct refused 13"
+	    "curl-socks 200" "py-http 200" "curl-literal 200" "curl-zero 403" \
+	    "direct refused 13"
 	expect_grep "$c: one stderr line says report mode is not enforcing" \
 	    "$TMP/report-$c.err" '^harn-egressd: policy in report mode: NOT ENFORCING'
 	check_lines "$c: report run: each line says who asked, report_only says what enforcing would" \
@@ -241,7 +256,7 @@ resolver 127.0.0.1:$DNS"
 	    "$TMP/report-$c.log"
 	"$EGRESSD" audit "$TMP/report-$c.log" >"$TMP/audit-$c.txt" 2>&1
 	expect_grep "$c: audit: decisions by process (curl)" "$TMP/audit-$c.txt" \
-	    '^  /usr/bin/curl: allow 4, deny 0$'
+	    '^  /usr/bin/curl: allow 4, deny 1$'
 	expect_grep "$c: audit: the direct attempt, by process and endpoint" \
 	    "$TMP/audit-$c.txt" "^ +1  unix:$CANARY\$"
 	expect_grep "$c: audit: what report mode let through" \
@@ -264,22 +279,56 @@ resolver 127.0.0.1:$DNS"
 	fi
 	expect_grep "$c: the address literal is left out, and said so" \
 	    "$TMP/suggest-$c.conf" '^# Left out: 1 special-purpose or metadata address'
-	{ echo "$SETTINGS"; cat "$TMP/suggest-$c.conf"; } >"$TMP/enforce-$c.conf"
-	expect_rc "$c: check accepts the suggestion" 0 "$EGRESSD" check \
-	    --policy "$TMP/enforce-$c.conf"
-	job "$WS" ""
+	{ echo "$SETTINGS"; cat "$TMP/suggest-$c.conf"; } >"$TMP/plain-$c.conf"
+	expect_rc "$c: check accepts the suggestion with the report run's settings" \
+	    0 "$EGRESSD" check --policy "$TMP/plain-$c.conf"
+	# --full: a whole policy; the only line added is the resolver, which
+	# no log holds (the test's own DNS server).
+	"$EGRESSD" audit --suggest --full "$TMP/report-$c.log" \
+	    >"$TMP/full-$c.conf" 2>"$TMP/full-$c.err"
+	expect_rc "$c: check accepts audit --suggest --full as it is" 0 \
+	    "$EGRESSD" check --policy "$TMP/full-$c.conf"
+	if [ "$(grep -v '^#' "$TMP/full-$c.conf" | sed 's/  #.*//' | sort | tr '\n' ' ')" = \
+	    "allow 127.0.0.1:$OPORT allow connect.test:$OPORT allow good.test:$OPORT allow py.test:$OPORT allow socks.test:$OPORT allow zero.test:$OPORT allow_loopback on block_private on default deny exempt 0.0.0.0/8 mode enforce " ]; then
+		ok "$c: --full: default deny, the settings the addresses need, an allow line for each target the job asked for"
+	else
+		not_ok "$c: --full: default deny, the settings the addresses need, an allow line for each target" \
+		    "$(head -c 1500 "$TMP/full-$c.conf")" "$(head -c 300 "$TMP/full-$c.err")"
+	fi
+	# The exempt is a security decision: its comment names who needs it.
+	if $PY - "$TMP/full-$c.conf" "zero.test:$OPORT" <<'EOF'
+import sys
+lines = open(sys.argv[1]).read().split("\n")
+i = lines.index("exempt 0.0.0.0/8")
+above = []
+while i > 0 and lines[i - 1].startswith("#"):
+    i -= 1
+    above.insert(0, lines[i])
+text = "\n".join(above)
+sys.exit(0 if "#   %s (0.0.0.0)" % sys.argv[2] in above and "security decision" in text else 1)
+EOF
+	then
+		ok "$c: --full: the exempt's comment names zero.test and says it is a security decision"
+	else
+		not_ok "$c: --full: the exempt's comment names zero.test and says it is a security decision" \
+		    "$(head -c 1500 "$TMP/full-$c.conf")"
+	fi
+	{ cat "$TMP/full-$c.conf"; echo "resolver 127.0.0.1:$DNS"; } \
+	    >"$TMP/enforce-$c.conf"
+	job "$WS" extra
 	rm -f "$TMP/enforce-$c.log"
 	run "enforce-$c" "$c" "$TMP/enforce-$c.conf" "$TMP/enforce-$c.log" \
 	    -- sh "$WS/job.sh"
-	expect_out "$c: enforced with the suggestion: the job's requests all pass" \
+	expect_out "$c: enforced with --full: every request the report run asked for passes, zero.test's too" \
 	    "$TMP/enforce-$c.out" "curl-http 200" "curl-connect 200" \
-	    "curl-socks 200" "py-http 200" "direct refused 13"
+	    "curl-socks 200" "py-http 200" "curl-zero 200" "curl-literal 200" \
+	    "direct refused 13"
 	if grep '"decision":"deny"' "$TMP/enforce-$c.log" |
 	    grep -qv '"protocol":"direct"'; then
-		not_ok "$c: enforced with the suggestion: zero refusals" \
+		not_ok "$c: enforced with --full: zero refusals" \
 		    "$(grep '"decision":"deny"' "$TMP/enforce-$c.log" | head -3)"
 	else
-		ok "$c: enforced with the suggestion: zero refusals (the direct attempt aside: no policy admits it)"
+		ok "$c: enforced with --full: zero refusals (the direct attempt aside: no policy admits it)"
 	fi
 	check_lines "$c: enforced run: allow_rule, each line with its process" \
 	    "$TMP/enforce-$c.log" enforce
