@@ -297,7 +297,8 @@ suggest_needs_print(struct suggest_needs *nd, FILE *f)
 {
 	size_t i;
 
-	qsort(nd->v, nd->n, sizeof(*nd->v), by_line);
+	if (nd->n > 0)	/* qsort wants a base even for none */
+		qsort(nd->v, nd->n, sizeof(*nd->v), by_line);
 	if (nd->n == 0 || strcmp(nd->v[0].line, "allow_loopback on") != 0)
 		fputs("allow_loopback off\n", f);
 	for (i = 0; i < nd->n; i++)

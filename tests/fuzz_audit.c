@@ -1,7 +1,8 @@
 /*
  * fuzz_audit: libFuzzer on the audit command's parser.  The input is a
- * decision log: each line goes to audit_line, then both summaries are
- * printed, and the JSON one must say that every line was counted once.
+ * decision log: each line goes to audit_line, then both summaries and
+ * both suggestions are printed, and the JSON summary must say that every
+ * line was counted once.
  * Built by `make fuzz-audit`, not by make check.
  */
 #include <stddef.h>
@@ -72,6 +73,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		p = nl + 1;
 	}
 	if (audit_print(a, sink(), false, 3) == -1 || lines_counted(a) != fed)
+		abort();
+	/* The suggestions read every map a line reached. */
+	if (audit_suggest(a, sink()) == -1 ||
+	    audit_suggest_full(a, sink()) == -1)
 		abort();
 	audit_free(a);
 	return 0;
