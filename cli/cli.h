@@ -2,6 +2,8 @@
 #ifndef CLI_CLI_H
 #define CLI_CLI_H
 
+#include <stdio.h>
+
 #include "conf/conf.h"
 
 #define EXIT_RUNTIME	1
@@ -30,6 +32,9 @@ char	*cli_read_file(const char *path, size_t max, size_t *len);
 /* The name at most two edits from word (the nearest), or NULL. */
 const char *cli_nearest(const char *word, const char *const *names,
 	    size_t n);
+
+/* --help: every command and option, one line each. */
+void	 cli_help(FILE *);
 
 /* 127.0.0.1, port 0: the default listener. */
 extern const struct conf_sockaddr cli_loopback;

@@ -10,24 +10,6 @@
 #include "cli/run.h"
 #include "cli/serve.h"
 
-static const char usage_text[] =
-"usage: harn-egressd --policy FILE [--listen ADDR:PORT]... [--port-file F] [--log F]\n"
-"                    [--attest REPORT [--sign-key KEY]\n"
-"                    [--attest-format json|dsse] [--attest-subject FILE]...]\n"
-"       harn-egressd --policy FILE [options] -- CMD [ARG...]  run CMD confined\n"
-"       harn-egressd --policy FILE [--profile P] [--confinement auto|namespaces|landlock]\n"
-"                    [--workspace DIR] [--env NAME]...\n"
-"                    [--read-only-root DIR]... [--write-root DIR]... [--read-deny-root PATH]...\n"
-"                    [--unix-socket-root DIR]... [--max-procs N] [--tmpfs-size SIZE]\n"
-"                    [--max-memory SIZE] [--no-sandbox] -- CMD [ARG...]   run CMD confined\n"
-"       harn-egressd doctor  [--json]\n"
-"       harn-egressd check   --policy FILE\n"
-"       harn-egressd explain --policy FILE [--resolve] TARGET...\n"
-"       harn-egressd verify  --pubkey FILE [--log FILE] [--subject F]... REPORT\n"
-"       harn-egressd audit   [--json] [--top N] [LOG...]\n"
-"       harn-egressd keygen  --out FILE\n"
-"       harn-egressd --version | --help\n";
-
 static const struct {
 	const char	*name;
 	int		(*fn)(int, char **);
@@ -141,8 +123,8 @@ main(int argc, char **argv)
 	}
 	if (argc >= 2 && (strcmp(argv[1], "--help") == 0 ||
 	    strcmp(argv[1], "-h") == 0)) {
-		fputs(usage_text, stdout);
-		return 0;
+		cli_help(stdout);
+		return fflush(stdout) == 0 ? 0 : EXIT_RUNTIME;
 	}
 	/* getopt says nothing itself: every error is one harn-egressd line. */
 	opterr = 0;

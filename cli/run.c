@@ -663,6 +663,8 @@ run_mode(const struct options *o, struct conf *c, struct report *rep)
 	(void)prctl(PR_SET_DUMPABLE, 0);
 	rv = serve_command(&r, c, logfd);
 	c = NULL;
+	if (rv != 0 && r.spawned)
+		run_hint_paths(&r.req, &r.plan, o->cmd);
 	/* What was in force; null when the command never started. */
 	if (r.spawned)
 		record_sandbox(rep, &r.plan);

@@ -217,6 +217,9 @@ int	 rootonly_find(const char *root, uid_t uid, struct strv *out,
 	    char *err, size_t errlen);
 void	 sandbox_paths_free(struct sandbox_paths *);
 extern const char *const sandbox_private_dirs[];
+/* Granted to every command: the system read-execute, devices read-write. */
+extern const char *const system_roots[];
+extern const char *const device_files[];
 bool	 sandbox_holds_private(const char *path);
 extern const char *const sandbox_home_denylist[];
 

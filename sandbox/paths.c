@@ -33,7 +33,7 @@ const char *const sandbox_home_denylist[] = {
 };
 
 /* Read-execute for the system. */
-static const char *const system_roots[] = {
+const char *const system_roots[] = {
 	"/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/usr",
 	"/etc", "/opt", "/proc", "/sys", NULL
 };
@@ -50,7 +50,7 @@ static const char *const sys_for_root[] = {
 };
 
 /* Devices every command may use. */
-static const char *const device_files[] = {
+const char *const device_files[] = {
 	"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom",
 	"/dev/tty", NULL
 };

@@ -216,6 +216,16 @@ int	 sandbox_home_root_ok(const char *canonical, char *err, size_t errlen);
  */
 bool	 sandbox_may_write(const struct sandbox_request *, const char *path);
 
+/*
+ * Is path, which exists here, surely out of the command's sight: Landlock
+ * is in force (plan) and its real path is at or under no root the request
+ * grants, nor above one, nor a denied credential path?  For the hint
+ * after a command failed (a tool says "does not exist"): false whenever
+ * it cannot be told for sure.
+ */
+bool	 sandbox_path_hidden(const struct sandbox_request *,
+	    const struct sandbox_plan *, const char *path);
+
 /* A spawn that failed, and why. */
 struct sandbox_failure {
 	enum sandbox_area	 area;
