@@ -320,6 +320,39 @@ expect_rc "--top -1 is a usage error" 2 "$EGRESSD" audit --top -1 "$TMP/a.log"
 expect_rc "an unknown option is a usage error" 2 "$EGRESSD" audit --bogus
 expect_grep "usage is printed" "$TMP/err" 'usage: harn-egressd audit'
 
+# --suggest --full: a whole policy check accepts, from files or stdin;
+# nothing from a log that could not be read whole.
+{
+	rec http_connect pypi.test 443 allow report_only ',"would":"no_allow_rule","addr":"93.184.216.34"'
+	rec http_connect git.corp.test 443 deny private_address ',"addr":"10.20.0.7"'
+	rec http 127.0.0.1 8080 allow report_only ',"would":"no_allow_rule","addr":"127.0.0.1"'
+} >"$TMP/full.log"
+expect_rc "--suggest --full" 0 "$EGRESSD" audit --suggest --full "$TMP/full.log"
+cp "$TMP/out" "$TMP/full.conf"
+expect_rc "--suggest --full: check accepts it" 0 "$EGRESSD" check --policy "$TMP/full.conf"
+expect_grep "--suggest --full: default deny" "$TMP/full.conf" '^default deny$'
+expect_grep "--suggest --full: the exempt the private name needs" "$TMP/full.conf" '^exempt 10\.0\.0\.0/8$'
+expect_grep "--suggest --full: ... with who needs it" "$TMP/full.conf" '^#   git\.corp\.test:443 \(10\.20\.0\.7\)$'
+expect_grep "--suggest --full: the name" "$TMP/full.conf" '^allow git\.corp\.test:443  # '
+expect_grep "--suggest --full: the literal, by itself" "$TMP/full.conf" '^allow 127\.0\.0\.1:8080  # '
+expect_rc "--suggest --full on stdin" 0 sh -c '"$1" audit --suggest --full < "$2"' sh \
+    "$EGRESSD" "$TMP/full.log"
+if cmp -s "$TMP/out" "$TMP/full.conf"; then
+	ok "--suggest --full on stdin: the same policy"
+else
+	not_ok "--suggest --full on stdin: the same policy" "$(diff "$TMP/out" "$TMP/full.conf" | head -5)"
+fi
+expect_rc "--suggest --full with a missing log exits 1" 1 "$EGRESSD" audit \
+    --suggest --full "$TMP/full.log" "$TMP/does-not-exist"
+if [ -s "$TMP/out" ]; then
+	not_ok "--suggest --full with a missing log prints no policy" "$(head -c 300 "$TMP/out")"
+else
+	ok "--suggest --full with a missing log prints no policy"
+fi
+expect_rc "--full without --suggest is a usage error" 2 "$EGRESSD" audit --full "$TMP/full.log"
+expect_grep "--full without --suggest says so" "$TMP/err" '^harn-egressd: audit: --full goes with --suggest$'
+expect_rc "--suggest --full --json is a usage error" 2 "$EGRESSD" audit --suggest --full --json "$TMP/full.log"
+
 # Empty input: zero totals, exit 0.
 : > "$TMP/empty.log"
 expect_rc "an empty log" 0 "$EGRESSD" audit "$TMP/empty.log"

@@ -315,6 +315,19 @@ EOF
 	fi
 	{ cat "$TMP/full-$c.conf"; echo "resolver 127.0.0.1:$DNS"; } \
 	    >"$TMP/enforce-$c.conf"
+	# The control: without its exempt line, zero.test stays refused.
+	grep -vx 'exempt 0\.0\.0\.0/8' "$TMP/enforce-$c.conf" >"$TMP/noexempt-$c.conf"
+	"$EGRESSD" explain --resolve --policy "$TMP/noexempt-$c.conf" \
+	    "zero.test:$OPORT" >"$TMP/noexempt-$c.out" 2>&1
+	"$EGRESSD" explain --resolve --policy "$TMP/enforce-$c.conf" \
+	    "zero.test:$OPORT" >>"$TMP/noexempt-$c.out" 2>&1
+	if grep -q "^zero\.test:$OPORT deny private_address .*addr=0\.0\.0\.0" "$TMP/noexempt-$c.out" &&
+	    grep -q "^zero\.test:$OPORT allow allow_rule allow zero\.test:$OPORT addr=0\.0\.0\.0" "$TMP/noexempt-$c.out"; then
+		ok "$c: --full: zero.test passes by its exempt line, and is refused without it"
+	else
+		not_ok "$c: --full: zero.test passes by its exempt line, and is refused without it" \
+		    "$(head -c 600 "$TMP/noexempt-$c.out")"
+	fi
 	job "$WS" extra
 	rm -f "$TMP/enforce-$c.log"
 	run "enforce-$c" "$c" "$TMP/enforce-$c.conf" "$TMP/enforce-$c.log" \
