@@ -34,8 +34,8 @@ struct suggestion {
 	char			 rule[EGRESS_HOST_MAX + 16];
 	json_int_t		 count;
 	json_t			*reasons;	/* reason -> count; owned */
-	json_t			*addrs;		/* addr -> count; owned */
-	const char		*block;	/* --full: a special-purpose literal's */
+	json_t			*addrs;	/* addr -> count; owned */
+	const char		*block;	/* --full: a literal's block */
 };
 
 /* What the logs asked for, as rules, and what was left out. */
@@ -231,9 +231,9 @@ static void
 put_notes(FILE *f, const struct suggestion *s)
 {
 	if (denied(s))
-		fputs("# A deny rule of the logged policy refused the next one; "
-		    "this policy has no\n# deny rules: write it back to keep "
-		    "refusing it.\n", f);
+		fputs("# A deny rule of the logged policy refused the next "
+		    "one; this policy has no\n# deny rules: write it back to "
+		    "keep refusing it.\n", f);
 	if (s->block != NULL)
 		fprintf(f, "# Special-purpose %s: the next rule lifts "
 		    "block_private for this\n# address and port only, and "

@@ -18,21 +18,21 @@
 
 #include "attest/audit_int.h"
 
-#define SHOW_TARGETS	4	/* named in a line's comment; then "N more" */
+#define SHOW_TARGETS	4	/* named above a line; then "N more" */
 
 struct need {
 	char	 line[EGRESS_HOST_MAX + 32];	/* the directive */
-	char	 block[64];			/* the block that refused */
+	char	 block[64];	/* the block that refused */
 	bool	 narrowed;	/* the block holds a metadata address */
-	json_t	*targets;	/* "host:port" -> the address it reached */
+	json_t	*targets;	/* "host:port" -> the address reached */
 };
 
 struct suggest_needs {
 	struct egress_policy	*p;	/* the lines so far */
 	struct need		*v;
 	size_t			 n, cap;
-	json_t			*metadata;	/* targets left out: a set */
-	json_t			*carried;	/* loopback inside another */
+	json_t			*metadata;	/* targets left out */
+	json_t			*carried;	/* loopback carried */
 };
 
 struct suggest_needs *
@@ -275,9 +275,9 @@ put_need(FILE *f, const struct need *v)
 		    v->block);
 	put_targets(f, v->targets);
 	if (strcmp(v->line, "allow_loopback on") == 0)
-		fputs("# A security decision: every allowed name that resolves "
-		    "to loopback\n# reaches this host's own services.  Leave it "
-		    "off to have them refused.\n", f);
+		fputs("# A security decision: every allowed name that "
+		    "resolves to loopback\n# reaches this host's own "
+		    "services.  Leave it off to have them refused.\n", f);
 	else if (v->narrowed)
 		fprintf(f, "# A security decision: every allowed name that "
 		    "resolves to this address\n# reaches it (DNS rebinding "

@@ -228,8 +228,16 @@ write_html(const struct audit *a, const char *path, size_t top)
 	return 0;
 }
 
-int
-cmd_audit(int argc, char **argv)
+/* What the command line asked for. */
+struct audit_args {
+	const char	*html;		/* NULL: no page */
+	size_t		 top;
+	bool		 json, suggest, full;
+};
+
+/* 0, or -1 after saying what is wrong (a usage error). */
+static int
+parse_args(int argc, char **argv, struct audit_args *o)
 {
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
@@ -239,46 +247,52 @@ cmd_audit(int argc, char **argv)
 		{ "full", no_argument, NULL, 'f' },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *html = NULL;
-	struct audit *a;
-	size_t top = TOP_DEFAULT;
-	bool json = false, suggest = false, full = false;
-	int ch, rv, out;
+	int ch;
 
+	memset(o, 0, sizeof(*o));
+	o->top = TOP_DEFAULT;
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (ch) {
-		case 'j':
-			json = true;
-			break;
-		case 's':
-			suggest = true;
-			break;
-		case 'f':
-			full = true;
-			break;
-		case 'h':
-			html = optarg;
-			break;
+		case 'j': o->json = true; break;
+		case 's': o->suggest = true; break;
+		case 'f': o->full = true; break;
+		case 'h': o->html = optarg; break;
 		case 't':
-			if (parse_top(optarg, &top) == -1) {
+			if (parse_top(optarg, &o->top) == -1) {
 				cli_error("audit: --top wants a number from 0 "
 				    "to %d", TOP_MAX);
-				return EXIT_USAGE;
+				return -1;
 			}
 			break;
 		default:
 			goto usage;
 		}
 	}
-	if ((suggest ? 1 : 0) + (json ? 1 : 0) + (html != NULL ? 1 : 0) > 1) {
+	if (o->suggest + o->json + (o->html != NULL) > 1) {
 		cli_error("audit: one of --json, --suggest and --html");
 		goto usage;
 	}
-	if (full && !suggest) {
+	if (o->full && !o->suggest) {
 		cli_error("audit: --full goes with --suggest");
 		goto usage;
 	}
+	return 0;
+usage:
+	cli_error("usage: harn-egressd audit [--json | --html FILE] [--top N] "
+	    "[LOG...] | audit --suggest [--full] [LOG...]");
+	return -1;
+}
+
+int
+cmd_audit(int argc, char **argv)
+{
+	struct audit_args o;
+	struct audit *a;
+	int rv, out;
+
+	if (parse_args(argc, argv, &o) == -1)
+		return EXIT_USAGE;
 	if ((a = audit_new()) == NULL) {
 		cli_error("out of memory");
 		return EXIT_RUNTIME;
@@ -288,25 +302,21 @@ cmd_audit(int argc, char **argv)
 	 * The summary of what could be read, even when a log could not; a
 	 * suggestion only from logs read whole (it admits what they hold).
 	 */
-	if (suggest && rv != 0)
+	if (o.suggest && rv != 0)
 		cli_error("audit: no suggestion: a log could not be read whole");
-	else if (html != NULL) {
-		if (write_html(a, html, top) == -1)
+	else if (o.html != NULL) {
+		if (write_html(a, o.html, o.top) == -1)
 			rv = EXIT_RUNTIME;
 	} else {
-		out = full ? audit_suggest_full(a, stdout) : suggest ?
-		    audit_suggest(a, stdout) : audit_print(a, stdout, json,
-		    top);
+		out = o.full ? audit_suggest_full(a, stdout) : o.suggest ?
+		    audit_suggest(a, stdout) : audit_print(a, stdout, o.json,
+		    o.top);
 		if (out == -1 || fflush(stdout) != 0) {
-			cli_error("audit: cannot write the %s", suggest ?
+			cli_error("audit: cannot write the %s", o.suggest ?
 			    "suggestion" : "summary");
 			rv = EXIT_RUNTIME;
 		}
 	}
 	audit_free(a);
 	return rv;
-usage:
-	cli_error("usage: harn-egressd audit [--json | --html FILE] [--top N] "
-	    "[LOG...] | audit --suggest [--full] [LOG...]");
-	return EXIT_USAGE;
 }

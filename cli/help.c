@@ -7,7 +7,7 @@
 
 #include "cli/cli.h"
 
-#define OPT_W	22	/* the option column; a longer option pushes its line */
+#define OPT_W	22	/* the option column (a longer one pushes on) */
 
 static const char usage_text[] =
 "usage: harn-egressd --policy FILE [options]\n"

@@ -66,7 +66,8 @@ parsed(const char *text)
 	for (p = text; *p != '\0'; p++)
 		if (*p != '\n' && ((unsigned char)*p < 0x20 ||
 		    (unsigned char)*p >= 0x7f))
-			fail_msg("byte 0x%02x in:\n%s", (unsigned char)*p, text);
+			fail_msg("byte 0x%02x in:\n%s", (unsigned char)*p,
+			    text);
 	if ((c = conf_parse("suggested", text, strlen(text), err,
 	    sizeof(err))) == NULL)
 		fail_msg("check refuses it: %s\n%s", err, text);
@@ -184,25 +185,10 @@ test_full_empty(void **state)
 	audit_free(a);
 }
 
+/* A log of every kind of target --full answers, or leaves out. */
 static void
-test_full_policy(void **state)
+feed_mixed(struct audit *a)
 {
-	static const char *const loop[] = { "security decision",
-	    "good.test:8080 (127.0.0.1)", "py.test:8080 (127.0.0.1)" };
-	static const char *const ten[] = { "security decision",
-	    "corp.test:443 (10.1.2.3)", "corp2.test:443 (10.9.9.9)",
-	    "nat.test:443 (64:ff9b::a00:5)" };
-	static const char *const zero[] = { "security decision",
-	    "zero.test:8080 (0.0.0.0)" };
-	static const char *const ll[] = { "security decision",
-	    "ll.test:443 (169.254.3.3)", "holds a metadata address" };
-	static const char *const lit[] = { "Special-purpose 10.0.0.0/8" };
-	struct audit *a;
-	struct conf *c;
-	char *text;
-
-	(void)state;
-	assert_non_null(a = audit_new());
 	/* Allowed, through allow_loopback and report mode. */
 	feed(a, "http", "good.test", 8080, "allow", "allow_rule",
 	    ",\"addr\":\"127.0.0.1\"");
@@ -245,10 +231,12 @@ test_full_policy(void **state)
 	/* A forged address says nothing. */
 	feed(a, "http", "forged.test", 80, "deny", "private_address",
 	    ",\"addr\":\"exempt 0.0.0.0/0\"");
-	text = full(a);
-	c = parsed(text);
+}
 
-	/* Every target asked for passes, on the address it reached. */
+/* Every target asked for passes, on the address it reached. */
+static void
+check_passes(const struct conf *c, const char *text)
+{
 	expect(c, "good.test:8080", "127.0.0.1", EGRESS_ALLOW,
 	    EGRESS_R_ALLOW_RULE, text);
 	expect(c, "py.test:8080", "127.0.0.1", EGRESS_ALLOW,
@@ -274,7 +262,12 @@ test_full_policy(void **state)
 	expect(c, "evil.test:80", "93.184.216.36", EGRESS_ALLOW,
 	    EGRESS_R_ALLOW_RULE, text);
 
-	/* What was not asked for, or cannot be, stays refused. */
+}
+
+/* What was not asked for, or cannot be, stays refused. */
+static void
+check_refused(const struct conf *c, const char *text)
+{
 	expect(c, "169.254.169.254:80", NULL, EGRESS_DENY,
 	    EGRESS_R_METADATA_ADDRESS, text);
 	expect(c, "meta.test:80", "169.254.169.254", EGRESS_DENY,
@@ -297,7 +290,22 @@ test_full_policy(void **state)
 	expect(c, "forged.test:80", "192.168.1.1", EGRESS_DENY,
 	    EGRESS_R_PRIVATE_ADDRESS, text);
 
-	/* Each setting that lifts the block says who needs it, and why. */
+}
+
+/* Each setting that lifts the block says who needs it, and why. */
+static void
+check_comments(const struct conf *c, const char *text)
+{
+	static const char *const loop[] = { "security decision",
+	    "good.test:8080 (127.0.0.1)", "py.test:8080 (127.0.0.1)" };
+	static const char *const ten[] = { "security decision",
+	    "corp.test:443 (10.1.2.3)", "corp2.test:443 (10.9.9.9)",
+	    "nat.test:443 (64:ff9b::a00:5)" };
+	static const char *const zero[] = { "security decision",
+	    "zero.test:8080 (0.0.0.0)" };
+	static const char *const ll[] = { "security decision",
+	    "ll.test:443 (169.254.3.3)", "holds a metadata address" };
+	static const char *const lit[] = { "Special-purpose 10.0.0.0/8" };
 	commented(text, "allow_loopback on", loop, NELEM(loop));
 	commented(text, "exempt 10.0.0.0/8", ten, NELEM(ten));
 	commented(text, "exempt 0.0.0.0/8", zero, NELEM(zero));
@@ -312,6 +320,23 @@ test_full_policy(void **state)
 	assert_non_null(strstr(text, "#   nat2.test:443 (64:ff9b::7f00:1)\n"));
 	assert_non_null(strstr(text, "dns_failure 1"));
 	assert_null(strstr(text, "0.0.0.0/0"));
+}
+
+static void
+test_full_policy(void **state)
+{
+	struct audit *a;
+	struct conf *c;
+	char *text;
+
+	(void)state;
+	assert_non_null(a = audit_new());
+	feed_mixed(a);
+	text = full(a);
+	c = parsed(text);
+	check_passes(c, text);
+	check_refused(c, text);
+	check_comments(c, text);
 	conf_free(c);
 	free(text);
 	audit_free(a);
@@ -375,10 +400,11 @@ test_full_robust(void **state)
 
 			snprintf(extra, sizeof(extra), "%s%s", kinds[kind].x,
 			    PICK(addrs));
-			snprintf(line, sizeof(line), "{\"ts\":\"t\",\"protocol\":"
-			    "\"%s\",\"host\":\"%s\",\"port\":%d,\"decision\":"
-			    "\"%s\",\"reason\":\"%s\"%s}", rng() % 2 ? "http" :
-			    "socks5", PICK(hosts), (int)(rng() % 3) * 221 + 1,
+			snprintf(line, sizeof(line), "{\"ts\":\"t\","
+			    "\"protocol\":\"%s\",\"host\":\"%s\",\"port\":%d,"
+			    "\"decision\":\"%s\",\"reason\":\"%s\"%s}",
+			    rng() % 2 ? "http" : "socks5", PICK(hosts),
+			    (int)(rng() % 3) * 221 + 1,
 			    kinds[kind].d, kinds[kind].r, extra);
 			(void)audit_line(a, line, strlen(line), why,
 			    sizeof(why));
