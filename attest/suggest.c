@@ -289,9 +289,13 @@ put_wildcards(FILE *f, const struct suggestion *s, size_t n)
 	}
 }
 
-/* The comments on what was left out, and the wildcards a person may use. */
+/*
+ * The comments on what was left out (nblocked: targets refused
+ * private_address, which only --full answers), and the wildcards a
+ * person may use.
+ */
 static void
-put_left_out(FILE *f, const struct collected *c, bool full)
+put_left_out(FILE *f, const struct collected *c, bool full, size_t nblocked)
 {
 	if (c->nspecial > 0 && !full)
 		fprintf(f, "# Left out: %zu special-purpose or metadata "
@@ -304,6 +308,10 @@ put_left_out(FILE *f, const struct collected *c, bool full)
 	if (c->ninvalid > 0)
 		fprintf(f, "# Left out: %zu target%s no rule can name.\n",
 		    c->ninvalid, c->ninvalid == 1 ? "" : "s");
+	if (nblocked > 0)
+		fprintf(f, "# Left out: %zu target%s refused private_address "
+		    "(audit --suggest --full\n# says what would lift it).\n",
+		    nblocked, nblocked == 1 ? "" : "s");
 	put_wildcards(f, c->s, c->n);
 }
 
@@ -320,10 +328,26 @@ put_rules(FILE *f, const struct collected *c, bool full)
 	}
 }
 
+/* Targets the special-purpose block refused (lines --full answers). */
+static size_t
+blocked(const struct audit *a)
+{
+	const char *key;
+	json_t *v;
+	size_t n = 0;
+
+	json_object_foreach(a->judged, key, v)
+		if (json_object_get(json_object_get(v, "reasons"),
+		    "private_address") != NULL)
+			n++;
+	return n;
+}
+
 int
 audit_suggest(const struct audit *a, FILE *f)
 {
 	struct collected c = { 0 };
+	size_t nblocked = blocked(a);
 	int rv = -1;
 
 	if ((c.s = calloc(json_object_size(a->asked) + 1,
@@ -337,7 +361,7 @@ audit_suggest(const struct audit *a, FILE *f)
 	fputs("# Review each line, then add them to your policy in place of "
 	    "mode report.\n# Settings (resolver, allow_loopback, timeouts) "
 	    "are not in the logs: keep yours.\n", f);
-	put_left_out(f, &c, false);
+	put_left_out(f, &c, false, nblocked);
 	put_rules(f, &c, false);
 	rv = ferror(f) ? -1 : 0;
 done:
@@ -417,7 +441,7 @@ audit_suggest_full(const struct audit *a, FILE *f)
 	if (put_needs(f, &c) == -1)
 		goto done;
 	put_unanswered(f, a);
-	put_left_out(f, &c, true);
+	put_left_out(f, &c, true, 0);
 	put_rules(f, &c, true);
 	rv = ferror(f) ? -1 : 0;
 done:

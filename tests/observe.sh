@@ -279,6 +279,8 @@ resolver 127.0.0.1:$DNS"
 	fi
 	expect_grep "$c: the address literal is left out, and said so" \
 	    "$TMP/suggest-$c.conf" '^# Left out: 1 special-purpose or metadata address'
+	expect_grep "$c: zero.test, refused private_address, is left out, and said so" \
+	    "$TMP/suggest-$c.conf" '^# Left out: 1 target refused private_address \(audit --suggest --full$'
 	{ echo "$SETTINGS"; cat "$TMP/suggest-$c.conf"; } >"$TMP/plain-$c.conf"
 	expect_rc "$c: check accepts the suggestion with the report run's settings" \
 	    0 "$EGRESSD" check --policy "$TMP/plain-$c.conf"

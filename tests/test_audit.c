@@ -960,6 +960,8 @@ static const char suggest_want[] =
 	"# Left out: 3 special-purpose or metadata addresses (never "
 	"suggested; see exempt in egress.conf(5)).\n"
 	"# Left out: 2 targets no rule can name.\n"
+	"# Left out: 1 target refused private_address (audit --suggest "
+	"--full\n# says what would lift it).\n"
 	"# 3 hosts under pypi.test (a.pypi.test, b.pypi.test, files.pypi.test):"
 	" a person who trusts all of pypi.test may write allow *.pypi.test "
 	"instead\n"
