@@ -5,7 +5,9 @@
  * path (git clone /srv/repo.git: "repository ... does not exist"), which
  * sends a person looking in the wrong place.  Only what is certain is
  * said (sandbox_path_hidden); whether it caused the failure is not known,
- * and the line does not claim it.
+ * and the line does not claim it.  The argument is named by its place,
+ * never written out: no argument but argv0 is written anywhere (SPEC 7),
+ * and a CI job's stderr is often public.
  */
 #include <string.h>
 
@@ -38,10 +40,10 @@ run_hint_paths(const struct sandbox_request *r, const struct sandbox_plan *p,
 		if ((path = arg_path(argv[i])) == NULL ||
 		    !sandbox_path_hidden(r, p, path))
 			continue;
-		cli_error("note: %s is outside the roots the sandbox grants: "
-		    "the command cannot see it (a tool may say it does not "
-		    "exist); grant it with --read-only-root DIR or "
-		    "--write-root DIR", path);
+		cli_error("note: argument %zu of the command names a path "
+		    "outside the roots the sandbox grants: the command cannot "
+		    "see it (a tool may say it does not exist); grant it with "
+		    "--read-only-root DIR or --write-root DIR", i);
 		n++;
 	}
 }

@@ -705,8 +705,8 @@ if command -v git >/dev/null 2>&1; then
 			continue
 		fi
 		if [ "$rc" -ne 0 ] && grep -q 'does not exist' "$TMP/g.out" &&
-		    grep -qx "harn-egressd: note: $TMP/gout/repo.git is outside the roots the sandbox grants: the command cannot see it (a tool may say it does not exist); grant it with --read-only-root DIR or --write-root DIR" \
-		    "$TMP/g.out"; then
+		    grep -qx "harn-egressd: note: argument 3 of the command names a path outside the roots the sandbox grants: the command cannot see it (a tool may say it does not exist); grant it with --read-only-root DIR or --write-root DIR" \
+		    "$TMP/g.out" && ! grep -q "^harn-egressd: .*gout" "$TMP/g.out"; then
 			ok "$c: git clone of a repository outside the roots fails (exit $rc), and a line says why"
 		else
 			not_ok "$c: git clone of a repository outside the roots fails, and a line says why" \
