@@ -331,6 +331,7 @@ plan(struct run *r, enum sandbox_profile profile)
 		.tmpfs_size = r->opt->tmpfs_size_given,
 		.hide_key = r->opt->sign_key != NULL,
 		.uid_fits = r->host.root && sandbox_uid_fits(&r->req),
+		.roots_root = r->host.root && sandbox_roots_root(&r->req),
 	};
 
 	sandbox_plan(&in, &r->plan);

@@ -57,7 +57,7 @@ enum sandbox_area {
 /*
  * Whose rights the command (and the broker, which acts for it) has.  A
  * root caller's command never keeps a capability: it runs as SANDBOX_UID
- * where it can, or keeps uid 0 without any (a root-owned workspace
+ * where it can, or keeps uid 0 without any (a workspace root owns,
  * outside a user namespace, or no CAP_SETUID), and then the files only
  * root may read are denied to it and its forks are counted.
  */
@@ -149,6 +149,7 @@ struct sandbox_plan_input {
 	bool			 tmpfs_size;	/* --tmpfs-size given */
 	bool			 hide_key;	/* --sign-key: must be denied */
 	bool			 uid_fits;	/* SANDBOX_UID may write the roots */
+	bool			 roots_root;	/* root owns a writable root */
 };
 
 void	 sandbox_plan(const struct sandbox_plan_input *, struct sandbox_plan *);
@@ -306,9 +307,11 @@ void	 sandbox_refusal(enum sandbox_area, const char *reason,
 
 /*
  * Could SANDBOX_UID write every writable root of the request (its mode
- * bits, no idmapping)?  The landlock confinement runs a root caller's
- * command as SANDBOX_UID only then.
+ * bits, no idmapping)?  Does root own one of them on disk?  The landlock
+ * confinement runs a root caller's command as SANDBOX_UID only where the
+ * first is true and the second false (plan.c, identity).
  */
 bool	 sandbox_uid_fits(const struct sandbox_request *);
+bool	 sandbox_roots_root(const struct sandbox_request *);
 
 #endif

@@ -172,7 +172,8 @@ sandbox_trial(struct sandbox_host *h, enum sandbox_confinement c, char *why,
 	in = (struct sandbox_plan_input){ .profile = PROFILE_WORKTREE,
 	    .choice = c == CONFINEMENT_NAMESPACES ? CHOICE_NAMESPACES :
 	    CHOICE_LANDLOCK, .host = h, .uid_fits = h->root &&
-	    sandbox_uid_fits(&r) };
+	    sandbox_uid_fits(&r), .roots_root = h->root &&
+	    sandbox_roots_root(&r) };
 	sandbox_plan(&in, &p);
 	if (p.refused) {
 		/* What this one lacks, without the others' words. */

@@ -994,6 +994,7 @@ struct plan_row {
 	bool			 ns_failed;	/* namespaces' set-up failed */
 	bool			 root, uid_fits, memory, max_memory, hide_key;
 	bool			 nosetid;	/* root without CAP_SETUID */
+	bool			 roots_root;	/* root owns a writable root */
 	/* Expected. */
 	enum sandbox_confinement confinement;
 	const char		*mode;
@@ -1031,6 +1032,28 @@ static const struct plan_row plan_rows[] = {
 	    .profile = PROFILE_WORKTREE, .ns = C, .root = true,
 	    .confinement = LL, .mode = "managed", .lines = "", .ntried = 1,
 	    .identity = ROOT },
+	/*
+	 * A root-owned workspace that 65533 could write (mode 0777, a
+	 * checkout in /tmp): still root's, so uid 0 as in namespaces, whose
+	 * idmapped command owns root's files there (SPEC 6.5).
+	 */
+	{ .name = "landlock, root, a root-owned 0777 workspace: uid 0",
+	    .profile = PROFILE_WORKTREE, .ns = C, .root = true,
+	    .uid_fits = true, .roots_root = true, .confinement = LL,
+	    .mode = "managed", .lines = "", .ntried = 1, .identity = ROOT },
+	{ .name = "--confinement landlock, root, root-owned 0777: uid 0",
+	    .profile = PROFILE_OS_HARDENED, .choice = CHOICE_LANDLOCK,
+	    .root = true, .uid_fits = true, .roots_root = true,
+	    .confinement = LL, .mode = "managed", .lines = "",
+	    .identity = ROOT },
+	{ .name = "namespaces, root, a root-owned workspace: 65533 (idmapped)",
+	    .profile = PROFILE_WORKTREE, .root = true, .uid_fits = true,
+	    .roots_root = true, .confinement = NS, .mode = "managed",
+	    .lines = "", .identity = UID },
+	{ .name = "landlock, plain caller, a root-owned workspace: its uid",
+	    .profile = PROFILE_WORKTREE, .choice = CHOICE_LANDLOCK,
+	    .roots_root = true, .confinement = LL, .mode = "managed",
+	    .lines = "capability bounding set", .identity = CALLER },
 	/* docker run --cap-drop ALL: no CAP_SETUID to become 65533. */
 	{ .name = "os_hardened, no namespaces, root without CAP_SETUID",
 	    .profile = PROFILE_OS_HARDENED, .ns = C, .root = true,
@@ -1164,7 +1187,7 @@ test_plan(void **state UNUSED)
 		in = (struct sandbox_plan_input){ .profile = r->profile,
 		    .choice = r->choice, .host = &h,
 		    .max_memory = r->max_memory, .hide_key = r->hide_key,
-		    .uid_fits = r->uid_fits };
+		    .uid_fits = r->uid_fits, .roots_root = r->roots_root };
 		sandbox_plan(&in, &p);
 		plan_whats(&p, whats, sizeof(whats));
 		if (p.refused != r->refused ||
