@@ -227,13 +227,30 @@ why_none(const struct sandbox_plan *p, char *buf, size_t len)
 		    p->tried[i].detail);
 }
 
-/* Landlock with a confinement that attached: missing is a line, or not. */
+/*
+ * Landlock with a confinement that attached: missing is a line, or not.
+ * os_hardened refuses: neither confinement is enough for it here, and
+ * the record lists each with what it lacks (SPEC 6.4).
+ */
 static int
-landlock_missing(struct sandbox_plan *p, const struct sandbox_host *h)
+landlock_missing(struct sandbox_plan *p, enum sandbox_choice choice,
+    const struct sandbox_host *h)
 {
+	struct sandbox_tried *t;
+
 	if (h->avail[MECH_LANDLOCK] == AVAIL_YES)
 		return 0;
 	if (p->profile == PROFILE_OS_HARDENED) {
+		t = &p->tried[p->ntried++];
+		memset(t, 0, sizeof(*t));
+		t->confinement = CONFINEMENT_NAMESPACES;
+		t->mech = MECH_LANDLOCK;
+		t->avail = h->avail[MECH_LANDLOCK];
+		(void)snprintf(t->detail, sizeof(t->detail), "%s",
+		    h->why[MECH_LANDLOCK]);
+		if (choice != CHOICE_NAMESPACES && lacks(CONFINEMENT_LANDLOCK,
+		    h, &p->tried[p->ntried]) == -1)
+			p->ntried++;
 		refuse(p, mech_area[MECH_LANDLOCK], MECH_LANDLOCK,
 		    h->avail[MECH_LANDLOCK], h->why[MECH_LANDLOCK]);
 		return -1;
@@ -322,7 +339,7 @@ sandbox_plan(const struct sandbox_plan_input *in, struct sandbox_plan *p)
 	} else {
 		p->network_mode = "managed";
 		if (p->confinement == CONFINEMENT_NAMESPACES &&
-		    landlock_missing(p, h) == -1)
+		    landlock_missing(p, in->choice, h) == -1)
 			return;
 		p->identity = identity(p->confinement, in);
 	}

@@ -85,6 +85,7 @@ struct sandbox_host {
 	enum sandbox_avail	 avail[MECH_COUNT];
 	char			 why[MECH_COUNT][256];
 	int			 landlock_abi;
+	bool			 ns_tried;	/* namespaces' set-up tried whole */
 	bool			 getfd;
 	char			 getfd_why[256];
 	/* A set-up that failed part-way: that confinement is out. */
@@ -170,6 +171,11 @@ const char *sandbox_avail_name(enum sandbox_avail);
  * memory cgroup is looked for when memory (or not quick).
  */
 void	 sandbox_probe(struct sandbox_host *, bool quick, bool memory);
+/*
+ * The namespaces' whole set-up, in a throwaway child (a quick probe only
+ * asks unshare(0)): for a refusal that names them (SPEC 6.4).
+ */
+void	 sandbox_probe_namespaces(struct sandbox_host *);
 
 /* What CMD is run with; paths absolute, directories canonical. */
 struct sandbox_request {

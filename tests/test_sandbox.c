@@ -1059,9 +1059,19 @@ static const struct plan_row plan_rows[] = {
 	    .profile = PROFILE_OS_HARDENED, .ns = C, .root = true,
 	    .uid_fits = true, .nosetid = true, .confinement = LL,
 	    .mode = "managed", .lines = "", .ntried = 1, .identity = ROOT },
+	/* Neither is enough for os_hardened: both in confinements_tried. */
 	{ .name = "os_hardened, no Landlock", .profile = PROFILE_OS_HARDENED,
 	    .ll = A, .refused = true, .mode = "unsupported_fail_closed",
-	    .mech = MECH_LANDLOCK, .area = AREA_WRITE },
+	    .mech = MECH_LANDLOCK, .area = AREA_WRITE, .ntried = 2 },
+	{ .name = "os_hardened, --confinement namespaces, no Landlock",
+	    .profile = PROFILE_OS_HARDENED, .choice = CHOICE_NAMESPACES,
+	    .ll = A, .refused = true, .mode = "unsupported_fail_closed",
+	    .mech = MECH_LANDLOCK, .area = AREA_WRITE, .ntried = 1 },
+	/* Planned again after the namespaces' set-up failed at entry. */
+	{ .name = "os_hardened, namespaces' set-up failed, no Landlock",
+	    .profile = PROFILE_OS_HARDENED, .ns_failed = true, .ll = A,
+	    .refused = true, .mode = "unsupported_fail_closed",
+	    .mech = MECH_NAMESPACES, .area = AREA_EGRESS, .ntried = 2 },
 	{ .name = "os_hardened, no seccomp", .profile = PROFILE_OS_HARDENED,
 	    .sc = C, .refused = true, .mode = "unsupported_fail_closed",
 	    .mech = MECH_SECCOMP, .area = AREA_EGRESS, .ntried = 2 },
@@ -1211,6 +1221,46 @@ test_plan(void **state UNUSED)
 }
 
 /* The refusal's detail is the host's word on the missing mechanism. */
+/*
+ * os_hardened without Landlock, planned before and after the namespaces'
+ * set-up failed at entry: each confinement with what it lacked.
+ */
+static void
+test_plan_tried(void **state UNUSED)
+{
+	const struct plan_row row = { .profile = PROFILE_OS_HARDENED,
+	    .ll = A };
+	struct sandbox_host h;
+	struct sandbox_plan p;
+	struct sandbox_plan_input in = { .profile = PROFILE_OS_HARDENED,
+	    .choice = CHOICE_AUTO, .host = &h };
+	int pass;
+
+	for (pass = 0; pass < 2; pass++) {
+		row_host(&row, &h);
+		if (pass == 1) {
+			h.failed[NS] = true;
+			h.failed_mech[NS] = MECH_NAMESPACES;
+			snprintf(h.failed_why[NS], sizeof(h.failed_why[0]),
+			    "unshare: Operation not permitted");
+		}
+		sandbox_plan(&in, &p);
+		assert_true(p.refused);
+		assert_int_equal(p.ntried, 2);
+		assert_int_equal(p.tried[0].confinement, NS);
+		assert_int_equal(p.tried[0].mech, pass == 0 ? MECH_LANDLOCK :
+		    MECH_NAMESPACES);
+		assert_int_equal(p.tried[0].avail, pass == 0 ? AVAIL_ABSENT :
+		    AVAIL_CANNOT_ATTACH);
+		assert_string_equal(p.tried[0].detail, pass == 0 ? "ll-why" :
+		    "unshare: Operation not permitted");
+		assert_int_equal(p.tried[1].confinement, LL);
+		assert_int_equal(p.tried[1].mech, MECH_LANDLOCK);
+		assert_int_equal(p.tried[1].avail, AVAIL_ABSENT);
+		assert_string_equal(p.tried[1].detail, "ll-why");
+	}
+}
+
 static void
 test_plan_detail(void **state UNUSED)
 {
@@ -1469,6 +1519,7 @@ main(void)
 		cmocka_unit_test(test_broker_gone),
 		cmocka_unit_test(test_plan),
 		cmocka_unit_test(test_plan_detail),
+		cmocka_unit_test(test_plan_tried),
 		cmocka_unit_test(test_may_write),
 		cmocka_unit_test(test_open_out_of_reach),
 		cmocka_unit_test(test_writable_root),
