@@ -884,7 +884,7 @@ test_rootonly(void **state UNUSED)
 #undef MK
 	snprintf(path, sizeof(path), "%s/link", top);
 	assert_int_equal(symlink("secret", path), 0);
-	assert_int_equal(rootonly_find(top, geteuid(), &found, err,
+	assert_int_equal(rootonly_find(top, geteuid(), NULL, 0, &found, err,
 	    sizeof(err)), 0);
 	for (i = 0; i < found.n; i++) {
 		secret |= strstr(found.v[i], "/secret") != NULL;
@@ -904,6 +904,84 @@ test_rootonly(void **state UNUSED)
 	for (i = 0, secret = false; i < found.n; i++)
 		secret |= strstr(found.v[i], "/sub/key") != NULL;
 	assert_true(secret);
+	strv_free(&found);
+	snprintf(path, sizeof(path), "rm -rf '%s'", top);
+	assert_int_equal(system(path), 0);
+}
+
+/* Is name (under top) among found? */
+static bool
+found_has(const struct strv *found, const char *top, const char *name)
+{
+	char path[256];
+	size_t i;
+
+	snprintf(path, sizeof(path), "%s%s%s", top, *name ? "/" : "", name);
+	for (i = 0; i < found->n; i++)
+		if (strcmp(found->v[i], path) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * A root given inside a directory only root may enter (a workspace in
+ * root's 0700 home): not denied, nor the way to it, nor walked; every
+ * other entry on the way is denied, whatever its own mode.
+ */
+static void
+test_rootonly_keep(void **state UNUSED)
+{
+	char top[] = "/tmp/harn-rootonly.XXXXXX", path[256], err[128];
+	char ws[256], ws2[256];
+	const char *keep[2] = { ws, ws2 };
+	struct strv found = { NULL, 0, 0 };
+	static const struct {
+		const char	*name;
+		mode_t		 mode;
+		bool		 dir, denied;
+	} rows[] = {
+		{ "ws", 0755, true, false },
+		{ "ws/secret", 0600, false, false },
+		{ "other", 0644, false, true },
+		{ "sub", 0755, true, true },
+		{ "sub/f", 0644, false, false },	/* in a denied one */
+		{ "a", 0755, true, false },
+		{ "a/ws2", 0700, true, false },
+		{ "a/x", 0644, false, true },
+	};
+	size_t i;
+
+	assert_non_null(mkdtemp(top));
+	for (i = 0; i < NELEM(rows); i++) {
+		snprintf(path, sizeof(path), "%s/%s", top, rows[i].name);
+		if (rows[i].dir)
+			assert_int_equal(mkdir(path, rows[i].mode), 0);
+		else
+			assert_true(close(open(path, O_CREAT | O_WRONLY,
+			    rows[i].mode)) == 0);
+		assert_int_equal(chmod(path, rows[i].mode), 0);
+	}
+	assert_int_equal(chmod(top, 0700), 0);
+	snprintf(ws, sizeof(ws), "%s/ws", top);
+	snprintf(ws2, sizeof(ws2), "%s/a/ws2", top);
+	assert_int_equal(rootonly_find(top, geteuid(), keep, 2, &found, err,
+	    sizeof(err)), 0);
+	assert_false(found_has(&found, top, ""));
+	for (i = 0; i < NELEM(rows); i++)
+		if (found_has(&found, top, rows[i].name) != rows[i].denied)
+			fail_msg("%s: denied %d, want %d", rows[i].name,
+			    !rows[i].denied, rows[i].denied);
+	strv_free(&found);
+	/* Not on the way to a root given: denied whole, as before. */
+	assert_int_equal(rootonly_find(top, geteuid(), NULL, 0, &found, err,
+	    sizeof(err)), 0);
+	assert_int_equal(found.n, 1);
+	assert_true(found_has(&found, top, ""));
+	strv_free(&found);
+	/* Inside a root given: its own, not walked. */
+	assert_int_equal(rootonly_find(ws, geteuid(), keep, 1, &found, err,
+	    sizeof(err)), 0);
+	assert_int_equal(found.n, 0);
 	strv_free(&found);
 	snprintf(path, sizeof(path), "rm -rf '%s'", top);
 	assert_int_equal(system(path), 0);
@@ -1516,6 +1594,7 @@ main(void)
 		cmocka_unit_test(test_broker_endpoint),
 		cmocka_unit_test(test_broker_procall),
 		cmocka_unit_test(test_rootonly),
+		cmocka_unit_test(test_rootonly_keep),
 		cmocka_unit_test(test_broker_gone),
 		cmocka_unit_test(test_plan),
 		cmocka_unit_test(test_plan_detail),
