@@ -158,10 +158,11 @@ runs_as(const struct findings *fd, enum sandbox_confinement c)
 		return "root (the command runs as uid 65533 in its own user "
 		    "namespace)";
 	if (c == CONFINEMENT_LANDLOCK && fd->h.setid)
-		return "root (the command runs as uid 65533 where that uid can "
-		    "write the workspace; otherwise it keeps uid 0 without any "
-		    "capability: what only root may read is denied, its forks "
-		    "are counted)";
+		return "root (the command keeps uid 0 without any capability "
+		    "where root owns the workspace or a write root: what only "
+		    "root may read is denied, its forks are counted; it runs "
+		    "as uid 65533 where root owns none of them and that uid "
+		    "can write them)";
 	if (c == CONFINEMENT_LANDLOCK)
 		return "root without CAP_SETUID (the command keeps uid 0 without "
 		    "any capability: what only root may read is denied, its "

@@ -331,9 +331,22 @@ plan(struct run *r, enum sandbox_profile profile)
 		.tmpfs_size = r->opt->tmpfs_size_given,
 		.hide_key = r->opt->sign_key != NULL,
 		.uid_fits = r->host.root && sandbox_uid_fits(&r->req),
+		.roots_root = r->host.root && sandbox_roots_root(&r->req),
 	};
 
 	sandbox_plan(&in, &r->plan);
+	/*
+	 * A refusal lists what each confinement lacked (SPEC 6.4): namespaces
+	 * that only the quick probe has seen are tried whole first, so that a
+	 * set-up refused at entry is said, not just the Landlock they lack.
+	 */
+	if (r->plan.refused && r->plan.ntried > 0 &&
+	    r->plan.tried[0].confinement == CONFINEMENT_NAMESPACES &&
+	    r->plan.tried[0].mech != MECH_NAMESPACES && !r->host.ns_tried &&
+	    !r->host.failed[CONFINEMENT_NAMESPACES]) {
+		sandbox_probe_namespaces(&r->host);
+		sandbox_plan(&in, &r->plan);
+	}
 	if (!r->plan.refused)
 		return 0;
 	sandbox_refusal(r->plan.area, "unsupported_fail_closed",

@@ -14,6 +14,7 @@
 #include "sandbox/sandbox.h"
 
 struct event_base;
+struct stat;
 
 #define NELEM(t)	(sizeof(t) / sizeof((t)[0]))
 
@@ -182,6 +183,7 @@ struct ns_bind {
 	char		*path;		/* canonical; the same inside */
 	bool		 ro;
 	bool		 idmap;		/* root caller: owner -> SANDBOX_UID */
+	bool		 skel;		/* an empty tmpfs instead: the way only */
 	uid_t		 owner;
 	gid_t		 group;
 	dev_t		 dev;		/* the directory it was when checked */
@@ -203,6 +205,7 @@ struct sandbox_paths {
 	size_t			 nbinds;
 	struct strv		 deny;		/* absolute, as given */
 	struct strv		 deny_inside;	/* those under an inside grant */
+	struct strv		 hide;		/* those hidden by skeletons */
 	struct strv		 sockroots;	/* canonical socket roots */
 	struct strv		 bindroots;	/* where sockets may be made */
 	struct strv		 owned;		/* what grants point into */
@@ -212,9 +215,12 @@ struct sandbox_paths {
 int	 sandbox_paths_build(const struct sandbox_request *,
 	    enum sandbox_confinement, bool root, bool root_kept,
 	    struct sandbox_paths *, char *err, size_t errlen);
-/* What only uid and its groups may read under root, added to out. */
-int	 rootonly_find(const char *root, uid_t uid, struct strv *out,
-	    char *err, size_t errlen);
+/*
+ * What only uid and its groups may read under root, added to out; keep:
+ * the roots given, neither walked nor denied, nor the way to them.
+ */
+int	 rootonly_find(const char *root, uid_t uid, const char *const *keep,
+	    size_t nkeep, struct strv *out, char *err, size_t errlen);
 void	 sandbox_paths_free(struct sandbox_paths *);
 extern const char *const sandbox_private_dirs[];
 /* Granted to every command: the system read-execute, devices read-write. */
@@ -222,6 +228,19 @@ extern const char *const system_roots[];
 extern const char *const device_files[];
 bool	 sandbox_holds_private(const char *path);
 extern const char *const sandbox_home_denylist[];
+
+/* The namespaces confinement's binds (nsbinds.c), planned by paths.c. */
+int	 nsb_add(struct sandbox_paths *, size_t *cap, const char *path,
+	    bool ro, bool idmap, const struct stat *);
+void	 nsb_sort(struct sandbox_paths *);
+const struct ns_bind *nsb_view(const struct sandbox_paths *, const char *);
+int	 nsb_traversal(struct sandbox_paths *, size_t *cap);
+enum nsb_deny {
+	NSB_SPLIT,	/* Landlock splits the private directory around it */
+	NSB_HIDE,	/* a skeleton of its read-only root hides it */
+	NSB_GONE	/* an empty skeleton holds it: not there */
+};
+enum nsb_deny nsb_deny_how(const struct sandbox_paths *, const char *);
 
 /* A directory of the workspace for the command's own files (.harn-tmp). */
 int	 sandbox_workspace_dir(const char *ws, const char *name, char *err,
@@ -493,6 +512,15 @@ int	 ns_enter(const struct sandbox_paths *, const struct sandbox_limits *,
 int	 ns_mount_proc(struct setup_fail *);
 /* pid's maps, written through the /proc at procfd. */
 int	 ns_user_map(int procfd, pid_t pid, struct setup_fail *);
+/*
+ * Skeletons (skel.c): an empty one at path; the denied paths under the
+ * read-only root b hidden (paths->hide); each empty one made read-only
+ * once the roots beneath it are mounted.
+ */
+int	 skel_empty(const char *path, struct setup_fail *);
+int	 skel_hide(const struct sandbox_paths *, const struct ns_bind *b,
+	    struct setup_fail *);
+int	 skel_seal(const struct sandbox_paths *, struct setup_fail *);
 
 /* The landlock confinement's steps (sandbox/llc.c). */
 int	 llc_own_dir(const char *ws, const char *name, char *err, size_t errlen);

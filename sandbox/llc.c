@@ -15,8 +15,11 @@
  *     included).
  *
  * A root caller's command runs as SANDBOX_UID where that uid can write
- * the roots it is given (sandbox_uid_fits): there is no idmapped mount
- * here to make it their owner, and it must not own the host's files.
+ * the roots it is given (sandbox_uid_fits) and root owns none of them
+ * (sandbox_roots_root): there is no idmapped mount here to make it their
+ * owner, and it must not own the host's files.  Where root owns one, it
+ * keeps uid 0 (plan.c): root's files there are then its to change, as in
+ * the namespaces confinement, and what it makes is root's, as there.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -70,6 +73,22 @@ sandbox_uid_fits(const struct sandbox_request *r)
 		if (!fits(r->rw_roots[i]))
 			return false;
 	return true;
+}
+
+/* Root owns the workspace or a --write-root on disk (lstat: a root is
+ * canonical, so no link is followed). */
+bool
+sandbox_roots_root(const struct sandbox_request *r)
+{
+	struct stat st;
+	size_t i;
+
+	if (lstat(r->workspace, &st) == 0 && st.st_uid == 0)
+		return true;
+	for (i = 0; i < r->nrw_roots; i++)
+		if (lstat(r->rw_roots[i], &st) == 0 && st.st_uid == 0)
+			return true;
+	return false;
 }
 
 /*

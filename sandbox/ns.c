@@ -15,8 +15,14 @@
  *     bounded size; /dev/pts is a private devpts;
  *   - each root the command was given is bind-mounted back at its own
  *     path, shallow first (a workspace inside $HOME stays writable),
- *     read-write or read-only as granted; for a root caller idmapped so
- *     that SANDBOX_UID is its owner, nothing changing on disk;
+ *     read-write or read-only as granted; for a root caller a writable
+ *     one (and a read-only one inside it) idmapped so that SANDBOX_UID
+ *     is its owner, nothing changing on disk, and the other read-only
+ *     ones as they are (nsbinds.c);
+ *   - a directory on the way to a root that the command may not search
+ *     is an empty skeleton of ours, and one on the way to a denied path
+ *     under a read-only root in a private directory a skeleton without
+ *     it (skel.c);
  *   - every denied path (and the target of a denied symlink) is masked
  *     by an empty read-only tmpfs or /dev/null.
  * Landlock and the connect broker come on top, in the command.
@@ -208,6 +214,19 @@ make_listener(unsigned short *port, struct setup_fail *f)
 	return fd;
 }
 
+/*
+ * A mount point in a directory of ours: searchable by the command
+ * whatever the caller's umask (the command is another uid for a root
+ * caller).
+ */
+static int
+mkdir_one(const char *dir)
+{
+	if (mkdir(dir, 0755) == 0)
+		return chmod(dir, 0755);
+	return errno == EEXIST ? 0 : -1;
+}
+
 static int
 mkdir_p(const char *path)
 {
@@ -222,11 +241,11 @@ mkdir_p(const char *path)
 		if (buf[i] != '/')
 			continue;
 		buf[i] = '\0';
-		if (mkdir(buf, 0755) == -1 && errno != EEXIST)
+		if (mkdir_one(buf) == -1)
 			return -1;
 		buf[i] = '/';
 	}
-	return mkdir(buf, 0755) == -1 && errno != EEXIST ? -1 : 0;
+	return mkdir_one(buf);
 }
 
 /* A detached copy of one root, with its attributes, to attach later. */
@@ -296,7 +315,7 @@ clone_binds(const struct sandbox_paths *p, int *trees, struct setup_fail *f)
 	for (i = 0; i < p->nbinds; i++)
 		trees[i] = -1;
 	for (i = 0; i < p->nbinds; i++) {
-		if (!p->binds[i].idmap)
+		if (!p->binds[i].idmap || p->binds[i].skel)
 			continue;
 		for (j = 0; j < n; j++)
 			if (idmap_of[j]->owner == p->binds[i].owner &&
@@ -317,8 +336,8 @@ clone_binds(const struct sandbox_paths *p, int *trees, struct setup_fail *f)
 		n++;
 	}
 	for (i = 0; i < p->nbinds; i++)
-		if ((trees[i] = clone_bind(&p->binds[i], idmap_fds, idmap_of, n,
-		    f)) == -1)
+		if (!p->binds[i].skel && (trees[i] = clone_bind(&p->binds[i],
+		    idmap_fds, idmap_of, n, f)) == -1)
 			goto out;
 	rv = 0;
 out:
@@ -332,28 +351,38 @@ out:
  * read-only ones at or above a private directory ($HOME=/var/tmp), which
  * then goes on top of them (it stays the command's own, empty and
  * writable); else the others, which go on top of it (a workspace in /tmp,
- * or one the user made /tmp itself).
+ * or one the user made /tmp itself), and the skeletons (skel.c).  A
+ * read-only root whose denied paths a skeleton hides gets it at once,
+ * before the roots beneath it are mounted.
  */
 static int
 attach_binds(const struct sandbox_paths *p, int *trees, bool above,
     struct setup_fail *f)
 {
+	const struct ns_bind *b;
 	size_t i;
 
 	for (i = 0; i < p->nbinds; i++) {
-		if (trees[i] == -1 || (p->binds[i].ro &&
-		    sandbox_holds_private(p->binds[i].path)) != above)
+		b = &p->binds[i];
+		if ((trees[i] == -1 && !b->skel) || (b->ro &&
+		    sandbox_holds_private(b->path)) != above)
 			continue;
-		if (mkdir_p(p->binds[i].path) == -1 && errno != EROFS)
+		if (mkdir_p(b->path) == -1 && errno != EROFS)
 			return fail_step(f, MECH_NAMESPACES, AREA_WRITE,
-			    "mount point %s: %s", p->binds[i].path,
-			    strerror(errno));
-		if (move_mount(trees[i], "", AT_FDCWD, p->binds[i].path,
+			    "mount point %s: %s", b->path, strerror(errno));
+		if (b->skel) {
+			if (skel_empty(b->path, f) == -1)
+				return -1;
+			continue;
+		}
+		if (move_mount(trees[i], "", AT_FDCWD, b->path,
 		    MOVE_MOUNT_F_EMPTY_PATH) == -1)
 			return fail_step(f, MECH_NAMESPACES, AREA_WRITE,
-			    "mount %s: %s", p->binds[i].path, strerror(errno));
+			    "mount %s: %s", b->path, strerror(errno));
 		(void)close(trees[i]);
 		trees[i] = -1;
+		if (b->ro && skel_hide(p, b, f) == -1)
+			return -1;
 	}
 	return 0;
 }
@@ -396,17 +425,25 @@ private_devpts(struct setup_fail *f)
 
 /*
  * A denied path is masked where it leads: an empty read-only directory,
- * or /dev/null.  ~/.netrc -> /dev/null already leads nowhere.
+ * or /dev/null.  ~/.netrc -> /dev/null already leads nowhere, and one a
+ * skeleton hides is its refused entry already (skel.c).
  */
 static int
-mask_path(const char *path, struct setup_fail *f)
+mask_path(const struct sandbox_paths *p, const char *path,
+    struct setup_fail *f)
 {
 	struct stat st;
 	char *real;
+	size_t i;
 	int rv;
 
 	if ((real = path_real(path)) == NULL)
 		return 0;	/* nothing there to hide */
+	for (i = 0; i < p->hide.n; i++)
+		if (strcmp(p->hide.v[i], real) == 0) {
+			free(real);
+			return 0;
+		}
 	if (stat(real, &st) == -1 || S_ISCHR(st.st_mode) ||
 	    S_ISBLK(st.st_mode)) {
 		free(real);
@@ -454,10 +491,11 @@ setup_mounts(const struct sandbox_paths *p, const struct sandbox_limits *l,
 	for (i = 0; sandbox_private_dirs[i] != NULL; i++)
 		if (private_dir(sandbox_private_dirs[i], l, f) == -1)
 			goto out;
-	if (private_devpts(f) == -1 || attach_binds(p, trees, false, f) == -1)
+	if (private_devpts(f) == -1 || attach_binds(p, trees, false, f) == -1 ||
+	    skel_seal(p, f) == -1)
 		goto out;
 	for (i = 0; i < p->deny.n; i++)
-		if (mask_path(p->deny.v[i], f) == -1)
+		if (mask_path(p, p->deny.v[i], f) == -1)
 			goto out;
 	rv = 0;
 out:

@@ -200,6 +200,7 @@ sandbox_holds_private(const char *path)
 
 struct build {
 	struct sandbox_paths	*p;
+	const struct sandbox_request *r;
 	size_t			 cap_grants, cap_binds, cap_inside;
 	bool			 ns, root;
 	bool			 root_kept;	/* the command keeps uid 0 */
@@ -346,40 +347,8 @@ sandbox_home_root_ok(const char *path, char *err, size_t errlen)
 	return rv;
 }
 
-static int
-add_bind(struct build *b, const char *path, bool ro, bool idmap,
-    const struct stat *st)
-{
-	struct sandbox_paths *p = b->p;
-	struct ns_bind *v;
-	size_t i;
-
-	for (i = 0; i < p->nbinds; i++) {
-		if (strcmp(p->binds[i].path, path) == 0) {
-			p->binds[i].ro = p->binds[i].ro && ro;
-			return 0;
-		}
-	}
-	if (p->nbinds == b->cap_binds) {
-		b->cap_binds = b->cap_binds ? b->cap_binds * 2 : 16;
-		if ((v = reallocarray(p->binds, b->cap_binds,
-		    sizeof(*v))) == NULL)
-			return -1;
-		p->binds = v;
-	}
-	v = &p->binds[p->nbinds];
-	memset(v, 0, sizeof(*v));
-	if ((v->path = strdup(path)) == NULL)
-		return -1;
-	v->ro = ro;
-	v->idmap = idmap;
-	v->owner = st->st_uid;
-	v->group = st->st_gid;
-	v->dev = st->st_dev;
-	v->ino = st->st_ino;
-	p->nbinds++;
-	return 0;
-}
+static char *canonical(const char *);
+static bool writable_root(const struct sandbox_request *, const char *);
 
 /*
  * A root, canonical when it was checked: still reached without a link,
@@ -410,8 +379,9 @@ root_pin(struct build *b, const char *path, struct stat *st)
 /*
  * A root of the command's own: granted by Landlock and, in the
  * namespaces confinement, bind-mounted at its own path (read-only when
- * it is; for a root caller idmapped, so that the command, which runs as
- * SANDBOX_UID, is its owner without any owner changing on disk).
+ * it is; for a root caller a writable one, or one inside it, idmapped,
+ * so that the command, which runs as SANDBOX_UID, is its owner without
+ * any owner changing on disk: nsbinds.c).
  */
 static int
 root_grant(struct build *b, const char *path, enum landlock_grant how)
@@ -429,79 +399,8 @@ root_grant(struct build *b, const char *path, enum landlock_grant how)
 	b->p->grants[b->p->ngrants - 1].ino = st.st_ino;
 	if (!b->ns)
 		return 0;
-	return add_bind(b, path, how != GRANT_RW, b->root, &st);
-}
-
-static int
-bind_depth(const void *a, const void *b)
-{
-	const struct ns_bind *x = a, *y = b;
-	size_t i, dx = 0, dy = 0;
-
-	for (i = 0; x->path[i] != '\0'; i++)
-		dx += x->path[i] == '/';
-	for (i = 0; y->path[i] != '\0'; i++)
-		dy += y->path[i] == '/';
-	if (dx != dy)
-		return dx < dy ? -1 : 1;
-	return strcmp(x->path, y->path);
-}
-
-/* The idmapped bind above path (the deepest), or NULL. */
-static const struct ns_bind *
-idmapped_above(const struct sandbox_paths *p, const char *path)
-{
-	const struct ns_bind *best = NULL;
-	size_t i;
-
-	for (i = 0; i < p->nbinds; i++)
-		if (p->binds[i].idmap && path_under(path, p->binds[i].path) &&
-		    (best == NULL || strlen(p->binds[i].path) >
-		    strlen(best->path)))
-			best = &p->binds[i];
-	return best;
-}
-
-/* Could SANDBOX_UID, with no group but its own, search dir? */
-static bool
-searchable(const struct sandbox_paths *p, const char *dir,
-    const struct stat *st)
-{
-	const struct ns_bind *b = idmapped_above(p, dir);
-
-	if (b != NULL && st->st_uid == b->owner)
-		return (st->st_mode & S_IXUSR) != 0;
-	if (b != NULL && st->st_gid == b->group)
-		return (st->st_mode & S_IXGRP) != 0;
-	return (st->st_mode & S_IXOTH) != 0;
-}
-
-/*
- * A root caller's command runs as SANDBOX_UID, which may not search the
- * directories above its roots (/root is 0700): each such directory is
- * bind-mounted read-only, idmapped, so that it can pass through it.
- * What it may read there is Landlock's to say.
- */
-static int
-traversal_binds(struct build *b)
-{
-	struct sandbox_paths *p = b->p;
-	char dir[PATH_MAX], *s;
-	struct stat st;
-	size_t i, n = p->nbinds;
-
-	for (i = 0; i < n; i++) {
-		(void)snprintf(dir, sizeof(dir), "%s", p->binds[i].path);
-		for (s = dir + 1; (s = strchr(s, '/')) != NULL; s++) {
-			*s = '\0';
-			if (!under_private(dir) && stat(dir, &st) == 0 &&
-			    !searchable(p, dir, &st) &&
-			    add_bind(b, dir, true, true, &st) == -1)
-				return -1;
-			*s = '/';
-		}
-	}
-	return 0;
+	return nsb_add(b->p, &b->cap_binds, path, how != GRANT_RW, b->root &&
+	    (how == GRANT_RW || writable_root(b->r, path)), &st);
 }
 
 static int
@@ -519,10 +418,9 @@ socket_root(struct build *b, const char *path)
 	for (i = 0; i < p->nbinds; i++)
 		if (path_under(path, p->binds[i].path))
 			return 0;
-	return add_bind(b, path, true, false, &st);
+	return nsb_add(p, &b->cap_binds, path, true, false, &st);
 }
 
-static char *canonical(const char *);
 
 /*
  * A denied path the command cannot reach at all needs no denial: in the
@@ -563,8 +461,8 @@ unreachable(const struct build *b, const char *path)
 		return false;
 	out = under_private(c);
 	for (i = 0; out && i < p->nbinds; i++)
-		if (path_under(c, p->binds[i].path) && !(p->binds[i].ro &&
-		    sandbox_holds_private(p->binds[i].path)))
+		if (path_under(c, p->binds[i].path) && !p->binds[i].skel &&
+		    !(p->binds[i].ro && sandbox_holds_private(p->binds[i].path)))
 			out = false;
 	free(c);
 	return out;
@@ -572,9 +470,9 @@ unreachable(const struct build *b, const char *path)
 
 /*
  * The denied paths the inside grants (the private directories, /proc)
- * must be split around: those that lead below one of them.  Found here,
- * once, so that the command, which adds the inside grants, resolves no
- * other.
+ * must be split around: those that lead below one of them, but for those
+ * a skeleton hides (nsbinds.c).  Found here, once, so that the command,
+ * which adds the inside grants, resolves no other.
  */
 static int
 deny_inside(struct build *b, const char *path)
@@ -588,8 +486,22 @@ deny_inside(struct build *b, const char *path)
 		return 0;
 	for (i = 0; !in && i < p->ninside; i++)
 		in = path_under(c, p->inside[i].path);
+	if (!in) {
+		free(c);
+		return 0;
+	}
+	/* Split, a private directory's own new files could not be read. */
+	switch (nsb_deny_how(p, c)) {
+	case NSB_SPLIT:
+		free(c);
+		return strv_add(&p->deny_inside, strdup(path));
+	case NSB_HIDE:
+		return strv_add(&p->hide, c);
+	case NSB_GONE:
+		break;
+	}
 	free(c);
-	return in ? strv_add(&p->deny_inside, strdup(path)) : 0;
+	return 0;
 }
 
 static int
@@ -617,19 +529,28 @@ deny(struct build *b, char *path)
 static int
 deny_rootonly(struct build *b, const struct sandbox_request *r)
 {
-	struct strv found = { NULL, 0, 0 };
+	struct strv found = { NULL, 0, 0 }, keep = { NULL, 0, 0 };
 	size_t i;
-	int rv = 0;
+	int rv;
 
+	/* The roots given: the command's, and the way to them (rootonly.c). */
+	rv = strv_add(&keep, strdup(r->workspace));
+	for (i = 0; rv == 0 && i < r->nrw_roots; i++)
+		rv = strv_add(&keep, strdup(r->rw_roots[i]));
+	for (i = 0; rv == 0 && i < r->nro_roots; i++)
+		rv = strv_add(&keep, strdup(r->ro_roots[i]));
 	for (i = 0; system_roots[i] != NULL && rv == 0; i++)
 		if (strcmp(system_roots[i], "/proc") != 0 &&
 		    strcmp(system_roots[i], "/sys") != 0)
-			rv = rootonly_find(system_roots[i], geteuid(), &found,
+			rv = rootonly_find(system_roots[i], geteuid(),
+			    (const char *const *)keep.v, keep.n, &found,
 			    b->err, b->errlen);
 	if (rv == 0 && r->home != NULL && r->home[0] == '/' &&
 	    r->profile != PROFILE_WORKSPACE_PATHS)
-		rv = rootonly_find(r->home, geteuid(), &found, b->err,
+		rv = rootonly_find(r->home, geteuid(),
+		    (const char *const *)keep.v, keep.n, &found, b->err,
 		    b->errlen);
+	strv_free(&keep);
 	for (i = 0; rv == 0 && i < found.n; i++) {
 		rv = deny(b, found.v[i]);
 		found.v[i] = NULL;	/* deny() took it */
@@ -679,7 +600,7 @@ sandbox_paths_build(const struct sandbox_request *r,
     enum sandbox_confinement c, bool root, bool root_kept,
     struct sandbox_paths *p, char *err, size_t errlen)
 {
-	struct build b = { .p = p, .ns = c == CONFINEMENT_NAMESPACES,
+	struct build b = { .p = p, .r = r, .ns = c == CONFINEMENT_NAMESPACES,
 	    .root = root, .root_kept = root_kept, .err = err,
 	    .errlen = errlen };
 	size_t i;
@@ -736,10 +657,9 @@ sandbox_paths_build(const struct sandbox_request *r,
 	for (i = 0; i < r->nsocket_roots; i++)
 		if (socket_root(&b, r->socket_roots[i]) == -1)
 			goto fail;
-	if (b.ns && root && traversal_binds(&b) == -1)
+	nsb_sort(p);
+	if (b.ns && root && nsb_traversal(p, &b.cap_binds) == -1)
 		goto fail;
-	if (p->nbinds > 0)
-		qsort(p->binds, p->nbinds, sizeof(*p->binds), bind_depth);
 	err[0] = '\0';
 	if (build_denied(&b, r) == -1)
 		goto fail;
@@ -763,6 +683,7 @@ sandbox_paths_free(struct sandbox_paths *p)
 	free(p->inside);
 	strv_free(&p->deny);
 	strv_free(&p->deny_inside);
+	strv_free(&p->hide);
 	strv_free(&p->sockroots);
 	strv_free(&p->bindroots);
 	strv_free(&p->owned);

@@ -227,13 +227,30 @@ why_none(const struct sandbox_plan *p, char *buf, size_t len)
 		    p->tried[i].detail);
 }
 
-/* Landlock with a confinement that attached: missing is a line, or not. */
+/*
+ * Landlock with a confinement that attached: missing is a line, or not.
+ * os_hardened refuses: neither confinement is enough for it here, and
+ * the record lists each with what it lacks (SPEC 6.4).
+ */
 static int
-landlock_missing(struct sandbox_plan *p, const struct sandbox_host *h)
+landlock_missing(struct sandbox_plan *p, enum sandbox_choice choice,
+    const struct sandbox_host *h)
 {
+	struct sandbox_tried *t;
+
 	if (h->avail[MECH_LANDLOCK] == AVAIL_YES)
 		return 0;
 	if (p->profile == PROFILE_OS_HARDENED) {
+		t = &p->tried[p->ntried++];
+		memset(t, 0, sizeof(*t));
+		t->confinement = CONFINEMENT_NAMESPACES;
+		t->mech = MECH_LANDLOCK;
+		t->avail = h->avail[MECH_LANDLOCK];
+		(void)snprintf(t->detail, sizeof(t->detail), "%s",
+		    h->why[MECH_LANDLOCK]);
+		if (choice != CHOICE_NAMESPACES && lacks(CONFINEMENT_LANDLOCK,
+		    h, &p->tried[p->ntried]) == -1)
+			p->ntried++;
 		refuse(p, mech_area[MECH_LANDLOCK], MECH_LANDLOCK,
 		    h->avail[MECH_LANDLOCK], h->why[MECH_LANDLOCK]);
 		return -1;
@@ -245,15 +262,18 @@ landlock_missing(struct sandbox_plan *p, const struct sandbox_host *h)
 /*
  * Whose rights a confined command has.  A root caller's never keeps a
  * capability.  In a user namespace it is SANDBOX_UID, owner of its roots
- * through idmapped mounts.  Without one, it is SANDBOX_UID only where
- * that uid can write its roots as they are on disk and we can make it
- * that uid (CAP_SETUID, SETGID, CHOWN for its directories); otherwise
- * (the common CI container: root, a root-owned workspace, or every
- * capability dropped) it keeps uid 0 without any capability, which owns
- * root's files: then Landlock denies what only root may read, the broker
- * counts its forks (uid 0 is exempt from RLIMIT_NPROC) and no SysV IPC
- * is left to it.  Chowning the user's workspace to another uid would
- * change the user's files, and leave them changed if we died.
+ * through idmapped mounts: what it makes there is their owner's on disk.
+ * Without one, the identity follows who owns the writable roots on disk,
+ * not who may write them, so that a run of either confinement can change
+ * what the other made (SPEC 6.5): where root owns one (a root-owned
+ * workspace, even one whose mode lets anyone write it) it keeps uid 0
+ * without any capability, which owns root's files: then Landlock denies
+ * what only root may read, the broker counts its forks (uid 0 is exempt
+ * from RLIMIT_NPROC) and no SysV IPC is left to it.  Otherwise it is
+ * SANDBOX_UID where that uid can write them and we can make it that uid
+ * (CAP_SETUID, SETGID, CHOWN for its directories), else uid 0 again.
+ * Chowning the user's workspace to another uid would change the user's
+ * files, and leave them changed if we died.
  */
 static enum sandbox_identity
 identity(enum sandbox_confinement c, const struct sandbox_plan_input *in)
@@ -262,8 +282,8 @@ identity(enum sandbox_confinement c, const struct sandbox_plan_input *in)
 		return IDENTITY_CALLER;
 	if (c == CONFINEMENT_NAMESPACES)
 		return IDENTITY_SANDBOX_UID;
-	return in->uid_fits && in->host->setid ? IDENTITY_SANDBOX_UID :
-	    IDENTITY_ROOT;
+	return !in->roots_root && in->uid_fits && in->host->setid ?
+	    IDENTITY_SANDBOX_UID : IDENTITY_ROOT;
 }
 
 void
@@ -319,7 +339,7 @@ sandbox_plan(const struct sandbox_plan_input *in, struct sandbox_plan *p)
 	} else {
 		p->network_mode = "managed";
 		if (p->confinement == CONFINEMENT_NAMESPACES &&
-		    landlock_missing(p, h) == -1)
+		    landlock_missing(p, in->choice, h) == -1)
 			return;
 		p->identity = identity(p->confinement, in);
 	}

@@ -122,12 +122,14 @@ try_namespaces(int wfd, bool root)
 	_exit(0);
 }
 
-static void
-probe_namespaces(struct sandbox_host *h)
+void
+sandbox_probe_namespaces(struct sandbox_host *h)
 {
 	struct setup_fail f;
 	int p[2], st;
 	pid_t pid;
+
+	h->ns_tried = true;
 
 	if (pipe2(p, O_CLOEXEC) == -1 || (pid = fork()) == -1) {
 		set(h, MECH_NAMESPACES, AVAIL_CANNOT_ATTACH, strerror(errno));
@@ -184,7 +186,7 @@ sandbox_probe(struct sandbox_host *h, bool quick, bool memory)
 		h->memory = limits_memory_available(h->memory_why,
 		    sizeof(h->memory_why));
 	if (!quick)
-		probe_namespaces(h);
+		sandbox_probe_namespaces(h);
 	/*
 	 * Quick: namespaces are tried for real by the spawn, but a seccomp
 	 * profile that refuses unshare() itself (Docker's) says so at once,

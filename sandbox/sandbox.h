@@ -57,7 +57,7 @@ enum sandbox_area {
 /*
  * Whose rights the command (and the broker, which acts for it) has.  A
  * root caller's command never keeps a capability: it runs as SANDBOX_UID
- * where it can, or keeps uid 0 without any (a root-owned workspace
+ * where it can, or keeps uid 0 without any (a workspace root owns,
  * outside a user namespace, or no CAP_SETUID), and then the files only
  * root may read are denied to it and its forks are counted.
  */
@@ -85,6 +85,7 @@ struct sandbox_host {
 	enum sandbox_avail	 avail[MECH_COUNT];
 	char			 why[MECH_COUNT][256];
 	int			 landlock_abi;
+	bool			 ns_tried;	/* namespaces' set-up tried whole */
 	bool			 getfd;
 	char			 getfd_why[256];
 	/* A set-up that failed part-way: that confinement is out. */
@@ -149,6 +150,7 @@ struct sandbox_plan_input {
 	bool			 tmpfs_size;	/* --tmpfs-size given */
 	bool			 hide_key;	/* --sign-key: must be denied */
 	bool			 uid_fits;	/* SANDBOX_UID may write the roots */
+	bool			 roots_root;	/* root owns a writable root */
 };
 
 void	 sandbox_plan(const struct sandbox_plan_input *, struct sandbox_plan *);
@@ -169,6 +171,11 @@ const char *sandbox_avail_name(enum sandbox_avail);
  * memory cgroup is looked for when memory (or not quick).
  */
 void	 sandbox_probe(struct sandbox_host *, bool quick, bool memory);
+/*
+ * The namespaces' whole set-up, in a throwaway child (a quick probe only
+ * asks unshare(0)): for a refusal that names them (SPEC 6.4).
+ */
+void	 sandbox_probe_namespaces(struct sandbox_host *);
 
 /* What CMD is run with; paths absolute, directories canonical. */
 struct sandbox_request {
@@ -318,9 +325,11 @@ void	 sandbox_refusal(enum sandbox_area, const char *reason,
 
 /*
  * Could SANDBOX_UID write every writable root of the request (its mode
- * bits, no idmapping)?  The landlock confinement runs a root caller's
- * command as SANDBOX_UID only then.
+ * bits, no idmapping)?  Does root own one of them on disk?  The landlock
+ * confinement runs a root caller's command as SANDBOX_UID only where the
+ * first is true and the second false (plan.c, identity).
  */
 bool	 sandbox_uid_fits(const struct sandbox_request *);
+bool	 sandbox_roots_root(const struct sandbox_request *);
 
 #endif

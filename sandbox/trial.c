@@ -136,9 +136,13 @@ mark(struct sandbox_host *h, enum sandbox_confinement c, int mech,
 	snprintf(h->failed_why[c], sizeof(h->failed_why[c]), "%s", why);
 }
 
-int
-sandbox_trial(struct sandbox_host *h, enum sandbox_confinement c, char *why,
-    size_t len)
+/*
+ * One trial of c in a throwaway workspace: SANDBOX_UID's (theirs), where
+ * a root caller's command runs as that uid, or ours.
+ */
+static int
+trial_once(struct sandbox_host *h, enum sandbox_confinement c, bool theirs,
+    char *why, size_t len)
 {
 	static char *const argv[] = { "true", NULL };
 	char tmpl[] = "/tmp/harn-egressd-trial.XXXXXX";
@@ -161,18 +165,15 @@ sandbox_trial(struct sandbox_host *h, enum sandbox_confinement c, char *why,
 	r.limits.max_procs = SANDBOX_MAX_PROCS;
 	r.limits.tmpfs_size = 1 << 20;
 	r.trial = true;
-	/*
-	 * A root caller's command as SANDBOX_UID, as in a workspace it fits,
-	 * where we may make it that uid; else uid 0 without capabilities.
-	 */
-	if (h->setid && chown(ws, SANDBOX_UID, SANDBOX_GID) == -1) {
+	if (theirs && chown(ws, SANDBOX_UID, SANDBOX_GID) == -1) {
 		snprintf(why, len, "trial workspace: %s", strerror(errno));
 		goto out;
 	}
 	in = (struct sandbox_plan_input){ .profile = PROFILE_WORKTREE,
 	    .choice = c == CONFINEMENT_NAMESPACES ? CHOICE_NAMESPACES :
 	    CHOICE_LANDLOCK, .host = h, .uid_fits = h->root &&
-	    sandbox_uid_fits(&r) };
+	    sandbox_uid_fits(&r), .roots_root = h->root &&
+	    sandbox_roots_root(&r) };
 	sandbox_plan(&in, &p);
 	if (p.refused) {
 		/* What this one lacks, without the others' words. */
@@ -204,4 +205,20 @@ out:
 		(void)close(lfd);
 	remove_workspace(ws);
 	return rv;
+}
+
+int
+sandbox_trial(struct sandbox_host *h, enum sandbox_confinement c, char *why,
+    size_t len)
+{
+	/*
+	 * A root caller's landlock command keeps uid 0 in a workspace root
+	 * owns (the common one) and runs as SANDBOX_UID in one that uid owns,
+	 * where we may make it that uid (plan.c): a run may take either, so
+	 * both are tried.
+	 */
+	if (c == CONFINEMENT_LANDLOCK && h->root && h->setid &&
+	    trial_once(h, c, false, why, len) == -1)
+		return -1;
+	return trial_once(h, c, h->setid, why, len);
 }

@@ -1027,8 +1027,8 @@ fs_checks() {
 	else
 		ok "a write to /tmp inside never reaches the host's /tmp ($(first_line "$TMP/box.out"))"
 	fi
-	# ($HOME is under /tmp in this suite: with it mounted back, /tmp holds
-	# denied paths and is split like any root; without it, /tmp is whole.)
+	# ($HOME is under /tmp in this suite: its denied paths are hidden by
+	# skeletons, and /tmp stays whole; tests/identity.sh tries that.)
 	for d in /tmp /var/tmp /run; do
 		run_out "$TMP/box.out" box --profile workspace_paths -- "$ESC" \
 		    write "$d/harn-private-probe-$$"
@@ -1805,8 +1805,6 @@ limit_checks() {
 		return
 	fi
 	# Each private tmpfs is bounded.
-	# (/var/tmp: this suite's $HOME is mounted back under /tmp, which
-	# then holds denied paths and is split.)
 	control direct "fill /var/tmp with 16 MiB" fill /var/tmp 16
 	run_out "$TMP/box.out" box --tmpfs-size 8m -- "$ESC" fill /var/tmp 16
 	if [ "$RC" -eq 0 ] && grep -q '^BLOCKED fill:/var/tmp ENOSPC after [78] MiB' "$TMP/box.out"; then

@@ -884,7 +884,7 @@ test_rootonly(void **state UNUSED)
 #undef MK
 	snprintf(path, sizeof(path), "%s/link", top);
 	assert_int_equal(symlink("secret", path), 0);
-	assert_int_equal(rootonly_find(top, geteuid(), &found, err,
+	assert_int_equal(rootonly_find(top, geteuid(), NULL, 0, &found, err,
 	    sizeof(err)), 0);
 	for (i = 0; i < found.n; i++) {
 		secret |= strstr(found.v[i], "/secret") != NULL;
@@ -904,6 +904,84 @@ test_rootonly(void **state UNUSED)
 	for (i = 0, secret = false; i < found.n; i++)
 		secret |= strstr(found.v[i], "/sub/key") != NULL;
 	assert_true(secret);
+	strv_free(&found);
+	snprintf(path, sizeof(path), "rm -rf '%s'", top);
+	assert_int_equal(system(path), 0);
+}
+
+/* Is name (under top) among found? */
+static bool
+found_has(const struct strv *found, const char *top, const char *name)
+{
+	char path[256];
+	size_t i;
+
+	snprintf(path, sizeof(path), "%s%s%s", top, *name ? "/" : "", name);
+	for (i = 0; i < found->n; i++)
+		if (strcmp(found->v[i], path) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * A root given inside a directory only root may enter (a workspace in
+ * root's 0700 home): not denied, nor the way to it, nor walked; every
+ * other entry on the way is denied, whatever its own mode.
+ */
+static void
+test_rootonly_keep(void **state UNUSED)
+{
+	char top[] = "/tmp/harn-rootonly.XXXXXX", path[256], err[128];
+	char ws[256], ws2[256];
+	const char *keep[2] = { ws, ws2 };
+	struct strv found = { NULL, 0, 0 };
+	static const struct {
+		const char	*name;
+		mode_t		 mode;
+		bool		 dir, denied;
+	} rows[] = {
+		{ "ws", 0755, true, false },
+		{ "ws/secret", 0600, false, false },
+		{ "other", 0644, false, true },
+		{ "sub", 0755, true, true },
+		{ "sub/f", 0644, false, false },	/* in a denied one */
+		{ "a", 0755, true, false },
+		{ "a/ws2", 0700, true, false },
+		{ "a/x", 0644, false, true },
+	};
+	size_t i;
+
+	assert_non_null(mkdtemp(top));
+	for (i = 0; i < NELEM(rows); i++) {
+		snprintf(path, sizeof(path), "%s/%s", top, rows[i].name);
+		if (rows[i].dir)
+			assert_int_equal(mkdir(path, rows[i].mode), 0);
+		else
+			assert_true(close(open(path, O_CREAT | O_WRONLY,
+			    rows[i].mode)) == 0);
+		assert_int_equal(chmod(path, rows[i].mode), 0);
+	}
+	assert_int_equal(chmod(top, 0700), 0);
+	snprintf(ws, sizeof(ws), "%s/ws", top);
+	snprintf(ws2, sizeof(ws2), "%s/a/ws2", top);
+	assert_int_equal(rootonly_find(top, geteuid(), keep, 2, &found, err,
+	    sizeof(err)), 0);
+	assert_false(found_has(&found, top, ""));
+	for (i = 0; i < NELEM(rows); i++)
+		if (found_has(&found, top, rows[i].name) != rows[i].denied)
+			fail_msg("%s: denied %d, want %d", rows[i].name,
+			    !rows[i].denied, rows[i].denied);
+	strv_free(&found);
+	/* Not on the way to a root given: denied whole, as before. */
+	assert_int_equal(rootonly_find(top, geteuid(), NULL, 0, &found, err,
+	    sizeof(err)), 0);
+	assert_int_equal(found.n, 1);
+	assert_true(found_has(&found, top, ""));
+	strv_free(&found);
+	/* Inside a root given: its own, not walked. */
+	assert_int_equal(rootonly_find(ws, geteuid(), keep, 1, &found, err,
+	    sizeof(err)), 0);
+	assert_int_equal(found.n, 0);
 	strv_free(&found);
 	snprintf(path, sizeof(path), "rm -rf '%s'", top);
 	assert_int_equal(system(path), 0);
@@ -994,6 +1072,7 @@ struct plan_row {
 	bool			 ns_failed;	/* namespaces' set-up failed */
 	bool			 root, uid_fits, memory, max_memory, hide_key;
 	bool			 nosetid;	/* root without CAP_SETUID */
+	bool			 roots_root;	/* root owns a writable root */
 	/* Expected. */
 	enum sandbox_confinement confinement;
 	const char		*mode;
@@ -1031,14 +1110,46 @@ static const struct plan_row plan_rows[] = {
 	    .profile = PROFILE_WORKTREE, .ns = C, .root = true,
 	    .confinement = LL, .mode = "managed", .lines = "", .ntried = 1,
 	    .identity = ROOT },
+	/*
+	 * A root-owned workspace that 65533 could write (mode 0777, a
+	 * checkout in /tmp): still root's, so uid 0 as in namespaces, whose
+	 * idmapped command owns root's files there (SPEC 6.5).
+	 */
+	{ .name = "landlock, root, a root-owned 0777 workspace: uid 0",
+	    .profile = PROFILE_WORKTREE, .ns = C, .root = true,
+	    .uid_fits = true, .roots_root = true, .confinement = LL,
+	    .mode = "managed", .lines = "", .ntried = 1, .identity = ROOT },
+	{ .name = "--confinement landlock, root, root-owned 0777: uid 0",
+	    .profile = PROFILE_OS_HARDENED, .choice = CHOICE_LANDLOCK,
+	    .root = true, .uid_fits = true, .roots_root = true,
+	    .confinement = LL, .mode = "managed", .lines = "",
+	    .identity = ROOT },
+	{ .name = "namespaces, root, a root-owned workspace: 65533 (idmapped)",
+	    .profile = PROFILE_WORKTREE, .root = true, .uid_fits = true,
+	    .roots_root = true, .confinement = NS, .mode = "managed",
+	    .lines = "", .identity = UID },
+	{ .name = "landlock, plain caller, a root-owned workspace: its uid",
+	    .profile = PROFILE_WORKTREE, .choice = CHOICE_LANDLOCK,
+	    .roots_root = true, .confinement = LL, .mode = "managed",
+	    .lines = "capability bounding set", .identity = CALLER },
 	/* docker run --cap-drop ALL: no CAP_SETUID to become 65533. */
 	{ .name = "os_hardened, no namespaces, root without CAP_SETUID",
 	    .profile = PROFILE_OS_HARDENED, .ns = C, .root = true,
 	    .uid_fits = true, .nosetid = true, .confinement = LL,
 	    .mode = "managed", .lines = "", .ntried = 1, .identity = ROOT },
+	/* Neither is enough for os_hardened: both in confinements_tried. */
 	{ .name = "os_hardened, no Landlock", .profile = PROFILE_OS_HARDENED,
 	    .ll = A, .refused = true, .mode = "unsupported_fail_closed",
-	    .mech = MECH_LANDLOCK, .area = AREA_WRITE },
+	    .mech = MECH_LANDLOCK, .area = AREA_WRITE, .ntried = 2 },
+	{ .name = "os_hardened, --confinement namespaces, no Landlock",
+	    .profile = PROFILE_OS_HARDENED, .choice = CHOICE_NAMESPACES,
+	    .ll = A, .refused = true, .mode = "unsupported_fail_closed",
+	    .mech = MECH_LANDLOCK, .area = AREA_WRITE, .ntried = 1 },
+	/* Planned again after the namespaces' set-up failed at entry. */
+	{ .name = "os_hardened, namespaces' set-up failed, no Landlock",
+	    .profile = PROFILE_OS_HARDENED, .ns_failed = true, .ll = A,
+	    .refused = true, .mode = "unsupported_fail_closed",
+	    .mech = MECH_NAMESPACES, .area = AREA_EGRESS, .ntried = 2 },
 	{ .name = "os_hardened, no seccomp", .profile = PROFILE_OS_HARDENED,
 	    .sc = C, .refused = true, .mode = "unsupported_fail_closed",
 	    .mech = MECH_SECCOMP, .area = AREA_EGRESS, .ntried = 2 },
@@ -1164,7 +1275,7 @@ test_plan(void **state UNUSED)
 		in = (struct sandbox_plan_input){ .profile = r->profile,
 		    .choice = r->choice, .host = &h,
 		    .max_memory = r->max_memory, .hide_key = r->hide_key,
-		    .uid_fits = r->uid_fits };
+		    .uid_fits = r->uid_fits, .roots_root = r->roots_root };
 		sandbox_plan(&in, &p);
 		plan_whats(&p, whats, sizeof(whats));
 		if (p.refused != r->refused ||
@@ -1188,6 +1299,46 @@ test_plan(void **state UNUSED)
 }
 
 /* The refusal's detail is the host's word on the missing mechanism. */
+/*
+ * os_hardened without Landlock, planned before and after the namespaces'
+ * set-up failed at entry: each confinement with what it lacked.
+ */
+static void
+test_plan_tried(void **state UNUSED)
+{
+	const struct plan_row row = { .profile = PROFILE_OS_HARDENED,
+	    .ll = A };
+	struct sandbox_host h;
+	struct sandbox_plan p;
+	struct sandbox_plan_input in = { .profile = PROFILE_OS_HARDENED,
+	    .choice = CHOICE_AUTO, .host = &h };
+	int pass;
+
+	for (pass = 0; pass < 2; pass++) {
+		row_host(&row, &h);
+		if (pass == 1) {
+			h.failed[NS] = true;
+			h.failed_mech[NS] = MECH_NAMESPACES;
+			snprintf(h.failed_why[NS], sizeof(h.failed_why[0]),
+			    "unshare: Operation not permitted");
+		}
+		sandbox_plan(&in, &p);
+		assert_true(p.refused);
+		assert_int_equal(p.ntried, 2);
+		assert_int_equal(p.tried[0].confinement, NS);
+		assert_int_equal(p.tried[0].mech, pass == 0 ? MECH_LANDLOCK :
+		    MECH_NAMESPACES);
+		assert_int_equal(p.tried[0].avail, pass == 0 ? AVAIL_ABSENT :
+		    AVAIL_CANNOT_ATTACH);
+		assert_string_equal(p.tried[0].detail, pass == 0 ? "ll-why" :
+		    "unshare: Operation not permitted");
+		assert_int_equal(p.tried[1].confinement, LL);
+		assert_int_equal(p.tried[1].mech, MECH_LANDLOCK);
+		assert_int_equal(p.tried[1].avail, AVAIL_ABSENT);
+		assert_string_equal(p.tried[1].detail, "ll-why");
+	}
+}
+
 static void
 test_plan_detail(void **state UNUSED)
 {
@@ -1443,9 +1594,11 @@ main(void)
 		cmocka_unit_test(test_broker_endpoint),
 		cmocka_unit_test(test_broker_procall),
 		cmocka_unit_test(test_rootonly),
+		cmocka_unit_test(test_rootonly_keep),
 		cmocka_unit_test(test_broker_gone),
 		cmocka_unit_test(test_plan),
 		cmocka_unit_test(test_plan_detail),
+		cmocka_unit_test(test_plan_tried),
 		cmocka_unit_test(test_may_write),
 		cmocka_unit_test(test_open_out_of_reach),
 		cmocka_unit_test(test_writable_root),
