@@ -21,6 +21,7 @@
 
 #include "cli/cli.h"
 #include "cli/direct.h"
+#include "cli/terminal.h"
 #include "proxy/proxy.h"
 #include "sandbox/sandbox.h"
 
@@ -40,6 +41,7 @@ struct window {
 
 struct directs {
 	struct dlog	*log;
+	struct terminal	*term;		/* counts them; --quiet */
 	struct event	*timer;
 	char		 proxy[64];
 	struct window	 open[OPEN_MAX];
@@ -116,6 +118,21 @@ printable(const char *s, char *out, size_t len)
 	out[o] = '\0';
 }
 
+/* The endpoint as a person reads it: unix:PATH, ADDR:PORT, [V6]:PORT. */
+static void
+endpoint_of(const struct sandbox_direct *d, char *where, size_t len)
+{
+	char addr[560];
+
+	printable(d->addr, addr, sizeof(addr));
+	if (strncmp(addr, "unix:", 5) == 0 || strncmp(addr, "netlink:", 8) == 0)
+		snprintf(where, len, "%s", addr);
+	else if (strchr(addr, ':') != NULL)
+		snprintf(where, len, "[%s]:%u", addr, d->port);
+	else
+		snprintf(where, len, "%s:%u", addr, d->port);
+}
+
 /* What to do instead, by what was tried. */
 static void
 say(struct directs *ds, const struct sandbox_direct *d)
@@ -146,12 +163,7 @@ say(struct directs *ds, const struct sandbox_direct *d)
 		    exe[0] != '\0' ? exe : "?");
 	else
 		snprintf(who, sizeof(who), "the command");
-	if (strncmp(addr, "unix:", 5) == 0 || strncmp(addr, "netlink:", 8) == 0)
-		snprintf(where, sizeof(where), "%s", addr);
-	else if (strchr(addr, ':') != NULL)
-		snprintf(where, sizeof(where), "[%s]:%u", addr, d->port);
-	else
-		snprintf(where, sizeof(where), "%s:%u", addr, d->port);
+	endpoint_of(d, where, sizeof(where));
 	switch (d->op) {
 	case DIRECT_CONNECT:
 		cli_error("refused a direct connection to %s from %s: only the "
@@ -182,13 +194,15 @@ say(struct directs *ds, const struct sandbox_direct *d)
 }
 
 struct directs *
-directs_new(struct event_base *base, struct dlog *log, const char *proxy)
+directs_new(struct event_base *base, struct dlog *log, const char *proxy,
+    struct terminal *term)
 {
 	struct directs *ds;
 
 	if ((ds = calloc(1, sizeof(*ds))) == NULL)
 		return NULL;
 	ds->log = log;
+	ds->term = term;
 	snprintf(ds->proxy, sizeof(ds->proxy), "%s", proxy);
 	if ((ds->timer = evtimer_new(base, timer_cb, ds)) == NULL) {
 		free(ds);
@@ -203,9 +217,16 @@ directs_add(struct directs *ds, const struct sandbox_direct *d)
 	struct timeval tv = { FOLD_MS / 1000, (FOLD_MS % 1000) * 1000 };
 	uint64_t now = now_ms();
 	struct window *w;
+	char where[600];
 	size_t i;
 
-	say(ds, d);
+	endpoint_of(d, where, sizeof(where));
+	if (d->op == DIRECT_INBOUND)	/* the peer is no endpoint of ours */
+		snprintf(where, sizeof(where), "inbound to port %u", d->port);
+	if (ds->term != NULL)
+		terminal_direct(ds->term, where, 1);
+	if (ds->term == NULL || !terminal_quiet(ds->term))
+		say(ds, d);
 	for (i = 0; i < ds->nopen; i++) {
 		w = &ds->open[i];
 		if (same(w, d) && now - w->opened_ms < FOLD_MS) {

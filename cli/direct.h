@@ -10,10 +10,15 @@ struct event_base;
 struct dlog;
 struct sandbox_direct;
 struct directs;
+struct terminal;
 
-/* proxy: the proxy's address as the command reaches it ("127.0.0.1:P"). */
+/*
+ * proxy: the proxy's address as the command reaches it ("127.0.0.1:P");
+ * term (may be NULL) counts each refusal, and --quiet there silences
+ * the stderr lines.
+ */
 struct directs	*directs_new(struct event_base *, struct dlog *,
-		    const char *proxy);
+		    const char *proxy, struct terminal *term);
 void		 directs_add(struct directs *, const struct sandbox_direct *);
 /* The folded lines still open, written now; then freed. */
 void		 directs_free(struct directs *);

@@ -517,7 +517,7 @@ start_command(struct run *r)
 	r->spawned = true;
 	proxy_set_owner(r->px, run_owner, r);
 	if (listen_inside(r) == -1 || (r->directs = directs_new(r->base,
-	    r->log, r->proxy_addr)) == NULL) {
+	    r->log, r->proxy_addr, NULL)) == NULL) {
 		sandbox_signal(r->child, SIGKILL);
 		(void)sandbox_wait(r->child);
 		return EXIT_RUNTIME;

@@ -68,6 +68,9 @@ struct dlog {
 	time_t			 behind_said;	/* when "behind" was last said */
 	uint64_t		 lost_said;	/* lost when last said */
 	bool			 sha_failed;	/* the digest is not whole */
+	/* Run mode's terminal: each decision, once recorded. */
+	void			(*observe)(void *, const struct dlog_entry *);
+	void			*observe_arg;
 };
 
 static const char *const protocol_names[] = {
@@ -565,6 +568,8 @@ count_only(struct dlog *l, const struct dlog_entry *e)
 	    "-";
 
 	count(l, e->allow, e->reason);
+	if (l->observe != NULL)
+		return;		/* the observer tells the terminal */
 	if (!e->allow)
 		fprintf(stderr, "harn-egressd: refused %s %s:%u: %s\n",
 		    protocol_names[e->proto], h, e->port,
@@ -577,6 +582,14 @@ count_only(struct dlog *l, const struct dlog_entry *e)
 }
 
 static void json_chars(const char *, char *, size_t);
+
+/* After the line: the terminal's turn (never before, SPEC 5). */
+static void
+observe(struct dlog *l, const struct dlog_entry *e)
+{
+	if (l->observe != NULL)
+		l->observe(l->observe_arg, e);
+}
 
 /* The line of one decision; its length, or 0 when it does not fit. */
 static size_t
@@ -621,6 +634,7 @@ dlog_decision(struct dlog *l, const struct dlog_entry *e, bool serve)
 
 	if (l->fd == -1) {
 		count_only(l, e);
+		observe(l, e);
 		return 0;
 	}
 	/* A log_unavailable refusal never waits for its line. */
@@ -628,6 +642,7 @@ dlog_decision(struct dlog *l, const struct dlog_entry *e, bool serve)
 	if (n > 0 && put(l, line, n, serve ||
 	    e->reason == EGRESS_R_LOG_UNAVAILABLE) == 0) {
 		count(l, e->allow, e->reason);
+		observe(l, e);
 		return 0;
 	}
 	/* Not written: refused log_unavailable instead, recorded so. */
@@ -640,7 +655,16 @@ dlog_decision(struct dlog *l, const struct dlog_entry *e, bool serve)
 	if (n == 0 || put(l, line, n, true) == -1)
 		l->totals.lost++;
 	count(l, false, EGRESS_R_LOG_UNAVAILABLE);
+	observe(l, &refused);
 	return -1;
+}
+
+void
+dlog_observe(struct dlog *l, void (*fn)(void *, const struct dlog_entry *),
+    void *arg)
+{
+	l->observe = fn;
+	l->observe_arg = arg;
 }
 
 /*

@@ -515,6 +515,12 @@ fail:
 	return -1;
 }
 
+const struct conf *
+proxy_conf(const struct proxy *px)
+{
+	return px->gen->conf;
+}
+
 int
 proxy_reload(struct proxy *px, struct conf *c, char *err, size_t errlen)
 {

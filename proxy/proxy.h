@@ -90,6 +90,12 @@ struct dlog_entry {
  */
 int		 dlog_decision(struct dlog *, const struct dlog_entry *,
 		    bool serve);
+/*
+ * fn is told of every decision once it is recorded (run mode's terminal,
+ * SPEC 6.1); without a log it also replaces the stderr line of each.
+ */
+void		 dlog_observe(struct dlog *,
+		    void (*fn)(void *, const struct dlog_entry *), void *arg);
 
 /*
  * Record count refusals (folded into one line when count > 1) of a run's
@@ -147,6 +153,8 @@ int		 proxy_exempt_check(const struct conf *,
  * Use a new policy for new requests; requests under way keep theirs.  A
  * policy exempting one of the proxy's own addresses is refused.
  */
+/* The policy in force now (a reload replaces it: never keep it). */
+const struct conf *proxy_conf(const struct proxy *);
 int		 proxy_reload(struct proxy *, struct conf *, char *err,
 		    size_t errlen);
 
