@@ -13,7 +13,8 @@
 static const char usage_text[] =
 "usage: harn-egressd --policy FILE [--listen ADDR:PORT]... [--port-file F] [--log F]\n"
 "                    [--attest REPORT [--sign-key KEY]\n"
-"                    [--attest-format json|dsse] [--attest-subject FILE]...]\n"
+"                    [--attest-format json|dsse] [--attest-subject FILE]...\n"
+"                    [--attest-subject-max SIZE]]\n"
 "       harn-egressd --policy FILE [options] -- CMD [ARG...]  run CMD confined\n"
 "       harn-egressd --policy FILE [--profile P] [--confinement auto|namespaces|landlock]\n"
 "                    [--workspace DIR] [--env NAME]...\n"
