@@ -12,7 +12,10 @@
 #   (b) a sparse file far over the limit, (c) a FIFO: refused at once;
 #   (d) an output as it should be: taken, and verify --subject passes;
 #   (e) root: an output only its owner may read, in a workspace of another
-#       user's (the command's rights there are that user's).
+#       user's (the command's rights there are that user's);
+#   (f) root: a subject on a hung filesystem (tests/hungfs.c, FUSE whose
+#       reads are never answered): its reader is ended, the exit is not
+#       held.
 #
 # Each confinement (namespaces, landlock), as root and then as nobody
 # (su; the script again, with copies nobody may read).
@@ -241,7 +244,78 @@ owner_only() {
 	    "subject=[{\"name\":\"$WS/dist/app.bin\",\"digest\":{\"sha256\":\"$(sha "$WS/dist/app.bin")\"}}]"
 }
 
+# (f) A subject on a filesystem that hangs: the reader is ended after 10 s
+# without progress and the subject refused; the run ends.
+HUNG_PID=""
+HUNG_READER=""
+hung_fs() {
+	c=$1
+	if ! cc -O1 -o "$TMP/hungfs" "$top_srcdir/tests/hungfs.c" \
+	    2>"$TMP/cc.err"; then
+		not_ok "(f) the hung filesystem builds" "$(cat "$TMP/cc.err")"
+		return
+	fi
+	rm -rf "$WS"
+	mkdir -p "$WS/hung"
+	"$TMP/hungfs" "$WS/hung" "$TMP/hung.state" 2>"$TMP/hung.err" &
+	HUNG_PID=$!
+	at_exit unmount_hung
+	if ! wait_grep "$TMP/hung.state" '^mounted' 50 "$HUNG_PID"; then
+		if grep -q 'No such device' "$TMP/hung.err"; then
+			skip "(f) this kernel has no FUSE: $(cat "$TMP/hung.err")"
+		else
+			not_ok "(f) the hung filesystem mounts" \
+			    "$(cat "$TMP/hung.err")"
+		fi
+		return
+	fi
+	# Control: a plain reader is held, past any signal (a FUSE read
+	# sent to the daemon waits it out), until the mount goes.
+	cat "$WS/hung/app.bin" >/dev/null 2>&1 &
+	HUNG_READER=$!
+	if wait_grep "$TMP/hung.state" '^read' 50 && alive "$HUNG_READER"; then
+		ok "$c: (f) control: a plain reader of it is held"
+	else
+		not_ok "$c: (f) control: a plain reader of it is held" \
+		    "$(cat "$TMP/hung.state")"
+	fi
+	# In the background: a reader that is never ended would hold even
+	# timeout(1), which waits for what it signals.
+	env HOME="$TMP/home" "$EGRESSD" --policy "$POL" --workspace "$WS" \
+	    --confinement "$c" --log "$TMP/f-$c.log" --attest "$TMP/f-$c.json" \
+	    --attest-format dsse --sign-key "$K" \
+	    --attest-subject "$WS/hung/app.bin" -- true \
+	    >"$TMP/out" 2>"$TMP/err" &
+	run=$!
+	rc=held
+	if wait_gone "$run" 600; then
+		rc=0
+		wait "$run" || rc=$?
+	fi
+	if [ "$rc" = 1 ]; then
+		ok "$c: (f) a subject on it: exit 1 within 60 s, not held"
+	else
+		not_ok "$c: (f) a subject on it: exit 1 within 60 s, not held" \
+		    "exit $rc" "$(head -c 600 "$TMP/err")"
+	fi
+	expect_grep "$c: (f) said on stderr" "$TMP/err" \
+	    'refused at exit \(timeout\): not read in time'
+	statement "$c: (f)" "$TMP/f-$c.json" 'subject=[]' \
+	    "predicate.subjects_refused=[{\"name\":\"$WS/hung/app.bin\",\"reason\":\"timeout\"}]"
+	unmount_hung
+}
+# The daemon ended, the mount gone: what waited on it (the control's
+# reader, harn-egressd's ended one) is let go.
+unmount_hung() {
+	[ -n "$HUNG_PID" ] || return 0
+	umount -l "$WS/hung" 2>/dev/null || true
+	kill "$HUNG_PID" 2>/dev/null || true
+	[ -z "$HUNG_READER" ] || wait_gone "$HUNG_READER" 50 || true
+	HUNG_PID=""
+}
+
 suite() {
+	hung=""
 	mkdir -p "$TMP/probe-ws"
 	for c in namespaces landlock; do
 		WS=$TMP/ws-$c
@@ -264,6 +338,11 @@ suite() {
 		taken "$c"
 		if [ "$(id -u)" -eq 0 ] && id nobody >/dev/null 2>&1; then
 			owner_only "$c"
+		fi
+		# Once: it takes the 10 s it proves are enough.
+		if [ "$(id -u)" -eq 0 ] && [ -z "$hung" ]; then
+			hung_fs "$c"
+			hung=1
 		fi
 	done
 }

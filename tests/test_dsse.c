@@ -1,10 +1,10 @@
 /*
  * test_dsse: the in-toto form of the report (SPEC 7.1).  DSSE's PAE byte
- * for byte, base64 in either alphabet, the subjects taken at exit (what
- * is refused and why), an envelope written and verified, and every
- * envelope that is not the key owner's statement refused by the check
- * that should catch it: payload, signature and key id altered, and
- * statements the key did sign (the test holds it) that are not what
+ * for byte, base64 in either alphabet, subjects refused in the statement
+ * (how one is taken: test_subject.c), an envelope written and verified,
+ * and every envelope that is not the key owner's statement refused by
+ * the check that should catch it: payload, signature and key id altered,
+ * and statements the key did sign (the test holds it) that are not what
  * harn-egressd writes.
  */
 #include <errno.h>
