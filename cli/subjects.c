@@ -114,7 +114,7 @@ place_one(struct subject_how *h, const char *name, const struct options *o,
     const struct sandbox_request *r)
 {
 	char abs[PATH_MAX];
-	const char *root, *deny;
+	const char *root, *deny, *rest;
 	int rv;
 
 	if ((rv = normalize(name, abs, sizeof(abs))) < 0) {
@@ -135,8 +135,11 @@ place_one(struct subject_how *h, const char *name, const struct options *o,
 		    "which the command could not read", name, deny);
 		return -1;
 	}
+	rest = abs + strlen(root);
+	while (*rest == '/')
+		rest++;
 	h->root = strdup(root);
-	h->rel = strdup(abs + strlen(root) + (strcmp(root, "/") != 0));
+	h->rel = strdup(rest);
 	if (h->root == NULL || h->rel == NULL) {
 		cli_error("out of memory");
 		return -1;

@@ -268,6 +268,13 @@ statement "the statement lists the missing output as refused" \
     "$TMP/m.dsse.json" "subject.0.name=\"$TMP/m.log\"" \
     "predicate.subjects_refused=[{\"name\":\"$WS/dist/app.bin\",\"reason\":\"not_found\"}]"
 verify_fails "a statement with a refused subject" subjects "$TMP/m.dsse.json"
+# Neither the refused subject nor the statement's other one is vouched
+# for: what the command did to one makes the run's evidence doubtful.
+printf 'x\n' >"$TMP/app.bin"
+verify_fails "verify --subject of the refused one" subjects \
+    "$TMP/m.dsse.json" --subject "$TMP/app.bin"
+verify_fails "verify --subject of the one taken beside it" subjects \
+    "$TMP/m.dsse.json" --subject "$TMP/m.log"
 openssl_pae "the statement with a refused subject" "$TMP/m.dsse.json"
 # The command's own failure, which may be why: its status stands.
 expect_rc "an output missing, the command exited 5: exit 5" 5 box \
