@@ -78,20 +78,29 @@ struct attest_log {
 
 /*
  * A subject of the statement: a file named as given, and its SHA-256 taken
- * at exit; unread says why it could not be (ATTEST_UNREAD_*), NULL when
- * it was.
+ * at exit; refused says why it was not (ATTEST_REFUSED_*, one word, the
+ * statement's subjects_refused), NULL when it was taken.
  */
 struct attest_subject {
 	const char	*name;
 	unsigned char	 sha256[32];
-	const char	*unread;
+	const char	*refused;
+	int		 err;		/* the errno behind it; 0: none */
+	uint64_t	 size;		/* too_large: the file's size */
 };
 
-#define ATTEST_UNREAD_MISSING	"missing"	/* no file at the name */
-#define ATTEST_UNREAD_SYMLINK	"symlink"	/* a link at the name itself */
-#define ATTEST_UNREAD_NOT_FILE	"not_regular"	/* FIFO, device, /proc... */
-#define ATTEST_UNREAD_KEY	"signing_key"	/* the key that signs */
-#define ATTEST_UNREAD_ERROR	"unreadable"	/* permission, I/O */
+#define ATTEST_REFUSED_NOT_FOUND	"not_found"	/* nothing at the name */
+#define ATTEST_REFUSED_SYMLINK		"symlink"	/* a link on its path */
+#define ATTEST_REFUSED_NOT_REGULAR	"not_regular"	/* FIFO, /proc... */
+#define ATTEST_REFUSED_TOO_LARGE	"too_large"	/* over the max */
+#define ATTEST_REFUSED_PERMISSION	"permission"	/* not readable so */
+#define ATTEST_REFUSED_CHANGED		"changed"	/* while it was read */
+#define ATTEST_REFUSED_KEY		"signing_key"	/* the key that signs */
+#define ATTEST_REFUSED_TIMEOUT		"timeout"	/* a hung filesystem */
+#define ATTEST_REFUSED_ERROR		"error"		/* I/O and the rest */
+
+/* The largest subject hashed unless --attest-subject-max says otherwise. */
+#define ATTEST_SUBJECT_MAX_DEFAULT	(1ULL << 30)
 
 struct attest_report {
 	enum attest_format	 format;
@@ -134,16 +143,33 @@ struct attest_out	*attest_out_open(const char *path, char *err,
 			    size_t errlen);
 void			 attest_out_free(struct attest_out *);
 
+/* How a subject is taken. */
+struct attest_take {
+	bool		 follow;	/* links followed (verify: its own file) */
+	uint64_t	 max;		/* the largest size hashed */
+	const struct stat *avoid;	/* never this file (the signing key) */
+	void		(*tick)(void *);	/* called as reading goes on */
+	void		*arg;
+};
+
 /*
- * Take a subject's SHA-256 now.  follow: a symlink at the name itself is
- * followed (verify: the verifier's own file); otherwise it is not taken,
- * as a link the confined command left there could lead anywhere.  Only a
- * regular file outside /proc and /sys is read, and never the file avoid
- * (the signing key) names.  0 with s->unread NULL, or -1 with s->unread
- * set and err saying why.
+ * Take a subject's SHA-256 now: path beneath the directory dir (then
+ * nothing may lead out of it), or as named with dir AT_FDCWD.  Unless
+ * how->follow, no symbolic link is followed anywhere on the path.  Only a
+ * regular file outside /proc and /sys of at most how->max bytes is
+ * opened for reading (never blocking, so a FIFO cannot hang it), exactly
+ * its size is read, and one that changes meanwhile is refused.  0 with
+ * s->refused NULL, or -1 with s->refused (and s->err, s->size) set.
  */
-int	attest_subject_take(struct attest_subject *s, bool follow,
-	    const struct stat *avoid, char *err, size_t errlen);
+int	attest_subject_take(struct attest_subject *s, int dir,
+	    const char *path, const struct attest_take *how);
+
+/* The ATTEST_REFUSED_* constant spelled word; NULL: none is. */
+const char *attest_subject_reason(const char *word);
+
+/* Why s was refused, for a person (max: the limit it was held to). */
+void	attest_subject_why(const struct attest_subject *s, uint64_t max,
+	    char *buf, size_t len);
 
 /*
  * Write the report in its format (r->format), signed with key when not

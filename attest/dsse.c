@@ -53,26 +53,26 @@ hex_string(const unsigned char *b, size_t n)
 json_t *
 dsse_statement(json_t *report, const struct attest_subject *s, size_t n)
 {
-	json_t *subjects, *unread, *e;
+	json_t *subjects, *refused, *e;
 	size_t i;
 
 	subjects = json_array();
-	unread = json_array();
-	if (report == NULL || subjects == NULL || unread == NULL)
+	refused = json_array();
+	if (report == NULL || subjects == NULL || refused == NULL)
 		goto fail;
 	for (i = 0; i < n; i++) {
-		if (s[i].unread == NULL)
+		if (s[i].refused == NULL)
 			e = json_pack("{s:s, s:{s:o}}", "name", s[i].name,
 			    "digest", "sha256", hex_string(s[i].sha256, 32));
 		else
 			e = json_pack("{s:s, s:s}", "name", s[i].name,
-			    "reason", s[i].unread);
-		if (json_array_append_new(s[i].unread == NULL ? subjects :
-		    unread, e) == -1)
+			    "reason", s[i].refused);
+		if (json_array_append_new(s[i].refused == NULL ? subjects :
+		    refused, e) == -1)
 			goto fail;
 	}
-	if (json_object_set_new(report, "unread_subjects", unread) == -1) {
-		unread = NULL;
+	if (json_object_set_new(report, "subjects_refused", refused) == -1) {
+		refused = NULL;
 		goto fail;
 	}
 	return json_pack("{s:s, s:o, s:s, s:o}", "_type",
@@ -80,7 +80,7 @@ dsse_statement(json_t *report, const struct attest_subject *s, size_t n)
 	    ATTEST_PREDICATE_TYPE, "predicate", report);
 fail:
 	json_decref(subjects);
-	json_decref(unread);
+	json_decref(refused);
 	json_decref(report);
 	return NULL;
 }

@@ -22,7 +22,7 @@ unsigned char	*dsse_pae(const char *type, const unsigned char *body,
 /*
  * The statement: the subjects that were taken, our predicate type, and
  * the predicate, which is the report (without signature) with the
- * subjects that were not taken as unread_subjects.  Takes report.
+ * subjects that were refused as subjects_refused.  Takes report.
  */
 json_t		*dsse_statement(json_t *report, const struct attest_subject *,
 		    size_t n);

@@ -8,6 +8,8 @@
  * and members DSSE does not name are ignored, as it says.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,29 +118,29 @@ check_signature(const json_t *env, const unsigned char *payload,
 	return rv;
 }
 
-/* Each subject is a name and a SHA-256; each unread one, a name and why. */
+/* Each subject is a name and a SHA-256; each refused one, a name and why. */
 static int
-check_subject_list(const json_t *list, bool unread, struct verdict *v)
+check_subject_list(const json_t *list, bool refused, struct verdict *v)
 {
-	const char *what = unread ? "predicate.unread_subjects" : "subject";
+	const char *what = refused ? "predicate.subjects_refused" : "subject";
 	const char *name, *sha;
 	const json_t *s;
 	size_t i;
 
 	if (!json_is_array(list))
-		return fail(v, unread ? "schema" : "statement", "%s: want an "
+		return fail(v, refused ? "schema" : "statement", "%s: want an "
 		    "array", what);
 	json_array_foreach(list, i, s) {
 		name = json_string_value(json_object_get(s, "name"));
 		sha = json_string_value(json_object_get(json_object_get(s,
 		    "digest"), "sha256"));
 		if (name == NULL || name[0] == '\0')
-			return fail(v, unread ? "schema" : "statement",
+			return fail(v, refused ? "schema" : "statement",
 			    "%s[%zu]: want a name", what, i);
-		if (unread && !json_is_string(json_object_get(s, "reason")))
+		if (refused && !json_is_string(json_object_get(s, "reason")))
 			return fail(v, "schema", "%s[%zu]: want a reason",
 			    what, i);
-		if (!unread && (sha == NULL || !encode_is_hex(sha, 32)))
+		if (!refused && (sha == NULL || !encode_is_hex(sha, 32)))
 			return fail(v, "statement", "%s[%zu]: want a sha256 "
 			    "digest (64 lower-case hex digits)", what, i);
 	}
@@ -182,6 +184,15 @@ check_canonical(const json_t *st, const unsigned char *payload, size_t len,
 	return rv;
 }
 
+/* The predicate's refused subjects (an earlier build: unread_subjects). */
+static const json_t *
+refused_list(const json_t *p)
+{
+	const json_t *l = json_object_get(p, "subjects_refused");
+
+	return l != NULL ? l : json_object_get(p, "unread_subjects");
+}
+
 static int
 check_predicate(const json_t *p, struct verdict *v)
 {
@@ -192,21 +203,24 @@ check_predicate(const json_t *p, struct verdict *v)
 	if (json_object_get(p, "signature") != NULL)
 		return fail(v, "schema", "the predicate carries a signature: "
 		    "the envelope's is the only one");
-	return check_subject_list(json_object_get(p, "unread_subjects"), true,
-	    v);
+	return check_subject_list(refused_list(p), true, v);
 }
 
-/* Every subject asked for was taken at exit. */
+/*
+ * Every subject asked for was taken at exit: one refused (the command may
+ * have swapped it for a link, a FIFO, a huge file) fails the statement,
+ * which is no evidence for the run's other outputs either.
+ */
 static int
 check_complete(const json_t *st, struct verdict *v)
 {
-	const json_t *unread = json_object_get(json_object_get(st,
-	    "predicate"), "unread_subjects"), *u;
+	const json_t *refused = refused_list(json_object_get(st,
+	    "predicate")), *u;
 
-	if (json_array_size(unread) > 0) {
-		u = json_array_get(unread, 0);
-		return fail(v, "subjects", "%zu subject(s) could not be read "
-		    "at exit, the first %s (%s)", json_array_size(unread),
+	if (json_array_size(refused) > 0) {
+		u = json_array_get(refused, 0);
+		return fail(v, "subjects", "%zu subject(s) refused at exit, "
+		    "the first %s (%s)", json_array_size(refused),
 		    json_string_value(json_object_get(u, "name")),
 		    json_string_value(json_object_get(u, "reason")));
 	}
@@ -259,6 +273,8 @@ check_subject_files(const json_t *st, const struct attest_check *c,
     struct verdict *v)
 {
 	const json_t *list = json_object_get(st, "subject"), *s;
+	/* The verifier's own file: a link to it is followed. */
+	const struct attest_take how = { .follow = true, .max = UINT64_MAX };
 	struct attest_subject file;
 	char hex[65], err[ATTEST_ERR_MAX];
 	const char *want;
@@ -268,9 +284,10 @@ check_subject_files(const json_t *st, const struct attest_check *c,
 		if ((s = find_subject(list, c->subjects[i], v)) == NULL)
 			return 1;
 		file.name = c->subjects[i];
-		if (attest_subject_take(&file, true, NULL, err,
-		    sizeof(err)) == -1) {
-			fail(v, "subjects", "%s", err);
+		if (attest_subject_take(&file, AT_FDCWD, file.name,
+		    &how) == -1) {
+			attest_subject_why(&file, how.max, err, sizeof(err));
+			fail(v, "subjects", "%s: %s", file.name, err);
 			return -1;
 		}
 		encode_hex(file.sha256, 32, hex);

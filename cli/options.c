@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attest/attest.h"
 #include "cli/cli.h"
 #include "cli/options.h"
 #include "sandbox/sandbox.h"
@@ -12,7 +13,8 @@
 /* Every option from OPT_PROFILE on is for run mode only. */
 enum {
 	OPT_POLICY = 256, OPT_LISTEN, OPT_PORT_FILE, OPT_LOG, OPT_ATTEST,
-	OPT_ATTEST_FORMAT, OPT_ATTEST_SUBJECT, OPT_SIGN_KEY, OPT_PROFILE,
+	OPT_ATTEST_FORMAT, OPT_ATTEST_SUBJECT, OPT_ATTEST_SUBJECT_MAX,
+	OPT_SIGN_KEY, OPT_PROFILE,
 	OPT_WORKSPACE, OPT_RO_ROOT, OPT_RW_ROOT, OPT_DENY_ROOT, OPT_ENV,
 	OPT_NO_SANDBOX, OPT_SOCKET_ROOT, OPT_MAX_PROCS, OPT_TMPFS_SIZE,
 	OPT_MAX_MEMORY, OPT_CONFINEMENT
@@ -26,6 +28,8 @@ static const struct option longopts[] = {
 	{ "attest", required_argument, NULL, OPT_ATTEST },
 	{ "attest-format", required_argument, NULL, OPT_ATTEST_FORMAT },
 	{ "attest-subject", required_argument, NULL, OPT_ATTEST_SUBJECT },
+	{ "attest-subject-max", required_argument, NULL,
+	    OPT_ATTEST_SUBJECT_MAX },
 	{ "sign-key", required_argument, NULL, OPT_SIGN_KEY },
 	{ "profile", required_argument, NULL, OPT_PROFILE },
 	{ "workspace", required_argument, NULL, OPT_WORKSPACE },
@@ -168,6 +172,10 @@ one_option(struct options *o, int ch, const char *arg)
 	case OPT_ATTEST_SUBJECT:
 		return add_str(o->subjects, &o->nsubjects, OPT_MAX_SUBJECTS,
 		    arg, "--attest-subject");
+	case OPT_ATTEST_SUBJECT_MAX:
+		o->subject_max_given = true;
+		return parse_size("--attest-subject-max", arg, 1,
+		    &o->subject_max);
 	case OPT_SIGN_KEY: o->sign_key = arg; return 0;
 	case OPT_WORKSPACE: o->workspace = arg; return 0;
 	case OPT_NO_SANDBOX: o->no_sandbox = true; return 0;
@@ -256,6 +264,7 @@ options_parse(int argc, char **argv, struct options *o)
 	o->confinement = "auto";
 	o->max_procs = SANDBOX_MAX_PROCS;
 	o->tmpfs_size = SANDBOX_TMPFS_SIZE;
+	o->subject_max = ATTEST_SUBJECT_MAX_DEFAULT;
 	optind = 1;
 	opterr = 0;		/* our own one-line messages */
 	/*

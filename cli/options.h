@@ -20,6 +20,8 @@ struct options {
 	const char		*attest_format;	/* NULL: not given (json) */
 	const char		*subjects[OPT_MAX_SUBJECTS];
 	size_t			 nsubjects;
+	unsigned long long	 subject_max;	/* --attest-subject-max */
+	bool			 subject_max_given;
 	const char		*sign_key;
 	const char		*profile;
 	const char		*confinement;	/* auto, namespaces, landlock */

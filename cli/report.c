@@ -9,6 +9,7 @@
 
 #include "cli/cli.h"
 #include "cli/report.h"
+#include "cli/subjects.h"
 
 static int64_t
 now_ms(void)
@@ -70,6 +71,11 @@ check_no_report(const struct options *opt)
 		    "--attest FILE --attest-format dsse)", opt->subjects[0]);
 		return -1;
 	}
+	if (opt->subject_max_given) {
+		cli_error("--attest-subject-max: no report to take subjects "
+		    "for (add --attest FILE --attest-format dsse)");
+		return -1;
+	}
 	return 0;
 }
 
@@ -127,19 +133,27 @@ check_dsse(const struct options *opt)
 	return 0;
 }
 
-/* The subjects, by name; their digests are taken at the end. */
+/*
+ * The subjects, by name; their digests are taken at the end.  The
+ * decision log, by default or by the name --log gave it, is our own file.
+ */
 static int
 subjects_new(struct report *rep, const struct options *opt)
 {
 	size_t i, n = opt->nsubjects > 0 ? opt->nsubjects : 1;
 
-	if ((rep->subjects = calloc(n, sizeof(*rep->subjects))) == NULL) {
+	if ((rep->subjects = calloc(n, sizeof(*rep->subjects))) == NULL ||
+	    (rep->how = calloc(n, sizeof(*rep->how))) == NULL) {
 		cli_error("out of memory");
 		return -1;
 	}
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		rep->subjects[i].name = opt->nsubjects > 0 ?
 		    opt->subjects[i] : opt->log;
+		rep->how[i].own = opt->log != NULL &&
+		    strcmp(rep->subjects[i].name, opt->log) == 0;
+	}
+	rep->subject_max = opt->subject_max;
 	rep->r.subjects = rep->subjects;
 	rep->r.nsubjects = n;
 	rep->r.format = ATTEST_DSSE;
@@ -162,9 +176,11 @@ report_open(struct report *rep, const struct options *opt)
 		return check_no_report(opt);
 	dsse = opt->attest_format != NULL &&
 	    strcmp(opt->attest_format, "dsse") == 0;
-	if (!dsse && opt->nsubjects > 0) {
-		cli_error("--attest-subject %s: the JSON report has no subjects "
-		    "(add --attest-format dsse)", opt->subjects[0]);
+	if (!dsse && (opt->nsubjects > 0 || opt->subject_max_given)) {
+		cli_error("%s%s: the JSON report has no subjects (add "
+		    "--attest-format dsse)", opt->nsubjects > 0 ?
+		    "--attest-subject " : "--attest-subject-max",
+		    opt->nsubjects > 0 ? opt->subjects[0] : "");
 		return -1;
 	}
 	if (check_inputs(opt) == -1 || (dsse && (check_dsse(opt) == -1 ||
@@ -289,31 +305,6 @@ report_log(struct report *rep, struct dlog *log, const char *path)
 		rep->log_moved = true;
 }
 
-/*
- * The subjects' digests, now that the command has ended (or the service
- * stops).  One that cannot be taken is left out of the statement's
- * subjects and listed as unread: 1.
- */
-static int
-take_subjects(struct report *rep)
-{
-	char err[ATTEST_ERR_MAX];
-	size_t i;
-	int rv = 0;
-
-	for (i = 0; i < rep->r.nsubjects; i++) {
-		if (attest_subject_take(&rep->subjects[i], false,
-		    rep->key != NULL ? &rep->key_st : NULL, err,
-		    sizeof(err)) == -1) {
-			cli_error("--attest: subject %s: not taken at exit; "
-			    "the statement lists it as unread (%s)", err,
-			    rep->subjects[i].unread);
-			rv = 1;
-		}
-	}
-	return rv;
-}
-
 int
 report_close(struct report *rep, bool write)
 {
@@ -322,7 +313,7 @@ report_close(struct report *rep, bool write)
 
 	if (rep->out != NULL && write) {
 		rep->r.ended_ms = now_ms();
-		rv = take_subjects(rep);
+		rv = subjects_take(rep);
 		if (attest_write(rep->out, &rep->r, rep->key, err,
 		    sizeof(err)) == -1) {
 			cli_error("--attest: the report was not written: %s",
@@ -345,6 +336,7 @@ report_close(struct report *rep, bool write)
 	}
 	attest_out_free(rep->out);
 	attest_key_free(rep->key);
+	subjects_free(rep);
 	free(rep->subjects);
 	rep->out = NULL;
 	rep->key = NULL;

@@ -13,6 +13,7 @@
 #include "cli/options.h"
 #include "conf/conf.h"
 #include "proxy/proxy.h"
+#include "sandbox/sandbox.h"
 
 struct report {
 	struct attest_out	*out;		/* NULL: no --attest */
@@ -20,6 +21,10 @@ struct report {
 	struct stat		 key_st;	/* its file, never a subject */
 	const char		*path;
 	struct attest_subject	*subjects;	/* dsse: taken at the end */
+	struct subject_how	*how;		/* how each is read (subjects.c) */
+	uint64_t		 subject_max;	/* --attest-subject-max */
+	bool			 run;		/* run mode: the command's rights */
+	struct sandbox_plan	 plan;		/* what the command ran under */
 	struct attest_report	 r;
 	struct attest_sandbox	 sandbox;
 	bool			 started;	/* past the usage checks */

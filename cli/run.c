@@ -24,6 +24,7 @@
 #include "cli/report.h"
 #include "cli/run.h"
 #include "cli/serve.h"
+#include "cli/subjects.h"
 #include "proxy/proxy.h"
 #include "sandbox/sandbox.h"
 
@@ -645,7 +646,8 @@ run_mode(const struct options *o, struct conf *c, struct report *rep)
 		goto out;
 	}
 	if (build_request(o, profile, &w, &r.req) == -1 ||
-	    check_outputs(o, &r.req) == -1 || check_policy(o, &r.req) == -1)
+	    check_outputs(o, &r.req) == -1 || check_policy(o, &r.req) == -1 ||
+	    subjects_place(rep, o, &r.req) == -1)
 		goto out;
 	if (o->log != NULL && ((logfd = serve_open_log(o->log)) == -1 ||
 	    check_links("--log", o->log, logfd, profile) == -1 ||
@@ -687,6 +689,8 @@ run_mode(const struct options *o, struct conf *c, struct report *rep)
 		record_sandbox(rep, &r.plan);
 	}
 out:
+	/* The subjects are read with the rights the command ran with. */
+	subjects_plan(rep, &r.plan);
 	conf_free(c);
 	if (logfd > STDERR_FILENO)
 		close(logfd);

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <sys/stat.h>
 
 enum sandbox_profile {
 	PROFILE_OS_HARDENED,	/* a confinement, every mechanism, or refuse */
@@ -331,5 +332,51 @@ void	 sandbox_refusal(enum sandbox_area, const char *reason,
  */
 bool	 sandbox_uid_fits(const struct sandbox_request *);
 bool	 sandbox_roots_root(const struct sandbox_request *);
+
+/*
+ * Reading a file as the command could have (readas.c; SPEC 7.1's
+ * subjects).  The root an absolute, normalized path lies beneath: the
+ * deepest of the workspace, the write roots and the read-only roots that
+ * holds it, provided a writable one does; NULL otherwise.
+ */
+const char *sandbox_subject_root(const struct sandbox_request *,
+	    const char *path);
+
+/* Whose rights: a uid and gid, with or without our groups; no capability. */
+struct sandbox_ident {
+	bool		 change;	/* false: our own uid, gid and groups */
+	uid_t		 uid;
+	gid_t		 gid;
+	bool		 groups;	/* keep our supplementary groups */
+};
+
+/*
+ * The command's rights beneath root (its stat) under plan p; gid is ours
+ * (the group a root caller's command kept).
+ */
+void	 sandbox_subject_ident(const struct sandbox_plan *p,
+	    const struct stat *root, gid_t gid, struct sandbox_ident *);
+
+/*
+ * Take id in this process (a child's: for good), and drop every
+ * capability, never dumpable.  -1 with errno when any step fails.
+ */
+int	 sandbox_become(const struct sandbox_ident *id);
+
+/*
+ * Run fn in a child that took id (sandbox_become; NULL: keeps everything
+ * of ours), holding only descriptor keep (and 0-2) of ours.  fn writes its
+ * answer, len bytes at most 1024, to out, and calls sandbox_tick as it
+ * makes progress; a child silent for idle_ms is killed.  0 with out
+ * filled, or -1 with errno: ETIMEDOUT (killed), the errno of the step of
+ * sandbox_become that failed, or ECHILD (it died without an answer).
+ */
+struct sandbox_tick;
+typedef void (*sandbox_helper_fn)(void *arg, struct sandbox_tick *,
+	    void *out, size_t len);
+int	 sandbox_helper(const struct sandbox_ident *id, int keep,
+	    sandbox_helper_fn fn, void *arg, void *out, size_t len,
+	    int idle_ms);
+void	 sandbox_tick(struct sandbox_tick *);
 
 #endif

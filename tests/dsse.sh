@@ -161,7 +161,7 @@ for c in namespaces landlock; do
 	    'predicate.command.argv0="sh"' 'predicate.exit.code=0' \
 	    'predicate.decisions.allow=1' 'predicate.decisions.deny=1' \
 	    "predicate.log.sha256=\"$(sha "$TMP/run-$c.log")\"" \
-	    'predicate.log.records=2' 'predicate.unread_subjects=[]' \
+	    'predicate.log.records=2' 'predicate.subjects_refused=[]' \
 	    'predicate.signature="<missing>"'
 done
 RUN=$TMP/run-namespaces.dsse.json
@@ -252,7 +252,8 @@ expect_rc "verify: the log as log and as subject" 0 "$EGRESSD" verify \
     --pubkey "$K.pub" --log "$TMP/d.log" --subject "$TMP/d.log" \
     "$TMP/d.dsse.json"
 
-# ------------------------------------------------------------------ unread
+# ------------------------------------------------------------------ refused
+# (The command's attacks on a subject, as root and as nobody: subjects.sh.)
 
 # The build produced no output but exited 0: the envelope is written and
 # says so, harn-egressd exits 1, and verify fails the statement.
@@ -262,12 +263,19 @@ expect_rc "an output missing at exit, the command exited 0: exit 1" 1 box \
     --sign-key "$K" --attest-subject "$WS/dist/app.bin" \
     --attest-subject "$TMP/m.log" -- true
 expect_grep "the missing output is said on stderr" "$TMP/err" \
-    "subject $WS/dist/app.bin: No such file or directory.*unread"
-statement "the statement lists the missing output as unread" \
+    "attest-subject $WS/dist/app.bin: refused at exit \(not_found\): No such file or directory; listed in subjects_refused"
+statement "the statement lists the missing output as refused" \
     "$TMP/m.dsse.json" "subject.0.name=\"$TMP/m.log\"" \
-    "predicate.unread_subjects=[{\"name\":\"$WS/dist/app.bin\",\"reason\":\"missing\"}]"
-verify_fails "a statement with an unread subject" subjects "$TMP/m.dsse.json"
-openssl_pae "the statement with an unread subject" "$TMP/m.dsse.json"
+    "predicate.subjects_refused=[{\"name\":\"$WS/dist/app.bin\",\"reason\":\"not_found\"}]"
+verify_fails "a statement with a refused subject" subjects "$TMP/m.dsse.json"
+# Neither the refused subject nor the statement's other one is vouched
+# for: what the command did to one makes the run's evidence doubtful.
+printf 'x\n' >"$TMP/app.bin"
+verify_fails "verify --subject of the refused one" subjects \
+    "$TMP/m.dsse.json" --subject "$TMP/app.bin"
+verify_fails "verify --subject of the one taken beside it" subjects \
+    "$TMP/m.dsse.json" --subject "$TMP/m.log"
+openssl_pae "the statement with a refused subject" "$TMP/m.dsse.json"
 # The command's own failure, which may be why: its status stands.
 expect_rc "an output missing, the command exited 5: exit 5" 5 box \
     --log "$TMP/m5.log" --attest "$TMP/m5.dsse.json" --attest-format dsse \
@@ -284,7 +292,7 @@ expect_rc "a link left at the subject's name: exit 1" 1 box --log \
     --sign-key "$K" --attest-subject "$WS/dist/app.bin" \
     -- sh -c "mkdir -p dist && ln -sf '$TMP/home/.netrc' dist/app.bin"
 statement "the link is not followed" "$TMP/l.dsse.json" \
-    "predicate.unread_subjects=[{\"name\":\"$WS/dist/app.bin\",\"reason\":\"symlink\"}]"
+    "predicate.subjects_refused=[{\"name\":\"$WS/dist/app.bin\",\"reason\":\"symlink\"}]"
 $PY "$AC" dsse "$TMP/l.dsse.json" "$TMP" >/dev/null 2>&1 || true
 expect_no_grep "the link's target's digest is nowhere in the statement" \
     "$TMP/payload" "$(sha "$TMP/home/.netrc")"
@@ -295,7 +303,7 @@ expect_rc "a FIFO left at the subject's name: exit 1, at once" 1 \
     --attest-format dsse --sign-key "$K" --attest-subject "$WS/dist/app.bin" \
     -- sh -c 'mkdir -p dist && mkfifo dist/app.bin'
 statement "the FIFO is not read" "$TMP/f.dsse.json" \
-    "predicate.unread_subjects=[{\"name\":\"$WS/dist/app.bin\",\"reason\":\"not_regular\"}]"
+    "predicate.subjects_refused=[{\"name\":\"$WS/dist/app.bin\",\"reason\":\"not_regular\"}]"
 rm -rf "$WS/dist"
 # The control: the same output, a file, is taken.
 expect_rc "the same output as a file (control)" 0 box --log "$TMP/c.log" \
@@ -337,6 +345,25 @@ usage "a subject given twice" 'given twice' --log "$TMP/u.log" \
 usage "a subject name that is not UTF-8" 'not UTF-8' --log "$TMP/u.log" \
     --attest-format dsse --sign-key "$K" \
     --attest-subject "$TMP/$(printf 'x\377')"
+# A subject is the command's output: beneath the workspace or a
+# --write-root, named without '..', never where the command was denied.
+usage "a subject outside the workspace and the write roots" \
+    'not beneath the workspace' --log "$TMP/u.log" --attest-format dsse \
+    --sign-key "$K" --attest-subject "$TMP/elsewhere.bin"
+usage "a subject named with '..'" "a '\.\.' component" --log "$TMP/u.log" \
+    --attest-format dsse --sign-key "$K" \
+    --attest-subject "$WS/dist/../dist/app.bin"
+usage "a subject under --read-deny-root" 'under --read-deny-root' \
+    --log "$TMP/u.log" --attest-format dsse --sign-key "$K" \
+    --read-deny-root "$WS/private" --attest-subject "$WS/private/key.pem"
+usage "--attest-subject-max 0" 'want a size of at least 1 bytes' \
+    --log "$TMP/u.log" --attest-format dsse --sign-key "$K" \
+    --attest-subject-max 0
+usage "--attest-subject-max 2x" 'want a size' --log "$TMP/u.log" \
+    --attest-format dsse --sign-key "$K" --attest-subject-max 2x
+usage "--attest-subject-max in the JSON form" \
+    'attest-subject-max: the JSON report has no subjects' --log "$TMP/u.log" \
+    --attest-subject-max 1g
 usage "--attest-format xml" 'want json or dsse' --attest-format xml
 usage "--attest-subject in the JSON form" 'the JSON report has no subjects' \
     --log "$TMP/u.log" --attest-subject "$WS/dist/app.bin"
@@ -351,6 +378,10 @@ expect_rc "usage error: --attest-subject without --attest" 2 box \
     --log "$TMP/u.log" --attest-subject "$TMP/u.log" -- true
 expect_grep "usage error: --attest-subject without --attest: says why" \
     "$TMP/err" 'no report to name it'
+expect_rc "usage error: --attest-subject-max without --attest" 2 box \
+    --log "$TMP/u.log" --attest-subject-max 1m -- true
+expect_grep "usage error: --attest-subject-max without --attest: says why" \
+    "$TMP/err" 'no report to take subjects for'
 expect_rc "verify --subject without --pubkey is a usage error" 2 \
     "$EGRESSD" verify --subject "$WS/dist/app.bin" "$RUN"
 

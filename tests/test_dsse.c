@@ -1,10 +1,10 @@
 /*
  * test_dsse: the in-toto form of the report (SPEC 7.1).  DSSE's PAE byte
- * for byte, base64 in either alphabet, the subjects taken at exit (what
- * is refused and why), an envelope written and verified, and every
- * envelope that is not the key owner's statement refused by the check
- * that should catch it: payload, signature and key id altered, and
- * statements the key did sign (the test holds it) that are not what
+ * for byte, base64 in either alphabet, subjects refused in the statement
+ * (how one is taken: test_subject.c), an envelope written and verified,
+ * and every envelope that is not the key owner's statement refused by
+ * the check that should catch it: payload, signature and key id altered,
+ * and statements the key did sign (the test holds it) that are not what
  * harn-egressd writes.
  */
 #include <errno.h>
@@ -116,7 +116,7 @@ base64_either_alphabet(void **state)
 }
 
 /* ---------------------------------------------------------------- */
-/* Subjects. */
+/* Files. (How a subject is taken: test_subject.c.) */
 
 static void
 write_file(const char *path, const char *text)
@@ -128,87 +128,6 @@ write_file(const char *path, const char *text)
 	assert_int_equal(fclose(f), 0);
 }
 
-static const char *
-take(const char *path, bool follow, const struct stat *avoid, char *hex)
-{
-	struct attest_subject s = { .name = path };
-	char err[ATTEST_ERR_MAX];
-	int rv;
-
-	rv = attest_subject_take(&s, follow, avoid, err, sizeof(err));
-	assert_int_equal(rv, s.unread == NULL ? 0 : -1);
-	if (s.unread != NULL)
-		assert_non_null(strstr(err, path));
-	else if (hex != NULL)
-		encode_hex(s.sha256, 32, hex);
-	return s.unread;
-}
-
-static void
-subject_take(void **state)
-{
-	char path[300], lnk[300], hex[65];
-	struct stat key;
-
-	snprintf(path, sizeof(path), "%s/hello.txt", dir);
-	write_file(path, "hello\n");
-	assert_null(take(path, false, NULL, hex));
-	assert_string_equal(hex, "5891b5b522d5df086d0ff0b110fbd9d21bb4fc71"
-	    "63af34d08286a2e846f6be03");
-	/* An empty file is one too. */
-	snprintf(path, sizeof(path), "%s/empty", dir);
-	write_file(path, "");
-	assert_null(take(path, false, NULL, hex));
-	assert_string_equal(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4"
-	    "649b934ca495991b7852b855");
-	snprintf(path, sizeof(path), "%s/nothing", dir);
-	assert_string_equal(take(path, false, NULL, NULL),
-	    ATTEST_UNREAD_MISSING);
-	snprintf(path, sizeof(path), "%s/hello.txt/below", dir);
-	assert_string_equal(take(path, false, NULL, NULL),
-	    ATTEST_UNREAD_MISSING);
-	/* A link at the name: not followed, unless the caller asks. */
-	snprintf(path, sizeof(path), "%s/hello.txt", dir);
-	snprintf(lnk, sizeof(lnk), "%s/link", dir);
-	assert_int_equal(symlink(path, lnk), 0);
-	assert_string_equal(take(lnk, false, NULL, NULL),
-	    ATTEST_UNREAD_SYMLINK);
-	assert_null(take(lnk, true, NULL, hex));
-	assert_string_equal(hex, "5891b5b522d5df086d0ff0b110fbd9d21bb4fc71"
-	    "63af34d08286a2e846f6be03");
-	/* A FIFO is refused without a reader waiting for a writer. */
-	snprintf(path, sizeof(path), "%s/fifo", dir);
-	assert_int_equal(mkfifo(path, 0600), 0);
-	assert_string_equal(take(path, false, NULL, NULL),
-	    ATTEST_UNREAD_NOT_FILE);
-	assert_string_equal(take(dir, false, NULL, NULL),
-	    ATTEST_UNREAD_NOT_FILE);
-	assert_string_equal(take("/dev/null", true, NULL, NULL),
-	    ATTEST_UNREAD_NOT_FILE);
-	/* Regular files, but not a build's outputs. */
-	assert_string_equal(take("/proc/self/status", true, NULL, NULL),
-	    ATTEST_UNREAD_NOT_FILE);
-	if (access("/sys/kernel/mm/transparent_hugepage/enabled", R_OK) == 0)
-		assert_string_equal(take("/sys/kernel/mm/transparent_hugepage/"
-		    "enabled", true, NULL, NULL), ATTEST_UNREAD_NOT_FILE);
-	/* The signing key, by any name. */
-	assert_int_equal(stat(keypath, &key), 0);
-	snprintf(path, sizeof(path), "%s/key-again", dir);
-	assert_int_equal(link(keypath, path), 0);
-	assert_string_equal(take(path, false, &key, NULL), ATTEST_UNREAD_KEY);
-	assert_string_equal(take(keypath, false, &key, NULL),
-	    ATTEST_UNREAD_KEY);
-	assert_null(take(keypath, false, NULL, NULL));
-	/* Unreadable: the mode says no (root reads it anyway). */
-	if (geteuid() != 0) {
-		snprintf(path, sizeof(path), "%s/secret", dir);
-		write_file(path, "x");
-		assert_int_equal(chmod(path, 0), 0);
-		assert_string_equal(take(path, false, NULL, NULL),
-		    ATTEST_UNREAD_ERROR);
-	}
-}
-
 /* ---------------------------------------------------------------- */
 /* Writing and verifying envelopes. */
 
@@ -217,7 +136,7 @@ sample(struct attest_report *r, struct attest_sandbox *sb,
     struct attest_subject *subj, size_t n)
 {
 	static char *argv[] = { "make", "SECRET=hunter2", NULL };
-	char err[ATTEST_ERR_MAX];
+	const struct attest_take how = { .max = UINT64_MAX };
 	size_t i;
 
 	memset(r, 0, sizeof(*r));
@@ -242,8 +161,8 @@ sample(struct attest_report *r, struct attest_sandbox *sb,
 	r->exited = true;
 	r->format = ATTEST_DSSE;
 	for (i = 0; i < n; i++)
-		(void)attest_subject_take(&subj[i], false, NULL, err,
-		    sizeof(err));
+		(void)attest_subject_take(&subj[i], AT_FDCWD, subj[i].name,
+		    &how);
 	r->subjects = subj;
 	r->nsubjects = n;
 }
@@ -391,7 +310,7 @@ round_trip(void **state)
 	    ATTEST_SCHEMA);
 	assert_null(json_object_get(s, "signature"));
 	assert_int_equal(json_array_size(json_object_get(s,
-	    "unread_subjects")), 0);
+	    "subjects_refused")), 0);
 	json_decref(st);
 	/* Another key's public half. */
 	assert_int_equal(verify_with(text, otherpub, &c, &failed), 1);
@@ -503,11 +422,20 @@ edit_subject_digest(json_t *st)
 }
 
 static void
-edit_unread(json_t *st)
+edit_refused(json_t *st)
 {
 	json_array_append_new(json_object_get(predicate(st),
-	    "unread_subjects"), json_pack("{s:s, s:s}", "name", "dist/x",
-	    "reason", ATTEST_UNREAD_MISSING));
+	    "subjects_refused"), json_pack("{s:s, s:s}", "name", "dist/x",
+	    "reason", ATTEST_REFUSED_NOT_FOUND));
+}
+
+/* An earlier build's name for the list: a subject in it fails too. */
+static void
+edit_unread(json_t *st)
+{
+	json_object_del(predicate(st), "subjects_refused");
+	json_object_set_new(predicate(st), "unread_subjects", json_pack(
+	    "[{s:s, s:s}]", "name", "dist/x", "reason", "missing"));
 }
 
 static void
@@ -552,6 +480,7 @@ signed_but_wrong(void **state)
 		{ edit_signature_inside, "schema" },
 		{ edit_real, "schema" },
 		{ edit_no_subject, "subjects" },
+		{ edit_refused, "subjects" },
 		{ edit_unread, "subjects" },
 	};
 	const char *failed;
@@ -837,9 +766,9 @@ subject_files(void **state)
 	free(good);
 }
 
-/* A subject not taken: listed as unread, and verify fails the statement. */
+/* A subject refused: listed as such, and verify fails the statement. */
 static void
-unread_subject(void **state)
+refused_subject(void **state)
 {
 	char missing[300];
 	struct attest_subject subj[2] = { { .name = out1 },
@@ -853,17 +782,17 @@ unread_subject(void **state)
 
 	snprintf(missing, sizeof(missing), "%s/dist/never-built", dir);
 	sample(&r, &sb, subj, 2);
-	assert_string_equal(subj[1].unread, ATTEST_UNREAD_MISSING);
+	assert_string_equal(subj[1].refused, ATTEST_REFUSED_NOT_FOUND);
 	assert_int_equal(write_envelope(&r, k), 0);
 	text = read_text(envpath);
 	st = statement_of(text);
 	assert_int_equal(json_array_size(json_object_get(st, "subject")), 1);
-	u = json_array_get(json_object_get(predicate(st), "unread_subjects"),
+	u = json_array_get(json_object_get(predicate(st), "subjects_refused"),
 	    0);
 	assert_string_equal(json_string_value(json_object_get(u, "name")),
 	    missing);
 	assert_string_equal(json_string_value(json_object_get(u, "reason")),
-	    "missing");
+	    "not_found");
 	assert_int_equal(verify_text(text, &failed), 1);
 	assert_string_equal(failed, "subjects");
 	json_decref(st);
@@ -920,13 +849,12 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(pae_bytes),
 		cmocka_unit_test(base64_either_alphabet),
-		cmocka_unit_test(subject_take),
 		cmocka_unit_test(round_trip),
 		cmocka_unit_test(signed_but_wrong),
 		cmocka_unit_test(tampered),
 		cmocka_unit_test(respelled),
 		cmocka_unit_test(subject_files),
-		cmocka_unit_test(unread_subject),
+		cmocka_unit_test(refused_subject),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
