@@ -690,6 +690,9 @@ fi
 if command -v git >/dev/null 2>&1; then
 	mkdir -p "$TMP/gout" "$TMP/ghome"
 	git init -q --bare "$TMP/gout/repo.git"
+	# As root in namespaces the command is uid 65533 and a read-only root
+	# keeps its owner, root, which git calls dubious: safe.directory.
+	printf '[safe]\n\tdirectory = *\n' >"$TMP/gout/gitconfig"
 	for c in namespaces landlock; do
 		rm -rf "$TMP/gws" && mkdir "$TMP/gws"
 		rc=0
@@ -710,10 +713,12 @@ if command -v git >/dev/null 2>&1; then
 		fi
 		rm -rf "$TMP/gws" && mkdir "$TMP/gws"
 		rc=0
+		GIT_CONFIG_GLOBAL=$TMP/gout/gitconfig \
 		HOME="$TMP/ghome" "$EGRESSD" --policy "$TMP/mp.conf" \
 		    --confinement "$c" --workspace "$TMP/gws" \
-		    --read-only-root "$TMP/gout" -- git clone -q \
-		    "$TMP/gout/repo.git" "$TMP/gws/c" >"$TMP/g.out" 2>&1 || rc=$?
+		    --read-only-root "$TMP/gout" --env GIT_CONFIG_GLOBAL -- \
+		    git clone -q "$TMP/gout/repo.git" "$TMP/gws/c" >"$TMP/g.out" \
+		    2>&1 || rc=$?
 		if [ "$rc" -eq 0 ] && [ -d "$TMP/gws/c/.git" ] &&
 		    ! grep -q '^harn-egressd: note:' "$TMP/g.out"; then
 			ok "$c: granted with --read-only-root, the clone works and no line is said"
