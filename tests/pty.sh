@@ -97,14 +97,27 @@ termios.tcsetattr(0, termios.TCSANOW, a)
 fcntl.ioctl(0, 0x5423, struct.pack("i", 27))
 assert struct.unpack("i", fcntl.ioctl(0, 0x5424, struct.pack("i", 0)))[0] == 27
 '
+# A character pushed into its terminal's input.
+STI_ATTACK='
+import errno, fcntl, termios
+try:
+    fcntl.ioctl(0, termios.TIOCSTI, b"#")
+    print("sti-ok")
+except OSError as e:
+    print("sti-refused", errno.errorcode[e.errno])
+'
 WAIT_LINE='
 import sys
 print("ready", flush=True)
 print("got:" + sys.stdin.readline().strip(), flush=True)
 '
+# The same, and then one more line before it ends.
+TWO_LINES="$WAIT_LINE"'sys.stdin.readline()
+'
+# (The handler writes by itself: print() may be inside the "ready" one.)
 INTR='
-import signal, sys
-signal.signal(signal.SIGINT, lambda *a: (print("SIGINT", flush=True), sys.exit(7)))
+import os, signal, sys
+signal.signal(signal.SIGINT, lambda *a: (os.write(1, b"SIGINT\n"), os._exit(7)))
 print("ready", flush=True)
 sys.stdin.read()
 '
@@ -115,6 +128,17 @@ t = os.open("/dev/tty", os.O_RDWR)
 termios.tcgetattr(t)
 os.write(t, b"via-devtty\n")
 print("ctty", os.getsid(0) == os.getpid(), os.tcgetpgrp(t) == os.getpgrp())
+'
+# Its terminal's size, then again at SIGWINCH.
+WINCH='
+import fcntl, signal, struct, termios
+def size():
+    r, c, _, _ = struct.unpack("HHHH", fcntl.ioctl(0, termios.TIOCGWINSZ, bytes(8)))
+    return "%d %d" % (r, c)
+signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGWINCH])
+print("size", size(), flush=True)
+signal.sigwait([signal.SIGWINCH])
+print("winch", size(), flush=True)
 '
 
 # ------------------------------------------------------------------ checks
@@ -127,6 +151,16 @@ controls() {
 	term ctl-ioctl -- "$PYIN" -c "$IOCTL_ATTACK"
 	expect ctl-ioctl "control: termios and TIOCSETD on the caller's terminal stick (N_NULL)" \
 	    '^rc=0$' '^final .* same=no ldisc=27$'
+	term ctl-sti -- "$PYIN" -c "$STI_ATTACK"
+	STI_CONTROL=no
+	# (The character it pushed is echoed in front of its line.)
+	if tr -d '\r' <"$TMP/ctl-sti.out" | grep -q 'sti-ok$'; then
+		ok "control: TIOCSTI on the caller's terminal pushes input"
+		STI_CONTROL=yes
+	else
+		# dev.tty.legacy_tiocsti=0: only CAP_SYS_ADMIN may.
+		skip "control: TIOCSTI refused here even unconfined ($(tr -d '\r' <"$TMP/ctl-sti.out" | head -c 100); dev.tty.legacy_tiocsti=$(cat /proc/sys/dev/tty/legacy_tiocsti 2>/dev/null))"
+	fi
 	# The leak check sees the caller's terminal where it is held
 	# (ptyrun lists CMD's descendants: a shell in between, not exec'd).
 	term ctl-fds wait:ready "fds:$TMP/ctl-fds.fds" 'send:\r' -- \
@@ -149,6 +183,11 @@ attacks() {
 	term "$c-ioctl" -- box "$c" "$PYIN" -c "$IOCTL_ATTACK"
 	expect "$c-ioctl" "$c: termios and TIOCSETD (they succeed) leave the caller's terminal and line discipline as they were" \
 	    '^rc=0$' "$RESTORED"
+	if [ "$STI_CONTROL" = yes ]; then
+		term "$c-sti" -- box "$c" "$PYIN" -c "$STI_ATTACK"
+		shows "$c-sti" "$c: TIOCSTI on its own terminal is still refused (seccomp EPERM)" \
+		    '^sti-refused EPERM$'
+	fi
 }
 
 io() {
@@ -164,6 +203,12 @@ io() {
 	expect "$c-intr" "$c: ^C typed goes through the pty: the command's SIGINT handler, its exit status (7)" \
 	    '^rc=7$' "$RESTORED"
 	shows "$c-intr" "$c: ... which printed" '^\^?C?SIGINT$'
+	term "$c-winch" 'wait:size ' winsize:40x120 wait:winch -- \
+	    box "$c" "$PYIN" -c "$WINCH"
+	shows "$c-winch" "$c: the command's terminal starts with the caller's size (24x80)" \
+	    '^size 24 80$'
+	shows "$c-winch" "$c: the caller's terminal resized: SIGWINCH and the new size reach the command (40x120)" \
+	    '^winch 40 120$'
 }
 
 tty_seen() {
@@ -245,8 +290,8 @@ endings() {
 	c=$1
 	term "$c-exit" -- box "$c" sh -c 'exit 42'
 	expect "$c-exit" "$c: the exit status is kept (42)" '^rc=42$' "$RESTORED"
-	term "$c-killed" wait:ready probe:during -- box "$c" sh -c \
-	    'echo ready; kill -9 $$'
+	term "$c-killed" wait:ready probe:during 'send:\r' -- box "$c" sh -c \
+	    'echo ready; read x; kill -9 $$'
 	expect "$c-killed" "$c: the command killed (SIGKILL): 137, the terminal restored" \
 	    '^rc=137$' "^probe during $RAW" "$RESTORED"
 	for s in TERM HUP INT; do
@@ -270,8 +315,8 @@ jobs_() {
 	# Stopped from outside (SIGTSTP): the terminal goes back first, and
 	# raw again on SIGCONT.
 	term "$c-tstp" wait:ready probe:raw kill:TSTP state:T probe:stopped \
-	    kill:CONT state:not-T 'send:typed\r' wait:got probe:cont -- \
-	    box "$c" "$PYIN" -c "$WAIT_LINE"
+	    kill:CONT state:not-T 'send:typed\r' wait:got probe:cont 'send:\r' \
+	    -- box "$c" "$PYIN" -c "$TWO_LINES"
 	expect "$c-tstp" "$c: SIGTSTP puts the caller's terminal back before stopping, SIGCONT takes it again" \
 	    "^probe raw $RAW" '^probe stopped echo=on icanon=on same=yes' \
 	    "^probe cont $RAW" '^rc=0$' "$RESTORED"

@@ -5,10 +5,10 @@ and say what became of that terminal (tests/pty.sh).
     ptyrun.py [--timeout S] [--out FILE] [--stdout-pipe FILE]
               [--pid-file FILE] [--step STEP]... -- CMD ARGS...
 
-The harness makes a pseudo-terminal, runs CMD as the leader of a new
-session whose controlling terminal (and stdin, stdout, stderr) is its
-slave, reads everything CMD writes there (into --out), and keeps the slave
-open to read its modes after CMD has exited.  Steps run in order while CMD
+The harness makes a pseudo-terminal (24 rows, 80 columns), runs CMD as
+the leader of a new session whose controlling terminal (and stdin,
+stdout, stderr) is its slave, reads everything CMD writes there (into
+--out), and keeps the slave open to read its modes after CMD has exited.  Steps run in order while CMD
 runs; each waits, within --timeout for the whole run, for what it needs:
 
     wait:REGEX      CMD's output so far matches REGEX
@@ -17,6 +17,8 @@ runs; each waits, within --timeout for the whole run, for what it needs:
     kill:SIG        signal SIG (TERM, TSTP, CONT, ...) to the target: CMD,
                     or the pid --pid-file names once it is there
     state:X         the target's /proc state is X (T stopped) or not-T
+    winsize:RxC     the terminal's size set to R rows, C columns (the
+                    kernel signals SIGWINCH)
     fds:FILE        every descendant of the target, its character-device
                     descriptors to FILE: "PID COMM FD MAJ:MIN", or
                     "PID COMM unreadable"
@@ -139,6 +141,7 @@ def main():
         sys.exit("ptyrun: no command")
 
     master, slave = os.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
     orig = termios.tcgetattr(slave)
     print("tty_rdev=" + rdev(os.fstat(slave)))
     pr = pw = -1
@@ -188,14 +191,19 @@ def main():
                 rc = (os.WEXITSTATUS(st) if os.WIFEXITED(st)
                       else 128 + os.WTERMSIG(st))
 
+    def timed_out(why):
+        print("timeout " + why)
+        os.kill(pid, signal.SIGKILL)
+        if out_path:
+            with open(out_path, "wb") as f:
+                f.write(output)
+        sys.exit(2)
+
     for step in steps:
         kind, _, arg = step.partition(":")
         while True:
             if time.monotonic() > deadline:
-                print("timeout at step " + step)
-                os.kill(pid, signal.SIGKILL)
-                sys.stderr.write(output[-600:].decode("utf-8", "replace"))
-                sys.exit(2)
+                timed_out("at step " + step)
             if kind == "wait" and re.search(arg.encode(), output):
                 break
             if pid_file and target == pid:
@@ -216,6 +224,11 @@ def main():
             elif kind == "fds":
                 dump_fds(target, arg)
                 break
+            if kind == "winsize":
+                r, c = arg.split("x")
+                fcntl.ioctl(master, termios.TIOCSWINSZ,
+                            struct.pack("HHHH", int(r), int(c), 0, 0))
+                break
             if kind == "send":
                 os.write(master, codecs.decode(arg, "unicode_escape")
                          .encode("latin-1"))
@@ -227,10 +240,7 @@ def main():
             reap()
     while rc is None:
         if time.monotonic() > deadline:
-            print("timeout: the command did not end")
-            os.kill(pid, signal.SIGKILL)
-            sys.stderr.write(output[-600:].decode("utf-8", "replace"))
-            sys.exit(2)
+            timed_out(": the command did not end")
         pump(0.05)
         reap()
     # Ended: what it wrote is in the terminal (or the pipe) already.
