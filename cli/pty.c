@@ -39,8 +39,8 @@
 struct pty {
 	struct pty_plan		 plan;
 	struct sandbox_tty	 tty;		/* master, slave, streams */
-	int			 out;		/* plan.out's terminal, or -1 */
-	bool			 out_own;	/*   reopened: ours to close */
+	int			 in, out;	/* plan.in's, plan.out's, or -1 */
+	bool			 in_own, out_own; /* reopened: ours to close */
 	struct termios		 caller;	/* plan.term's modes, as found */
 	bool			 raw;		/* ours are on the caller's */
 	bool			 in_eof;	/* stdin gives no more (for now) */
@@ -175,7 +175,7 @@ pty_open(char *err, size_t len)
 		snprintf(err, len, "out of memory");
 		return NULL;
 	}
-	p->tty.master = p->tty.slave = p->out = -1;
+	p->tty.master = p->tty.slave = p->in = p->out = -1;
 	pty_plan(&probe, &p->plan);
 	if (!p->plan.any) {
 		free(p);
@@ -248,13 +248,34 @@ progress(struct pty *p)
 		(void)evtimer_add(p->drain, &tv);
 }
 
+/*
+ * One read or write on the caller's terminal that never blocks.  On a
+ * description of our own O_NONBLOCK is set for good; on the caller's
+ * (ours could not be opened) only around the call: it is the caller's
+ * shell's too.
+ */
+static ssize_t
+io_once(int fd, bool own, char *rd, const char *wr, size_t n)
+{
+	int fl = own ? -1 : fcntl(fd, F_GETFL), e;
+	bool set = fl != -1 && !(fl & O_NONBLOCK) &&
+	    fcntl(fd, F_SETFL, fl | O_NONBLOCK) == 0;
+	ssize_t rv = rd != NULL ? read(fd, rd, n) : write(fd, wr, n);
+
+	e = errno;
+	if (set)
+		(void)fcntl(fd, F_SETFL, fl);
+	errno = e;
+	return rv;
+}
+
 static void
 in_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct pty *p = arg;
 	size_t room;
 	char *at = pty_buf_space(&p->in_buf, &room);
-	ssize_t n = read(fd, at, room);
+	ssize_t n = io_once(fd, p->in_own, at, NULL, room);
 
 	if (n > 0)
 		pty_buf_put(&p->in_buf, (size_t)n);
@@ -302,7 +323,7 @@ out_cb(evutil_socket_t fd, short what, void *arg)
 	struct pty *p = arg;
 	size_t len;
 	const char *at = pty_buf_data(&p->out_buf, &len);
-	ssize_t n = write(fd, at, len);
+	ssize_t n = io_once(fd, p->out_own, NULL, at, len);
 
 	if (n > 0) {
 		pty_buf_take(&p->out_buf, (size_t)n);
@@ -451,27 +472,30 @@ translate_stderr(struct pty *p)
 }
 
 /*
- * The terminal written through a description of our own, non-blocking:
- * O_NONBLOCK on the caller's would be the caller's shell's too.  One we
- * may not open (su to another user keeps the first one's terminal) is
- * written as it is, when the loop says it has room.
+ * The caller's terminal read and written through descriptions of our
+ * own, non-blocking: O_NONBLOCK on the caller's would be its shell's too.
+ * One we may not open (su to another user keeps the first one's
+ * terminal) is used as it is (io_once).  Opened once the children are
+ * forked: none of them has it.
  */
-static void
-open_out(struct pty *p)
+static int
+reopen(int fd, int mode, bool *own)
 {
 	char path[64];
+	int nfd;
 
-	if (p->plan.out == -1)
-		return;
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", p->plan.out);
-	if ((p->out = open(path, O_WRONLY | O_NOCTTY | O_NONBLOCK |
-	    O_CLOEXEC)) != -1 && isatty(p->out) == 1) {
-		p->out_own = true;
-		return;
+	*own = false;
+	if (fd == -1)
+		return -1;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	if ((nfd = open(path, mode | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)) !=
+	    -1 && isatty(nfd) == 1) {
+		*own = true;
+		return nfd;
 	}
-	if (p->out != -1)
-		(void)close(p->out);
-	p->out = p->plan.out;
+	if (nfd != -1)
+		(void)close(nfd);
+	return fd;
 }
 
 static void
@@ -498,8 +522,9 @@ pty_start(struct pty *p, struct event_base *base, char *err, size_t len)
 	/* The children have it; held here, the master would never end. */
 	(void)close(p->tty.slave);
 	p->tty.slave = -1;
-	open_out(p);
-	if ((p->plan.in != -1 && (p->ev_in = event_new(base, p->plan.in,
+	p->in = reopen(p->plan.in, O_RDONLY, &p->in_own);
+	p->out = reopen(p->plan.out, O_WRONLY, &p->out_own);
+	if ((p->in != -1 && (p->ev_in = event_new(base, p->in,
 	    EV_READ | EV_PERSIST, in_cb, p)) == NULL) ||
 	    (p->ev_mread = event_new(base, p->tty.master, EV_READ | EV_PERSIST,
 	    mread_cb, p)) == NULL ||
@@ -562,6 +587,8 @@ pty_free(struct pty *p)
 	for (i = 0; p->handlers && i < sizeof(fatal_signals) /
 	    sizeof(fatal_signals[0]); i++)
 		(void)sigaction(fatal_signals[i], &fatal_old[i], NULL);
+	if (p->in_own)
+		(void)close(p->in);
 	if (p->out_own)
 		(void)close(p->out);
 	if (p->tty.master != -1)

@@ -194,8 +194,8 @@ io() {
 	c=$1
 	term "$c-io" 'wait:name\? ' probe:during 'send:hello\r' -- \
 	    box "$c" sh -c 'printf "name? "; read x; echo "got:$x"'
-	expect "$c-io" "$c: raw while relaying, restored after" \
-	    "^probe during $RAW" '^rc=0$' "$RESTORED"
+	expect "$c-io" "$c: raw while relaying, restored after, the caller's description left blocking" \
+	    "^probe during $RAW" '^rc=0$' "$RESTORED" '^nonblock=no$'
 	shows "$c-io" "$c: what is typed reaches the command (echoed by its terminal), its output the caller" \
 	    '^name\? hello$'
 	shows "$c-io" "$c: ... and it read the line" '^got:hello$'
@@ -356,6 +356,35 @@ except urllib.error.HTTPError as e:
 	fi
 }
 
+# Run by another user (su nobody) on root's terminal, which that user may
+# not open again: harn-egressd relays through the caller's descriptions.
+su_caller() {
+	c=$1
+	if [ "$(id -u)" -ne 0 ] || ! id nobody >/dev/null 2>&1 ||
+	    ! command -v su >/dev/null 2>&1; then
+		return
+	fi
+	SU=$(mktemp -d /tmp/harn-pty-su.XXXXXX)
+	SU_DIR=$SU
+	at_exit rm_su
+	mkdir "$SU/ws"
+	: >"$SU/empty.conf"
+	cp "$EGRESSD" "$SU/harn-egressd"
+	chmod 755 "$SU" "$SU/harn-egressd"
+	chmod 644 "$SU/empty.conf"
+	chown nobody "$SU/ws"
+	term "$c-su" 'wait:name\? ' probe:during 'send:hello\r' -- su nobody \
+	    -s /bin/sh -c "'$SU/harn-egressd' --policy '$SU/empty.conf' \
+	    --confinement $c --workspace '$SU/ws' -- sh -c \
+	    'printf \"name? \"; read x; echo \"got:\$x\"'"
+	expect "$c-su" "$c: su nobody on root's terminal (no description of its own): relayed, raw, restored, left blocking" \
+	    "^probe during $RAW" '^rc=0$' "$RESTORED" '^nonblock=no$'
+	shows "$c-su" "$c: ... what is typed reaches the command" '^got:hello$'
+}
+rm_su() {
+	rm -rf "$SU_DIR"
+}
+
 suite() {
 	echo "# pass: $1 (uid $(id -u))"
 	WS=$TMP/ws
@@ -383,6 +412,7 @@ suite() {
 		endings "$c"
 		jobs_ "$c"
 		own_lines "$c"
+		su_caller "$c"
 	done
 }
 

@@ -28,7 +28,8 @@ runs; each waits, within --timeout for the whole run, for what it needs:
 terminal), "rc=N" (128+N for signal N), "final " and the state; the state
 is "echo=on|off icanon=on|off same=yes|no ldisc=N", same being whether
 every mode is what it was before CMD ran (echo=? icanon=?: the modes
-cannot be read, under a line discipline without them).  Exit 0, or 2 (a step or CMD
+cannot be read, under a line discipline without them).  Then
+"nonblock=yes|no": O_NONBLOCK on the terminal's description CMD had.  Exit 0, or 2 (a step or CMD
 ran out of time: CMD is killed).
 """
 import codecs
@@ -263,6 +264,9 @@ def main():
             f.write(piped)
     print("rc=%d" % rc)
     print("final " + state(slave, orig))
+    # The description CMD was given (and shares with us): left blocking?
+    print("nonblock=%s" % ("yes" if fcntl.fcntl(slave, fcntl.F_GETFL) &
+                           os.O_NONBLOCK else "no"))
 
 
 main()
