@@ -21,6 +21,7 @@
 #include "cli/cli.h"
 #include "cli/direct.h"
 #include "cli/options.h"
+#include "cli/pty.h"
 #include "cli/report.h"
 #include "cli/run.h"
 #include "cli/serve.h"
@@ -43,6 +44,8 @@ struct run {
 	struct proxy		*px;
 	struct sandbox_child	*child;
 	struct event		*ctl_ev;
+	struct pty		*pty;		/* the command's terminal, or NULL */
+	bool			 px_drained, pty_drained;
 	struct dlog		*log;
 	struct directs		*directs;	/* not_through_proxy */
 	char			 said[PLAN_LINES * 2][64];	/* WHATs said */
@@ -364,12 +367,25 @@ signal_cb(evutil_socket_t sig, short ev, void *arg)
 	sandbox_signal(r->child, (int)sig);
 }
 
+/* The proxy is drained, and the command's output all shown. */
 static void
 drained_cb(void *arg)
 {
 	struct run *r = arg;
 
-	event_base_loopexit(r->base, NULL);
+	r->px_drained = true;
+	if (r->pty_drained)
+		event_base_loopexit(r->base, NULL);
+}
+
+static void
+pty_drained_cb(void *arg)
+{
+	struct run *r = arg;
+
+	r->pty_drained = true;
+	if (r->px_drained)
+		event_base_loopexit(r->base, NULL);
 }
 
 /*
@@ -391,6 +407,10 @@ ctl_cb(evutil_socket_t fd, short ev, void *arg)
 	r->wstatus = sandbox_wait(r->child);
 	r->done = true;
 	event_del(r->ctl_ev);
+	if (r->pty != NULL)
+		pty_finish(r->pty, pty_drained_cb, r);
+	else
+		r->pty_drained = true;
 	proxy_drain(r->px, drained_cb, r);
 }
 
@@ -558,6 +578,39 @@ record_sandbox(struct report *rep, const struct sandbox_plan *p)
 	rep->r.sandbox = s;
 }
 
+/*
+ * The command's terminal (SPEC 6.1): a pseudo-terminal of its own when
+ * one of our standard streams is a terminal, never the caller's.  0, or
+ * the exit code.
+ */
+static int
+open_terminal(struct run *r)
+{
+	char err[256];
+
+	if ((r->pty = pty_open(err, sizeof(err))) == NULL && err[0] != '\0') {
+		cli_error("cannot make the command's terminal: %s; nothing was "
+		    "started (with its standard streams redirected, as in "
+		    "</dev/null >FILE 2>&1, it needs none)", err);
+		return EXIT_RUNTIME;
+	}
+	r->req.tty = pty_sandbox(r->pty);
+	return 0;
+}
+
+/* Relayed on the loop while the command runs. */
+static int
+relay_terminal(struct run *r)
+{
+	char err[256];
+
+	if (r->pty == NULL || pty_start(r->pty, r->base, err,
+	    sizeof(err)) == 0)
+		return 0;
+	cli_error("%s", err);
+	return -1;
+}
+
 /* Serve until the command ends; returns its exit code. */
 static int
 serve_command(struct run *r, struct conf *c, int logfd)
@@ -578,7 +631,7 @@ serve_command(struct run *r, struct conf *c, int logfd)
 			conf_free(c);
 		goto out;
 	}
-	if ((rv = start_command(r)) != 0)
+	if ((rv = open_terminal(r)) != 0 || (rv = start_command(r)) != 0)
 		goto out;
 	rv = EXIT_RUNTIME;
 	r->ctl_ev = event_new(r->base, sandbox_ctl_fd(r->child), EV_READ |
@@ -592,6 +645,7 @@ serve_command(struct run *r, struct conf *c, int logfd)
 	if (r->ctl_ev != NULL && sandbox_queued(r->child))
 		event_active(r->ctl_ev, EV_READ, 0);
 	if (r->ctl_ev == NULL || event_add(r->ctl_ev, NULL) == -1 || i < 3 ||
+	    relay_terminal(r) == -1 ||
 	    event_base_dispatch(r->base) == -1 || !r->done) {
 		cli_error("event loop failed");
 		if (!r->done) {
@@ -603,6 +657,9 @@ serve_command(struct run *r, struct conf *c, int logfd)
 	rv = exit_code(r->wstatus);
 	record_exit(r->rep, rv, r->wstatus);
 out:
+	/* The caller's terminal as it was, before anything more is said. */
+	pty_free(r->pty);
+	r->pty = NULL;
 	for (i = 0; i < 3; i++)
 		if (sigs[i] != NULL)
 			event_free(sigs[i]);

@@ -525,4 +525,13 @@ int	 skel_seal(const struct sandbox_paths *, struct setup_fail *);
 /* The landlock confinement's steps (sandbox/llc.c). */
 int	 llc_own_dir(const char *ws, const char *name, char *err, size_t errlen);
 
+/*
+ * The command's terminal (sandbox/tty.c).  In the first child: the
+ * pseudo-terminal's slave in place of the caller's terminal, slave and
+ * master closed.  In the command, after setsid: the slave its
+ * controlling terminal.  NULL: nothing to do.  -1 with errno.
+ */
+int	 tty_child_stdio(const struct sandbox_tty *);
+int	 tty_take_ctty(const struct sandbox_tty *);
+
 #endif

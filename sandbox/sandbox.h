@@ -178,6 +178,18 @@ void	 sandbox_probe(struct sandbox_host *, bool quick, bool memory);
  */
 void	 sandbox_probe_namespaces(struct sandbox_host *);
 
+/*
+ * The command's terminal (SPEC 6.1): a pseudo-terminal of harn-egressd's,
+ * never the caller's.  Every child puts slave at each standard stream
+ * marked in streams (the caller's terminal there; the others pass as
+ * they are) and closes slave and master (both above 2); the command, the
+ * leader of its own session, makes it its controlling terminal.
+ */
+struct sandbox_tty {
+	int			 master, slave;
+	bool			 streams[3];
+};
+
 /* What CMD is run with; paths absolute, directories canonical. */
 struct sandbox_request {
 	enum sandbox_profile	  profile;
@@ -198,6 +210,7 @@ struct sandbox_request {
 	const char		 *sign_key;	/* denied like a credential */
 	struct sandbox_limits	  limits;
 	unsigned short		  host_port;	/* the proxy, without netns */
+	const struct sandbox_tty *tty;		/* NULL: streams as they are */
 	bool			  trial;	/* no exec: sandbox_trial's steps */
 };
 

@@ -425,8 +425,8 @@ run_command(struct job *j)
 	int ll = -1, notify = -1, which;
 
 	(void)close(j->lsn[0]);
-	if (setsid() == -1)
-		child_fail(j->ctl, AREA_UNKNOWN, -1, "setsid: %s",
+	if (setsid() == -1 || tty_take_ctty(j->req->tty) == -1)
+		child_fail(j->ctl, AREA_UNKNOWN, -1, "session: %s",
 		    strerror(errno));
 	/*
 	 * The host's grants come from the parent, built while the set-up
@@ -489,8 +489,8 @@ run_unconfined(struct job *j)
 {
 	char err[256], **envp;
 
-	if (setsid() == -1)
-		child_fail(j->ctl, AREA_UNKNOWN, -1, "setsid: %s",
+	if (setsid() == -1 || tty_take_ctty(j->req->tty) == -1)
+		child_fail(j->ctl, AREA_UNKNOWN, -1, "session: %s",
 		    strerror(errno));
 	if (chdir(j->req->workspace) == -1)
 		child_fail(j->ctl, AREA_WRITE, -1, "%s: %s", j->req->workspace,
@@ -938,6 +938,9 @@ run_setup(struct job *j, int go)
 	char c;
 
 	(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (tty_child_stdio(j->req->tty) == -1)
+		child_fail(j->ctl, AREA_UNKNOWN, -1, "terminal: %s",
+		    strerror(errno));
 	/*
 	 * The proxy made itself non-dumpable, which leaves /proc/self owned
 	 * by root; the id maps are written through it.  init makes itself

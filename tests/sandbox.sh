@@ -722,7 +722,8 @@ proc_checks() {
 		skip "TIOCSTI: dev.tty.legacy_tiocsti=0 (needs CAP_SYS_ADMIN)"
 	elif [ "$CONF" = landlock ]; then
 		# No /dev/ptmx to make one: the terminal harn-egressd was
-		# started on, the command's stdin, is the one to attack.
+		# started on is the one to attack (the command's stdin is then
+		# harn-egressd's pty, on which TIOCSTI is refused all the same).
 		for t in tiocsti tiocsti-hi; do
 			in_pty "$TMP/control.out" "$ESC" "$t"
 			# (What it injected echoes in front of its line.)
@@ -824,9 +825,11 @@ proc_checks() {
 	    layer "fd 7 is closed" '^BLOCKED fd:7 EBADF'
 	exec 7<&-
 
-	# A new session, no controlling tty.
+	# A new session, no controlling tty (stdin no terminal: on one, the
+	# command's would be its own pty's, tests/pty.sh).
 	run_out "$TMP/box.out" box -- sh -c \
-	    'read pid comm st ppid pgrp sid tty rest </proc/self/stat; echo "$pid $sid $tty"'
+	    'read pid comm st ppid pgrp sid tty rest </proc/self/stat; echo "$pid $sid $tty"' \
+	    </dev/null
 	# shellcheck disable=SC2046
 	set -- $(cat "$TMP/box.out")
 	if [ "$RC" -eq 0 ] && [ "$#" -eq 3 ] && [ "$1" = "$2" ] && [ "$3" = 0 ]; then
