@@ -62,6 +62,7 @@ static const struct {
 	{ "--env NAME", "pass one more variable to CMD (repeatable; not "
 	    "LD_*)" },
 	{ "--no-sandbox", "run CMD unconfined (reported as unrestricted)" },
+	{ "--quiet", "no stderr line for refusals, no summary at exit" },
 	{ "--max-procs N", "CMD's processes and threads (default 512)" },
 	{ "--tmpfs-size SIZE", "each private tmpfs (default 512m; N, Nk, Nm, "
 	    "Ng)" },

@@ -17,7 +17,7 @@ enum {
 	OPT_SIGN_KEY, OPT_PROFILE,
 	OPT_WORKSPACE, OPT_RO_ROOT, OPT_RW_ROOT, OPT_DENY_ROOT, OPT_ENV,
 	OPT_NO_SANDBOX, OPT_SOCKET_ROOT, OPT_MAX_PROCS, OPT_TMPFS_SIZE,
-	OPT_MAX_MEMORY, OPT_CONFINEMENT
+	OPT_MAX_MEMORY, OPT_CONFINEMENT, OPT_QUIET
 };
 
 static const struct option longopts[] = {
@@ -43,6 +43,7 @@ static const struct option longopts[] = {
 	{ "tmpfs-size", required_argument, NULL, OPT_TMPFS_SIZE },
 	{ "max-memory", required_argument, NULL, OPT_MAX_MEMORY },
 	{ "confinement", required_argument, NULL, OPT_CONFINEMENT },
+	{ "quiet", no_argument, NULL, OPT_QUIET },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -179,6 +180,7 @@ one_option(struct options *o, int ch, const char *arg)
 	case OPT_SIGN_KEY: o->sign_key = arg; return 0;
 	case OPT_WORKSPACE: o->workspace = arg; return 0;
 	case OPT_NO_SANDBOX: o->no_sandbox = true; return 0;
+	case OPT_QUIET: o->quiet = true; return 0;
 	case OPT_RO_ROOT:
 		return add_str(o->ro_roots, &o->nro_roots, OPT_MAX_ROOTS, arg,
 		    "--read-only-root");

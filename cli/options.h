@@ -41,6 +41,7 @@ struct options {
 	bool			 tmpfs_size_given;
 	unsigned long long	 max_memory;	/* 0: none */
 	bool			 no_sandbox;
+	bool			 quiet;		/* no refusal lines, no summary */
 	char			**cmd;		/* after --; NULL in service mode */
 };
 

@@ -22,6 +22,7 @@
 #include "cli/direct.h"
 #include "cli/options.h"
 #include "cli/pty.h"
+#include "cli/terminal.h"
 #include "cli/report.h"
 #include "cli/run.h"
 #include "cli/serve.h"
@@ -48,6 +49,7 @@ struct run {
 	bool			 px_drained, pty_drained;
 	struct dlog		*log;
 	struct directs		*directs;	/* not_through_proxy */
+	struct terminal		*term;		/* refusals said, the summary */
 	char			 said[PLAN_LINES * 2][64];	/* WHATs said */
 	size_t			 nsaid;
 	char			 proxy_addr[64];	/* as CMD reaches it */
@@ -538,7 +540,7 @@ start_command(struct run *r)
 	r->spawned = true;
 	proxy_set_owner(r->px, run_owner, r);
 	if (listen_inside(r) == -1 || (r->directs = directs_new(r->base,
-	    r->log, r->proxy_addr, NULL)) == NULL) {
+	    r->log, r->proxy_addr, r->term)) == NULL) {
 		sandbox_signal(r->child, SIGKILL);
 		(void)sandbox_wait(r->child);
 		return EXIT_RUNTIME;
@@ -631,6 +633,13 @@ serve_command(struct run *r, struct conf *c, int logfd)
 			conf_free(c);
 		goto out;
 	}
+	/* What the person at the terminal is told, --log or not (6.1). */
+	if ((r->term = terminal_new(r->px, r->log_path, r->opt->quiet)) ==
+	    NULL) {
+		cli_error("out of memory");
+		goto out;
+	}
+	dlog_observe(log, terminal_decision, r->term);
 	if ((rv = open_terminal(r)) != 0 || (rv = start_command(r)) != 0)
 		goto out;
 	rv = EXIT_RUNTIME;
@@ -676,6 +685,11 @@ out:
 	if (log != NULL)
 		report_log(r->rep, log, r->log_path);
 	dlog_free(log);
+	/* Every decision made, the terminal back: the summary, last. */
+	if (r->term != NULL)
+		terminal_summary(r->term);
+	terminal_free(r->term);
+	r->term = NULL;
 	if (r->base != NULL)
 		event_base_free(r->base);
 	return rv;
