@@ -296,7 +296,10 @@ struct sandbox_direct {
  * refused caller is answered at the next call: log the refusal first.
  */
 int	 sandbox_next(struct sandbox_child *, struct sandbox_direct *d);
-/* Refusals read (by sandbox_owner) and not yet taken by sandbox_next. */
+/*
+ * Refusals read (by sandbox_owner) and not yet taken by sandbox_next, or
+ * the command's end read already (sandbox_ready): sandbox_next has them.
+ */
 bool	 sandbox_queued(const struct sandbox_child *);
 
 /*

@@ -1346,9 +1346,13 @@ sandbox_ready(struct sandbox_child *c, struct sandbox_failure *f)
 			break;
 		case MSG_DIRECT:
 		case MSG_CONN:
+		case MSG_EXIT:
 			/*
 			 * init's word can come before setup's (MSG_INIT): the
-			 * command may be refused something meanwhile.
+			 * command may be refused something meanwhile, or even
+			 * have ended (a busy machine, a command that exits at
+			 * once): its status is kept for sandbox_wait, never
+			 * taken for a failure of the set-up.
 			 */
 			dispatch(c, &m, fds, nfds);
 			break;
@@ -1451,7 +1455,7 @@ next_msg(struct sandbox_child *c, struct sandbox_direct *d, int timeout_ms)
 bool
 sandbox_queued(const struct sandbox_child *c)
 {
-	return c->qlen > 0;
+	return c->qlen > 0 || c->ended;	/* the end, read already, too */
 }
 
 int

@@ -265,7 +265,7 @@ expect_rc "a run without --log" 0 box --attest "$TMP/nolog.json" \
     --sign-key "$K" -- sh -c "cat forged.line >&2; $SCRIPT"
 rm -f "$WS/forged.line"
 expect_grep "without --log: a refusal is said for people" "$TMP/err" \
-    '^harn-egressd: refused http denied.example:80: no_allow_rule$'
+    "^harn-egressd: refused http denied\\.example:80: no_allow_rule: the policy line 'allow denied\\.example:80' would admit it$"
 fields "without --log: the report counts 1 allow, 1 deny, and 0 records" \
     "$TMP/nolog.json" 'decisions.allow=1' 'decisions.deny=1' \
     'log.records=0' 'log.offset=null'
