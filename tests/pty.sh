@@ -347,7 +347,7 @@ try:
 except urllib.error.HTTPError as e:
     print("status", e.code)
 '
-	if grep -q "^harn-egressd: refused http blocked.test:80: no_allow_rule$CR\$" \
+	if grep -q "^harn-egressd: refused http blocked.test:80: no_allow_rule: the policy line 'allow blocked.test:80' would admit it$CR\$" \
 	    "$TMP/$c-lines.out" && grep -q "^status 403$CR\$" "$TMP/$c-lines.out"; then
 		ok "$c: our own stderr lines end in CR LF while the terminal is raw"
 	else
