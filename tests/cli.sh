@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The policy author's commands: check and explain, their exit codes and
 # messages, and the environment policy.
 set -eu

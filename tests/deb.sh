@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The Debian package, as a user gets it: build it with dpkg-buildpackage
 # from a clean copy of this tree, check it with lintian, install it with
 # apt-get, run the installed program (--version, doctor, check, explain),

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The documentation a user reads first: README.md fits a first read, every
 # relative link in README.md, ARCHITECTURE.md and docs/*.md names a file
 # of the repository (and a heading there, for path#anchor), nothing names
