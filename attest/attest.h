@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * attest: the signed run report (SPEC 7), the same report as an in-toto
  * statement in a DSSE envelope (SPEC 7.1), their verification, Ed25519

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Summaries of decision logs (SPEC 5) for auditors: each line is read and
  * counted here, by decision, reason, protocol, host, process, time, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * audit --html: the summary as one self-contained page a person looks at
  * rather than reads.  No script, no font, no style sheet and no image

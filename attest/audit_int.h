@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The audit's model, shared by its parts only (audit.c reads and counts
  * lines; audit_print.c, suggest.c and audit_html.c present them).  Maps

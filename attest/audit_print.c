@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The audit's summary as text for a person and as JSON for a program:
  * totals by decision, reason and protocol, the top hosts, what report

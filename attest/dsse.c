@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The report as an in-toto attestation (SPEC 7.1): a Statement v1 whose
  * predicate is the report, in a DSSE envelope signed over DSSE's PAE with

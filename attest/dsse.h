@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Within attest/: the in-toto statement and its DSSE envelope (SPEC 7.1),
  * for the report writer and for verify.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Encodings the report uses: hex, base64, timestamps, the canonical form. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Ed25519 keys: reading PEM files, making a key pair, signing and checking
  * signatures, and the key id (SHA-256 of the raw public key).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Within attest/: what a key does, for the report and its verification. */
 #ifndef ATTEST_KEY_H
 #define ATTEST_KEY_H

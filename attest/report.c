@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The attestation report (SPEC 7): built from what the run recorded,
  * signed over its canonical form (or put in a signed in-toto envelope,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * A subject of the in-toto statement (SPEC 7.1): a file's SHA-256, taken
  * at exit.  In run mode the file is usually the confined command's output,

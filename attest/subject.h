@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Within attest/: how a subject's path is walked on a kernel without
  * openat2 (before 5.6), for subject.c and its unit test.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * audit --suggest: a policy that admits exactly what the logs asked for
  * (SPEC 3.1's "observe, then enforce").  One allow HOST:PORT line for each

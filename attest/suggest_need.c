@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * audit --suggest --full: the settings a whole policy needs so that the
  * names the logs asked for reach the special-purpose addresses they

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Verifying a report (SPEC 7): it is JSON of our schema, it is signed, by
  * the given key, over its canonical form, and (with a log) the log holds

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Within attest/: the checks both forms of a report share (SPEC 7, 7.1),
  * and the envelope's own.  Each returns 0 when its check holds, 1 when it

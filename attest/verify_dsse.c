@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Verifying an in-toto attestation (SPEC 7.1): the envelope's signature
  * over DSSE's PAE, by the given key, before anything in the payload is

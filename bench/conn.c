@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Connections and the event loop: non-blocking sockets in one epoll set
  * (edge-triggered, registered once, after connect(): the connect broker of

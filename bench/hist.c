@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Latencies in a log-linear histogram: exact below 32 us, then 32 buckets
  * per power of two (about 3% wide), so a run of millions of requests keeps

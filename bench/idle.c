@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Idle memory: N connections opened through the proxy (at most 64 being
  * set up at a time), each a ready tunnel (CONNECT, SOCKS5) or a kept-alive

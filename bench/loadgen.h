@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * loadgen: a closed-loop load generator for HTTP CONNECT, HTTP forwarding
  * and SOCKS5 proxies, and for an origin directly (the baseline).  Loopback

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The closed loop: --conc connections, each sending its next request when
  * the last answer is complete, keep-alive requests per connection, until

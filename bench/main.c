@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * loadgen: load through an egress proxy, or straight to an origin, on
  * loopback only (a proxy, target or source outside 127.0.0.0/8 is refused

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The bytes loadgen sends, built once per target port: the request (with
  * and without "Connection: close"), and the CONNECT or SOCKS5 request.

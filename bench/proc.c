@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * A proxy's memory and CPU time from /proc, summed over the process and
  * its descendants: dante and squid serve from child processes, and the

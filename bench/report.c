@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * What a run did, for people (unless --quiet) and as one line of
  * key=value pairs after "RESULT", which bench/run-peers.sh reads.

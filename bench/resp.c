@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * An HTTP/1.x response as the client sees it: where the head ends, the
  * status, and how the body is framed (RFC 9112 6.3), fed however TCP cuts

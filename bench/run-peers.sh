@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The peer table: this build of harn-egressd side by side with tinyproxy,
 # squid, dante and microsocks (Debian's packages) and with direct loopback,
 # under the same load from bench/loadgen, against one nginx origin.  Loopback

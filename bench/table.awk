@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The peer table from run-peers.sh's results: one line a run,
 #   REP <tab> PEER <tab> MODE <tab> MEASURE <tab> loadgen's RESULT line
 # (MEASURE missing: the text says why there are no figures).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * audit: summarize decision logs (SPEC 5) for an auditor, or (--suggest)
  * print the rules that admit what they asked for (--full: a whole

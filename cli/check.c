@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* check: validate a policy and print it as it will be enforced. */
 #include <getopt.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The command line: subcommands and what they share. */
 #ifndef CLI_CLI_H
 #define CLI_CLI_H

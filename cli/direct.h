@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Run mode's refusals of what went around the proxy (SPEC 5's
  * not_through_proxy): folded and written to the decision log, and said

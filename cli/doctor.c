@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * doctor: what this host can enforce, found by doing it (SPEC 6.5), and
  * what each profile would get here: the same plan a run makes.  With a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * explain: dry-run decisions, one line per target:
  * TARGET DECISION REASON [RULE].  With --resolve, names are resolved with

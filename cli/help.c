@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * --help: every command and every option, one line each, in 80 columns
  * (SPEC 2); harn-egressd(8) is the reference.  tests/cli.sh holds the

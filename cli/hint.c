@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * After a confined command failed: a line for each path among its
  * arguments that exists here but that the sandbox surely keeps out of

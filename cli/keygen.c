@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* keygen --out FILE: an Ed25519 key pair for signing reports. */
 #include <getopt.h>
 #include <stdio.h>

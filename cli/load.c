@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Loading the policy: a file, the environment, or the defaults. */
 #include <errno.h>
 #include <fcntl.h>

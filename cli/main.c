@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* harn-egressd: an egress proxy and sandbox for untrusted commands. */
 #include <stdio.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Options of service and run mode (SPEC 2). */
 #ifndef CLI_OPTIONS_H
 #define CLI_OPTIONS_H

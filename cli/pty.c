@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Run mode's terminal (SPEC 6.1; cli/pty.h).  The command's standard
  * streams that were the caller's terminal are a pseudo-terminal's slave

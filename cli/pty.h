@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Run mode's terminal (SPEC 6.1): when one of harn-egressd's standard
  * streams is a terminal, the command runs on a pseudo-terminal of its own

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Run mode's terminal, the decisions and the buffers (cli/pty.h): no I/O,
  * so tests/test_pty.c can hold them.

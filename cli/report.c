@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The attestation report of one service or run (SPEC 7, 7.1). */
 #include <errno.h>
 #include <stdio.h>

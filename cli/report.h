@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The attestation report of one service or run (SPEC 7, and 7.1 for the
  * in-toto form): what to record as the run goes, and writing it at the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * explain --resolve: one event loop, every lookup in flight at once,
  * verdicts printed in the order the targets were given.

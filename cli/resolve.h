@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* explain --resolve: the proxy's resolver and verdict code, without a proxy. */
 #ifndef CLI_RESOLVE_H
 #define CLI_RESOLVE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Run mode (SPEC 6): the proxy, and CMD confined behind it so that the
  * proxy's port is its only network endpoint.  What to confine with is

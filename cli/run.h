@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef CLI_RUN_H
 #define CLI_RUN_H
 

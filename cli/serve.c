@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Service mode: the proxy on loopback until SIGTERM or SIGINT, which drain
  * open connections for up to drain_timeout; SIGHUP re-reads the policy.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef CLI_SERVE_H
 #define CLI_SERVE_H
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The statement's subjects at exit (SPEC 7.1).  In run mode a subject is
  * the command's output, and what the command left at its name is taken

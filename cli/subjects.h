@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The statement's subjects (SPEC 7.1): where each lies, and taking their
  * digests at exit with no more rights than the command had.

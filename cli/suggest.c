@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The nearest known word to a mistyped one ("chek" -> "check"), for
  * messages that say what was meant.

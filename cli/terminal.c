@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Run mode's terminal (SPEC 6.1): what was refused is said where the
  * person is, --log or not.  The first refusal of each target is one

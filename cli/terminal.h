@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Run mode's terminal (SPEC 6.1): the first refusal of each target said
  * on stderr with what would admit it, and a summary at exit; --quiet

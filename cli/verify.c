@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * verify --pubkey FILE [--log FILE] [--subject FILE]... REPORT: exit 0
  * only when every check of SPEC 7 (a report) or 7.1 (an envelope) holds,

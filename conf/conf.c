@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The policy file (SPEC 3.1): one directive a line, words separated by
  * blanks, '#' to the end of the line a comment.  Anything not understood

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * conf: reading a policy (SPEC 3.1, 3.4) into settings and an egress policy.
  * Pure: the caller reads the file or the environment and hands in bytes.

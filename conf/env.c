@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The environment policy (SPEC 3.4): HARN_EGRESS_* variables stand in for
  * a policy file.  Setting any of them, even to "", installs a policy.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The effective policy as text: every setting shown, one rule a line. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * DNS answers to addresses.  c-ares parses the bytes; here every address
  * is kept once, the count is bounded, and an answer too large to hold is

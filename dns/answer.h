@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * A DNS answer's addresses, checked: bytes in, at most DNS_MAX_ADDRS
  * distinct addresses out.  Pure (c-ares's parser only, no event loop) so

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * dns: pinned name resolution with c-ares on the proxy's libevent loop.
  * One lookup asks for A and AAAA and hands back every address; the caller

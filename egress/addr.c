@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Addresses in one 128-bit space: IPv4 lives at ::ffff:0:0/96, so an
  * IPv4-mapped IPv6 address and the IPv4 address it carries are the same.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * egress: the decision engine.  Pure functions, no I/O: a policy, a request
  * (host, port) and, once resolved, its addresses go in; a verdict comes out.

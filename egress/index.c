@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Rule index.  Names: open-addressing hash tables keyed by the exact name
  * and by the wildcard suffix.  Addresses: one hash table per prefix length

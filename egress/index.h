@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Rule lookup whose cost does not grow with the number of rules: exact
  * names in a hash table, wildcards by label suffix in a second one, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The decision order of SPEC 3.3.  Steps 2-4 judge the name; step 6 judges
  * every address, the first failure denying the whole request.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Hosts, ports and targets as requests and rules spell them (SPEC 3.2).
  * Every function takes (pointer, length) and reads nothing past it.

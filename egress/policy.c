@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * A policy: three switches, the rules and the exempt addresses, in the
  * order they were given, indexed for lookup.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The policy's inside, shared by policy.c and judge.c only. */
 #ifndef EGRESS_POLICY_H
 #define EGRESS_POLICY_H

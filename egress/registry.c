@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The special-purpose address registry (SPEC 3.5): the IANA IPv4 and IPv6
  * special-purpose registries, multicast, the IPv6 space outside global

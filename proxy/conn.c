@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * A client connection: accepted, sniffed (0x05 first: SOCKS5, otherwise
  * HTTP), served by its protocol, and closed.  conn_enter is the one place

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The decision log (SPEC 5): one JSON object a line.  Lines are built by
  * hand: every value is a fixed word, a number, a normalized host (a-z 0-9

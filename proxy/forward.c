@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * HTTP forwarding (SPEC 4): an absolute-form request relayed to its origin
  * in origin-form, and the response back, one exchange at a time.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * HTTP/1.1 requests (SPEC 4): a head read and checked, its target decided;
  * CONNECT then becomes a tunnel, an absolute-form request is forwarded

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * HTTP/1.1 proxying, shared by http.c (requests, their decision and
  * refusals) and forward.c (relaying a request and its response, and

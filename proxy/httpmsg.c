@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * HTTP/1.x message heads and body framing, as pure functions over bytes
  * and evbuffers: no sockets here.  Strict where leniency could let a

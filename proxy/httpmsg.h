@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* HTTP/1.x heads and body framing, without sockets.  Internal to proxy/. */
 #ifndef PROXY_HTTPMSG_H
 #define PROXY_HTTPMSG_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The proxy's inside, shared by the files of proxy/ only.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Milliseconds (the conf's timeouts) as libevent wants them.  Internal. */
 #ifndef PROXY_MSTIME_H
 #define PROXY_MSTIME_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * One outbound attempt (SPEC 3.3): judge the target, resolve a name once,
  * judge every address, then connect to the checked addresses in order,

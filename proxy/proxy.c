@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The proxy as a whole: listeners, the policy generation in force, the
  * connection count and limit, reload and drain.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * proxy: HTTP CONNECT, HTTP forwarding and SOCKS5 on one port (SPEC 4),
  * each request decided by egress/, names resolved once by dns/, every

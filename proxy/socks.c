@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * SOCKS5 (RFC 1928), CONNECT only, no authentication.  Replies as SPEC 4:
  * 07 for BIND and UDP ASSOCIATE, 08 for an unknown address type, 02 for a

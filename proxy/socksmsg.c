@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * SOCKS5 greeting and request as pure functions over bytes, so what a
  * client may send is decided in one place that a fuzzer can reach.

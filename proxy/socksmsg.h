@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* SOCKS5 (RFC 1928) messages, without sockets.  Internal to proxy/. */
 #ifndef PROXY_SOCKSMSG_H
 #define PROXY_SOCKSMSG_H

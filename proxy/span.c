@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * span: a bounded one-way splice between two sockets (span.h).
  *

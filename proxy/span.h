@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * span: exactly n bytes from one connected socket to another, on the
  * proxy's event loop, with splice(2) through a pipe so the bytes never

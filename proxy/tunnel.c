@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tunnel: relay bytes between two connected sockets with splice(2).
  *

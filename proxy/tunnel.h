@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tunnel: a byte-exact two-way relay between two connected sockets, on the
  * proxy's event loop.  splice(2) through a pipe per direction, so payload

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Nothing comes in (SPEC 6.5), in the landlock confinement, where the
  * command's loopback is the host's: any process of the machine could

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The broker (SPEC 6.1, 6.2, 6.5): every call of the command and its
  * descendants that names an endpoint (connect, bind, listen), another

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The broker's own header (sandbox/broker.c and the calls it hands to
  * files of its own, sandbox/accept.c): its state and the helpers they

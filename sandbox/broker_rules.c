@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The broker's rules (SPEC 6.1, 6.2, 6.5): which connect(), bind() and
  * listen() of the command go through, decided on the broker's own copy of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * What the connect broker learns of sockets without holding them, for the
  * landlock confinement, where pidfd_getfd may be refused (Docker): a unix

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The command's environment (SPEC 6.3): the caller's, scrubbed to a
  * baseline allowlist and --env names, with the proxy variables and the

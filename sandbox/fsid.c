@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Where a file lies in its filesystem, the same by every path that
  * reaches it: its device and its path from the filesystem's own root.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The command's own loopback connections (SPEC 6.5, landlock): in that
  * confinement loopback is the host's, so a listener of the command could

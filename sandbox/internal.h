@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sandbox/: what its files share, and what its unit tests reach into.
  * Nothing outside sandbox/ and tests/ includes this.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Landlock (SPEC 6.3): the filesystem the command may touch.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Limits on the command (SPEC 2): its processes (RLIMIT_NPROC, counted in
  * its own user namespace, or on top of its uid's others), each private

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The landlock confinement (SPEC 6.5): where no namespace can be made (a
  * default Docker container, user namespaces switched off).  The command

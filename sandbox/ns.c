@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The namespaces confinement (SPEC 6.1, 6.5): the set-up child's steps.
  *

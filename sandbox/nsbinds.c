@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The namespaces confinement's mounts of the roots (SPEC 6.1, 6.5), as
  * the parent plans them (paths.c makes the grants, this the binds; ns.c

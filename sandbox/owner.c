@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Who opened each connection to the proxy (SPEC 5's pid and exe), in
  * harn-egressd: the broker says, before each connect to the proxy's port

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The sandbox's filesystem policy (SPEC 6.3): which paths the command
  * may read, write and execute, which it never may, and which are mounted

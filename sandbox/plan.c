@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The plan (SPEC 6.1, 6.5): which confinement a profile gets on this
  * host, what it leaves unenforced, and when it must refuse instead.  A

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * What this host can enforce, found by doing it (SPEC 6.5): each
  * mechanism is tried the way run mode uses it, in a throwaway child where

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Reading a file as the command could have (SPEC 7.1's subjects, taken at
  * exit): which of its roots a path lies beneath, whose rights read it

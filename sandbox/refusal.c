@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The refusal record (SPEC 6.4): why a spawn was refused, as one JSON line. */
 #include <stdio.h>
 #include <stdlib.h>

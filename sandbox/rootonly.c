@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * What only root may read (SPEC 6.5), for a root caller's command that
  * keeps uid 0 without a capability: it owns root's files, so the mode

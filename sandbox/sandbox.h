@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sandbox: running a command confined (SPEC 6), so that the proxy's port
  * is the only network endpoint it reaches, it never owns the host's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Build-time generator: the seccomp filters as C arrays, so that a run
  * loads ready programs instead of spending milliseconds building them

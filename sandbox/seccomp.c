@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * seccomp (SPEC 6.2), built with libseccomp for the native architecture.
  *

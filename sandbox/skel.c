@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Skeletons (nsbinds.c plans them; the set-up child mounts them here):
  * directories of the namespaces confinement's own, a small read-only

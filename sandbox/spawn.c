@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Spawning the confined command (SPEC 6).  Four processes:
  *

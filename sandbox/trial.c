@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Does a confinement attach here (doctor, SPEC 6.5)?  Found by doing what
  * a run does, never by guessing: the same plan, the same spawn in a

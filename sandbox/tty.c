@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The command's terminal (SPEC 6.1).  harn-egressd made a pseudo-terminal
  * of its own and relays it (cli/pty.c); here the children put its slave

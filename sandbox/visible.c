@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Which of the host's paths the command surely cannot see (SPEC 6.3), for
  * the hint a run prints when the command failed: a path outside every

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Benchmarks, printed side by side with peers; figures, not pass/fail.
 #   scripts/bench.sh            decisions/s, then the proxy peer table
 #   scripts/bench.sh decide     decisions/s only

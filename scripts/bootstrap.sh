@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Install what harn-egressd needs on Debian 12 (only what is missing), then
 # configure and build it in ./build.  Safe to run again.
 #   scripts/bootstrap.sh [configure options...]

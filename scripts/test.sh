@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The whole test suite: install what is missing, build with warnings as
 # errors, run every test, then the unit tests again under AddressSanitizer
 # and UndefinedBehaviorSanitizer.  Exits non-zero when anything fails.

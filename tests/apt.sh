@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # apt-get through harn-egressd, as README.md and harn-egressd(8) say to:
 # in run mode with apt's state in the workspace (as root and as nobody, in
 # both confinements), and in service mode with apt's proxy option.  The

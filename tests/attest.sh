@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Attestation reports (SPEC 7): keygen, the report of a run and of a
 # service, verify refusing every altered report, a wrong key, an unsigned
 # report and an altered log, and the secrets that never reach a report.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Independent checks of attestation reports for tests/attest.sh and
 tests/dsse.sh.
 

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The audit command: decision logs from files, stdin and gzip-compressed
 # rotations summarized; malformed lines named by FILE:LINE, counted and
 # never echoed; --json for machines; exit codes.

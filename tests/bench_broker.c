@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * What one connect() costs: to a unix socket in the working directory
  * and to a TCP listener on 127.0.0.1, both its own.  Run as it is, then

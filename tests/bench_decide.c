@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Decisions per second at 10, 1 000 and 100 000 rules: a third exact
  * hosts, a third wildcards, a third CIDRs.  Each decision parses a target,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * How long after a client has its answer the decision's line is in the
  * log file (SPEC 5: it is there before the answer is sent).  Requests to

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """bodies: HTTP bodies through the proxy's forwarding, byte for byte.
 
     python3 tests/bodies.py --proxy PORT --host NAME --log FILE [--pid PID]

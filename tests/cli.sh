@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The policy author's commands: check and explain, their exit codes and
 # messages, and the environment policy.
 set -eu
@@ -677,6 +678,21 @@ if command -v systemd-analyze >/dev/null 2>&1 && command -v man >/dev/null 2>&1;
 		not_ok "systemd-analyze verify: nothing to say" "$(head -c 600 "$TMP/err")"
 	else
 		ok "systemd-analyze verify: nothing to say"
+	fi
+	# The unit starts without a key; the signing drop-in adds one.
+	grep -v '^#' "$TMP/harn-egressd.service" >"$TMP/unit.settings"
+	expect_no_grep "the unit loads no credential" "$TMP/unit.settings" \
+	    LoadCredential
+	mkdir -p "$TMP/harn-egressd.service.d"
+	cp "$top_srcdir/contrib/harn-egressd.service.d/signing.conf" \
+	    "$TMP/harn-egressd.service.d/"
+	expect_rc "systemd-analyze verify: the unit with the signing drop-in" 0 \
+	    env MANPATH="$TMP/man" systemd-analyze verify "$TMP/harn-egressd.service"
+	if [ -s "$TMP/err" ]; then
+		not_ok "systemd-analyze verify: the drop-in, nothing to say" \
+		    "$(head -c 600 "$TMP/err")"
+	else
+		ok "systemd-analyze verify: the drop-in, nothing to say"
 	fi
 else
 	skip "systemd-analyze verify: systemd-analyze or man is not installed"

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """A counting HTTP/1.1 origin for tests/loadgen.sh, on loopback.
 
 It counts connections, requests and the bytes it receives and sends, so a

@@ -1,9 +1,11 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The Debian package, as a user gets it: build it with dpkg-buildpackage
 # from a clean copy of this tree, check it with lintian, install it with
 # apt-get, run the installed program (--version, doctor, check, explain),
-# find its man pages and verify its unit, then purge it and check that
-# nothing of it is left.
+# find its man pages and guides, verify its unit and run its service as
+# the unit does (with no key, then with the signing drop-in), then purge
+# it and check that nothing of it is left.
 #
 # Needs root: it installs packages (the build tools when missing, then
 # harn-egressd itself).  Exits 77 (skip) when not root, when
@@ -185,6 +187,14 @@ if [ "$rc" -eq 0 ] && ! grep -q '^[EW]: ' "$TMP/lintian"; then
 else
 	not_ok "lintian: no error or warning that is not overridden" "exit $rc"
 fi
+# The copyright is declared (Apache-2.0, debian/copyright): no tag about
+# it, overridden ("O:") or not.
+if grep -Eq '^[EWO]: .*copyright' "$TMP/lintian"; then
+	not_ok "lintian: no copyright tag, not even an overridden one" \
+	    "$(grep -E '^[EWO]: .*copyright' "$TMP/lintian")"
+else
+	ok "lintian: no copyright tag, not even an overridden one"
+fi
 
 # What the .deb carries.
 dpkg-deb -c "$DEB" | awk '{ print $6 }' | sed 's|^\./|/|' >"$TMP/contents"
@@ -193,9 +203,21 @@ for f in /usr/bin/harn-egressd /usr/share/man/man8/harn-egressd.8.gz \
     /lib/systemd/system/harn-egressd.service /etc/harn-egressd/egress.conf \
     /usr/share/doc/harn-egressd/examples/egress.conf.example \
     /etc/logrotate.d/harn-egressd /usr/share/doc/harn-egressd/README.Debian \
-    /usr/share/doc/harn-egressd/copyright; do
+    /usr/share/doc/harn-egressd/copyright \
+    /usr/share/doc/harn-egressd/examples/signing.conf; do
 	expect_grep "the package has $f" "$TMP/contents" "^$f\$"
 done
+# The guides, each of the tree's docs/ pages, as Markdown (not .md.gz), in
+# the tree's layout: their relative links to one another still work.
+guides=""
+for f in README.md NOTICE $(cd "$top" && ls docs/*.md); do
+	grep -qx "/usr/share/doc/$PKG/$f" "$TMP/contents" || guides="$guides $f"
+done
+if [ -z "$guides" ]; then
+	ok "the package has the guides in /usr/share/doc/$PKG/ (README.md, NOTICE, docs/*.md)"
+else
+	not_ok "the package has the guides in /usr/share/doc/$PKG/" "missing:$guides"
+fi
 
 # Install it; from here on, the trap purges it whatever happens.
 purge_pkg() {
@@ -272,7 +294,8 @@ fi
 
 # The unit: where Debian 12 keeps units, running the installed binary,
 # valid for systemd, neither enabled nor started by the installation
-# (there is no signing key yet), and its log is the one logrotate rotates.
+# (the installed policy denies everything), and its log is the one
+# logrotate rotates.
 UNIT=/lib/systemd/system/harn-egressd.service
 expect_grep "the unit runs /usr/bin/harn-egressd" "$UNIT" \
     '^ExecStart=/usr/bin/harn-egressd '
@@ -301,6 +324,120 @@ else
 	skip "logrotate -d: no logrotate (not installed)"
 fi
 
+# The service starts without a signing key: the unit loads no credential
+# and passes no --sign-key; signing is the operator's to turn on, with the
+# example drop-in (LoadCredential= and SIGN_ARGS), which verifies with it.
+DROPIN=/usr/share/doc/$PKG/examples/signing.conf
+grep -v '^#' "$UNIT" >"$TMP/unit.settings"
+expect_no_grep "the unit loads no credential" "$TMP/unit.settings" \
+    LoadCredential
+expect_no_grep "the unit passes no --sign-key" "$TMP/unit.settings" --sign-key
+mkdir -p "$TMP/unit/$PKG.service.d"
+cp "$UNIT" "$TMP/unit/"
+cp "$DROPIN" "$TMP/unit/$PKG.service.d/"
+if command -v systemd-analyze >/dev/null 2>&1; then
+	expect_rc "systemd-analyze verify: the unit with the signing drop-in" 0 \
+	    systemd-analyze verify "$TMP/unit/$PKG.service"
+	if [ -s "$TMP/err" ]; then
+		not_ok "systemd-analyze verify: the drop-in, nothing to say" \
+		    "$(head -c 600 "$TMP/err")"
+	else
+		ok "systemd-analyze verify: the drop-in, nothing to say"
+	fi
+else
+	skip "systemd-analyze verify: no systemd-analyze (systemd not installed)"
+fi
+
+# unitexec.py KEY LISTEN PORTFILE CREDS UNITFILE...: run the unit's KEY=
+# command (ExecStartPre, ExecStart) as systemd would, with no systemd here:
+# the files' Environment= in order, "$VAR" a word split into words,
+# "${VAR}" inside one, %d the credentials directory CREDS, where each
+# LoadCredential=ID:PATH is copied (PATH from $CRED_<ID> when set: the
+# test's key, never one in /etc).  The --listen address is LISTEN (a free
+# port here, not 3128) and --port-file PORTFILE is added ("-": neither).
+cat >"$TMP/unitexec.py" <<'PYEOF'
+import os, re, shlex, shutil, sys
+
+key, listen, portfile, creds = sys.argv[1:5]
+env, cmds, loads = {}, [], []
+for path in sys.argv[5:]:
+    text = re.sub(r'\\\n', ' ', open(path).read())
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line[0] in '#;[' or '=' not in line:
+            continue
+        k, v = line.split('=', 1)
+        v = v.replace('%d', creds).replace('%%', '%')
+        if k == 'Environment':
+            env.update(w.split('=', 1) for w in shlex.split(v))
+        elif k == 'LoadCredential':
+            loads.append(v.split(':', 1))
+        elif k == key:
+            cmds.append(v.lstrip('-@:+!'))
+if len(cmds) != 1:
+    sys.exit('unitexec: %d %s= lines' % (len(cmds), key))
+if loads:
+    os.makedirs(creds, mode=0o700)
+    for cid, src in loads:
+        dst = os.path.join(creds, cid)
+        shutil.copyfile(os.environ.get('CRED_' + cid.replace('.', '_'), src),
+                        dst)
+        os.chmod(dst, 0o400)
+    env['CREDENTIALS_DIRECTORY'] = creds
+argv = []
+for w in shlex.split(cmds[0]):
+    m = re.fullmatch(r'\$([A-Za-z_]\w*)', w)
+    if m:
+        argv += shlex.split(env.get(m.group(1), ''))
+    else:
+        argv.append(re.sub(r'\$\{(\w+)\}', lambda m: env.get(m.group(1), ''), w))
+if portfile != '-':
+    argv[argv.index('--listen') + 1] = listen
+    argv += ['--port-file', portfile]
+os.execve(argv[0], argv, {'PATH': '/usr/bin:/bin', **env})
+PYEOF
+# svc_run NAME FILE...: the unit's ExecStart (FILE...: the unit and its
+# drop-ins) in the background; one CONNECT the installed policy refuses
+# (to loopback: nothing leaves the machine), then SIGTERM as systemctl
+# stop sends.  1 when it did not come up or did not stop with exit 0.
+svc_run() {
+	sname=$1
+	shift
+	rm -f "$TMP/$sname.port"
+	CRED_report_key=$TMP/report.key $PY "$TMP/unitexec.py" ExecStart \
+	    127.0.0.1:0 "$TMP/$sname.port" "$TMP/$sname.creds" "$@" \
+	    >"$TMP/$sname.out" 2>"$TMP/$sname.err" &
+	spid=$!
+	BG_PIDS="$BG_PIDS $spid"
+	if ! wait_file "$TMP/$sname.port" 50 "$spid"; then
+		not_ok "$sname: the service comes up" \
+		    "$(head -c 600 "$TMP/$sname.err")"
+		return 1
+	fi
+	ok "$sname: the service comes up ($(head -n1 "$TMP/$sname.out"))"
+	$PY -c 'import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), 5)
+s.settimeout(5)
+s.sendall(b"CONNECT 127.0.0.1:9 HTTP/1.1\r\nHost: 127.0.0.1:9\r\n\r\n")
+print(s.recv(200).split(b"\r\n")[0].decode())' "$(head -n1 "$TMP/$sname.port")" \
+	    >"$TMP/$sname.connect" 2>&1 || true
+	expect_grep "$sname: the installed policy refuses CONNECT 127.0.0.1:9" \
+	    "$TMP/$sname.connect" '^HTTP/1\.1 403 '
+	kill -TERM "$spid"
+	if ! wait_gone "$spid" 150; then
+		not_ok "$sname: SIGTERM stops the service"
+		return 1
+	fi
+	src=0
+	wait "$spid" || src=$?
+	if [ "$src" -eq 0 ]; then
+		ok "$sname: SIGTERM stops the service, exit 0"
+	else
+		not_ok "$sname: SIGTERM stops the service, exit 0" "exit $src" \
+		    "$(head -c 600 "$TMP/$sname.err")"
+	fi
+}
+
 # What the service would have left, laid out as systemd does for a
 # DynamicUser= unit (LogsDirectory=, StateDirectory=): purge removes it.
 rm_private() {
@@ -320,6 +457,34 @@ for v in /var/log /var/lib; do
 	ln -s private/harn-egressd "$v/harn-egressd"
 done
 at_exit rm_private
+
+# The service as the unit runs it, with no key: ExecStartPre, then
+# ExecStart in the directories made above as systemd makes them.  Then
+# with the signing drop-in and the test's key: verify accepts that report
+# and refuses the unsigned one (the control).
+expect_rc "ExecStartPre: the unit's policy check passes" 0 \
+    $PY "$TMP/unitexec.py" ExecStartPre - - "$TMP/pre.creds" "$UNIT"
+REPORT=/var/lib/harn-egressd/report.json
+if svc_run nokey "$UNIT"; then
+	expect_grep "nokey: it wrote the report" "$TMP/nokey.err" \
+	    "^harn-egressd: report $REPORT "
+	expect_no_grep "nokey: the report is unsigned" "$REPORT" '"signature"'
+	expect_grep "nokey: the refusal is in the unit's log" "$log" \
+	    '"decision":"deny"'
+	cp "$REPORT" "$TMP/unsigned.json"
+fi
+expect_rc "keygen: the test's key, in $TMP" 0 \
+    harn-egressd keygen --out "$TMP/report.key"
+if svc_run signing "$UNIT" "$DROPIN"; then
+	expect_rc "signing: verify accepts the report" 0 \
+	    harn-egressd verify --pubkey "$TMP/report.key.pub" --log "$log" \
+	    "$REPORT"
+	if [ -f "$TMP/unsigned.json" ]; then
+		expect_rc "nokey: verify refuses the unsigned report (control)" 1 \
+		    harn-egressd verify --pubkey "$TMP/report.key.pub" \
+		    --log "$log" "$TMP/unsigned.json"
+	fi
+fi
 echo '{"decision":"deny"}' >/var/log/harn-egressd/decisions.log
 echo '{"decision":"deny"}' >/var/log/harn-egressd/decisions.log.1
 echo '{}' >/var/lib/harn-egressd/report.json

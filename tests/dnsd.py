@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """dnsd: a tiny authoritative DNS responder for integration tests.
 
     python3 tests/dnsd.py --zone FILE --port-file PORTFILE [--log QUERYLOG]

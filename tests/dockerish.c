@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * dockerish: run a command the way a default Docker container runs it,
  * for the landlock confinement's tests (no Docker engine needed).

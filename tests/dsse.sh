@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # In-toto attestations (SPEC 7.1): --attest-format dsse in run mode (a
 # confined command's output is the statement's subject) and in service
 # mode (the decision log is), verify of envelopes and of subject files,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * escape: sandbox escape probes for tests/sandbox.sh (SPEC 6).
  *

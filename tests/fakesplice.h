@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * splice() and pipe2() for the tests of what splices (test_span,
  * test_tunnel): an executable's definitions win over libc's, so the code

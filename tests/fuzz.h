@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What the libFuzzer targets share (tests/fuzz_*.c). */
 #ifndef TESTS_FUZZ_H
 #define TESTS_FUZZ_H

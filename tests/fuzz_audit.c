@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_audit: libFuzzer on the audit command's parser.  The input is a
  * decision log: each line goes to audit_line, then both summaries and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_dns: libFuzzer on DNS answers to addresses (dns/answer.c over
  * c-ares's parser).  The input is two answers as a server may send them:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_httpmsg: libFuzzer on HTTP/1.x heads and body framing
  * (proxy/httpmsg.c).  The input is what a peer sends: a head, then body

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_policy: libFuzzer on the policy file (conf/conf.c) and the
  * decisions made with it (egress/).  The input is a policy, then

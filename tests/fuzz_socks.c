@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_socks: libFuzzer on the SOCKS5 greeting and request parsers
  * (proxy/socksmsg.c).  The input is what a client sends: a greeting, then

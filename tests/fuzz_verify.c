@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_verify: libFuzzer on report verification (attest/verify.c, and
  * attest/verify_dsse.c for envelopes).  The input is a report file; it is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * hungfs: a filesystem that hangs, as a dead NFS server or a stuck FUSE
  * daemon does, for tests/subjects.sh.  Its one file, app.bin, can be

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Whose files the command may change and read (SPEC 6.1, 6.4, 6.5), in
 # both confinements, as root and then as nobody (su; the script again,
 # with copies nobody may read):

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Roles for tests/inbound.sh: a command's own loopback server, and the
 processes outside the run that try to reach it (SPEC 6.5, landlock).
 

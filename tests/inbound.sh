@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Nothing comes in (SPEC 6.5): in the landlock confinement the command's
 # loopback is the host's, so a listener of the command's must hand it
 # only connections of its own processes, and it may not share a port

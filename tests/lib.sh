@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Shared helpers for the shell tests: TAP-like output, assertions, cleanup.
 # Each test script sources this, calls the checks, and ends with `finish`.
 

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # bench/loadgen counts what it sends and receives: held against an origin
 # of the test's own (tests/countd.py), which counts the other end, directly
 # and through harn-egressd (CONNECT, SOCKS5, forwarding), each framing of a

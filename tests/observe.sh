@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Observe, then enforce (SPEC 3.1, 5): a CI job run confined in report
 # mode, its log turned into rules by `audit --suggest` and into a whole
 # policy by `audit --suggest --full`, the same job enforced with that

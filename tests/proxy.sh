@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The proxy in service mode, end to end (SPEC 2, 3, 4, 5): HTTP forwarding,
 # CONNECT, SOCKS5, pinned DNS, refusals, limits, the decision log, signals.
 #

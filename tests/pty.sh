@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Run mode's terminal (SPEC 6.1): when harn-egressd's standard streams are
 # a terminal, the command runs on a pseudo-terminal of its own that
 # harn-egressd relays, so nothing it does to its terminal (modes, line

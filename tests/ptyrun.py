@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """ptyrun: run a command on a terminal of ours, as a user's shell would,
 and say what became of that terminal (tests/pty.sh).
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """pyhelpers: servers and clients for the proxy integration tests (proxy.sh).
 
     python3 tests/pyhelpers.py SUBCOMMAND [options]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Table-driven cmocka tests: each row is named by its table, index and
  * input (control bytes escaped); a failing CHECK ends the row, not the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Run mode's sandbox (SPEC 2 exit codes, SPEC 6): escape attempts from
 # inside the confined command, each paired with an unconfined control.
 #

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The statement's subjects against the confined command (SPEC 7.1): what
 # the command leaves at a subject's name is taken at exit with no more
 # rights than it had, without following a link anywhere on the path, only

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Run mode tells the terminal what it refused (SPEC 6.1), --log or not:
 # the first refusal of each target is one stderr line with the reason and
 # what would admit it (the allow line; the exempt for a private range);

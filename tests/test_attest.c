@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_attest: the report's encodings (canonical form, base64, hex,
  * timestamps), Ed25519 keys, and verification refusing every report that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_audit: summaries of decision logs (SPEC 5).  Valid records are
  * counted by decision, reason, protocol and host; every kind of malformed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_conf: the policy file (SPEC 3.1), the environment policy (SPEC 3.4)
  * and the effective policy's text.  Every test walks a table; a failing

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_dlog: the decision log (proxy/dlog.c, SPEC 5).  A line is in the
  * log when dlog_decision returns, before the caller answers anything; a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_dns: the c-ares resolver against a fake DNS server that lives on
  * the same event_base.  The server answers from a table and records every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_dsse: the in-toto form of the report (SPEC 7.1).  DSSE's PAE byte
  * for byte, base64 in either alphabet, subjects refused in the statement

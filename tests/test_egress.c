@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_egress: the decision engine against SPEC 3.2, 3.3, 3.5 and 5.
  * Every test walks a table; a failure names the table, the row and the

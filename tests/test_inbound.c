@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_inbound: the record of the command's own loopback connections
  * (sandbox/inbound.c), which decides what an accept() in the landlock

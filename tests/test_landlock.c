@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_landlock: sandbox/landlock.c against a fake tree in a temp dir.
  *

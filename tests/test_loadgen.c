@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_loadgen: bench/loadgen's pure parts, table by table: the response
  * parser (status, framing, the server's close, the bytes a response ends

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_proxymsg: the proxy's pure message code, table by table: HTTP
  * heads (where one ends, how it splits, status lines, header tokens),

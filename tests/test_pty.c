@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_pty: run mode's terminal, the pure parts (cli/ptyplan.c): which
  * streams get the pseudo-terminal and where its output goes, the raw

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_readas: reading a file as the command could have (sandbox/readas.c,
  * SPEC 7.1's subjects).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_sandbox: the sandbox's pure decisions, as tables.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_seccomp: the seccomp filter (SPEC 6.2).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_span: proxy/span.c over loopback TCP and AF_UNIX socketpairs.
  *

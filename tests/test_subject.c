@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_subject: how a subject of the in-toto statement is taken at exit
  * (SPEC 7.1, attest/subject.c): no link followed anywhere on its path

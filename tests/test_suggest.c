@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_suggest: audit --suggest --full (a whole policy from decision
  * logs).  What it prints is read back by the policy parser and judged by

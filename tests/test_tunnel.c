@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_tunnel: proxy/tunnel.c over AF_UNIX socketpairs and loopback TCP.
  *

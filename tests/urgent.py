@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """urgent: TCP urgent data (MSG_OOB) through the proxy, each way.
 
     python3 tests/urgent.py --proxy PORT --host NAME --pid PID
