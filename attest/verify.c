@@ -197,7 +197,7 @@ elements_are(json_t *j, int type)
 }
 
 static bool
-in(const char *s, const char *const *set)
+one_of(const char *s, const char *const *set)
 {
 	for (; s != NULL && *set != NULL; set++)
 		if (strcmp(s, *set) == 0)
@@ -234,7 +234,7 @@ verify_schema(const json_t *r, struct verdict *v)
 	for (i = 0; i < sizeof(word_members) / sizeof(word_members[0]); i++) {
 		s = json_string_value(json_object_get(json_object_get(r,
 		    word_members[i].parent), word_members[i].key));
-		if (s != NULL && !in(s, word_members[i].values))
+		if (s != NULL && !one_of(s, word_members[i].values))
 			return fail(v, "schema", "%s.%s: unknown value",
 			    word_members[i].parent, word_members[i].key);
 	}

@@ -89,7 +89,7 @@ remove_workspace(const char *ws)
 
 /* Serve the broker until the command ends; 0, or -1 with why and mech. */
 static int
-serve(struct trial *t, char *why, size_t len, int *mech)
+serve_trial(struct trial *t, char *why, size_t len, int *mech)
 {
 	struct timeval tv = { TRIAL_TIMEOUT_S, 0 };
 	struct sandbox_failure f;
@@ -196,7 +196,7 @@ trial_once(struct sandbox_host *h, enum sandbox_confinement c, bool theirs,
 		mark(h, c, f.mech, why);
 		goto out;
 	}
-	if ((rv = serve(&t, why, len, &mech)) == -1)
+	if ((rv = serve_trial(&t, why, len, &mech)) == -1)
 		mark(h, c, mech, why);
 out:
 	sandbox_free(t.child);
