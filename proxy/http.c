@@ -572,8 +572,19 @@ http_timeout(struct conn *c)
 	http_refuse_status(c, 408, EGRESS_R_INVALID_REQUEST);
 }
 
+/* The 503 to a client no descriptor is left for. */
+static int
+http_refuse_unread(char *buf, size_t len, enum egress_reason why,
+    const char *body, const char *first, size_t got)
+{
+	return http_refusal(buf, len, 503, why, body, got > 0 &&
+	    http_begins_head(first, got));
+}
+
+/* HTTP has no claims: it takes whatever no other protocol claimed. */
 const struct conn_proto http_proto = {
 	.proto = PROXY_HTTP,
+	.refuse_unread = http_refuse_unread,
 	.request_read = head_read_cb,
 	.relay_read = forward_client_read_cb,
 	.relay_write = forward_client_write_cb,

@@ -10,6 +10,15 @@
 #include "proxy/httpmsg.h"
 #include "proxy/internal.h"
 
+/*
+ * A whole HTTP refusal response, as snprintf returns its length; to a
+ * HEAD (head), without the body.
+ */
+int	 http_refusal(char *, size_t, int status, enum egress_reason,
+	    const char *body, bool head);
+/* Do these bytes of a request begin with HEAD (leading CRLFs skipped)? */
+bool	 http_begins_head(const char *, size_t);
+
 /* The request under way; its head is owned, the rest points into it. */
 struct http_req {
 	char			*head;

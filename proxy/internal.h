@@ -152,6 +152,16 @@ struct conn;
  */
 struct conn_proto {
 	enum proxy_protocol	 proto;		/* logged as, at first */
+	/* Does a client's first byte name this protocol?  NULL: any byte. */
+	bool			(*claims)(unsigned char first);
+	/*
+	 * A refusal for a client whose request is not read (no descriptor
+	 * to serve it), into buf; first[0, got) is what it sent, as far as
+	 * peeked.  Its length, as snprintf returns it.
+	 */
+	int			(*refuse_unread)(char *buf, size_t len,
+				    enum egress_reason, const char *body,
+				    const char *first, size_t got);
 	/* CONN_REQUEST and CONN_IDLE: bytes arrived. */
 	bufferevent_data_cb	 request_read;
 	/* CONN_RELAY: the client sent more, or took what was queued. */
@@ -167,6 +177,9 @@ struct conn_proto {
 };
 
 extern const struct conn_proto	http_proto, socks_proto;
+
+/* The protocol a client's first bytes name (HTTP when none are in). */
+const struct conn_proto	*conn_proto_of(const void *first, size_t got);
 
 struct http_req;
 struct http_fwd;
@@ -255,14 +268,5 @@ void	 conn_drain_refuse(struct conn *);
 void	 conn_drain_close(struct conn *);
 /* conn.c tells proxy.c when a connection is gone (for drain). */
 void	 proxy_conn_gone(struct proxy *);
-
-/*
- * A whole HTTP refusal response, as snprintf returns its length; to a
- * HEAD (head), without the body.
- */
-int	 http_refusal(char *, size_t, int status, enum egress_reason,
-	    const char *body, bool head);
-/* Do these bytes of a request begin with HEAD (leading CRLFs skipped)? */
-bool	 http_begins_head(const char *, size_t);
 
 #endif

@@ -221,29 +221,26 @@ proxy_say_out_of_fds(struct proxy *px)
 static void
 refuse_one(struct proxy *px, int fd)
 {
-	static const unsigned char no_method[2] = { 0x05, 0xff };
 	static const char full[] = "harn-egressd: refused: limit_exceeded "
 	    "(out of file descriptors; try again later)\n";
 	static const char nolog[] = "harn-egressd: refused: log_unavailable "
 	    "(the decision log cannot take records)\n";
 	enum egress_reason why = EGRESS_R_LIMIT_EXCEEDED;
 	struct dlog_entry e = { .host = "", .reason = why };
+	const struct conn_proto *p;
 	char first[64], refusal[512];
 	ssize_t got;
-	bool socks;
 	int n;
 
 	got = recv(fd, first, sizeof(first), MSG_PEEK | MSG_DONTWAIT);
-	socks = got > 0 && first[0] == 0x05;
-	e.proto = socks ? PROXY_SOCKS5 : PROXY_HTTP;
+	p = conn_proto_of(first, got > 0 ? (size_t)got : 0);
+	e.proto = p->proto;
 	if (dlog_decision(px->log, &e, px->gen->conf->log_failure_serve) == -1)
 		why = EGRESS_R_LOG_UNAVAILABLE;
-	if (socks)
-		(void)send(fd, no_method, sizeof(no_method), MSG_NOSIGNAL);
-	else if ((n = http_refusal(refusal, sizeof(refusal), 503, why,
-	    why == EGRESS_R_LIMIT_EXCEEDED ? full : nolog, got > 0 &&
-	    http_begins_head(first, (size_t)got))) > 0 &&
-	    (size_t)n < sizeof(refusal))
+	n = p->refuse_unread(refusal, sizeof(refusal), why,
+	    why == EGRESS_R_LIMIT_EXCEEDED ? full : nolog, first,
+	    got > 0 ? (size_t)got : 0);
+	if (n > 0 && (size_t)n < sizeof(refusal))
 		(void)send(fd, refusal, (size_t)n, MSG_NOSIGNAL);
 	(void)close(fd);
 }
