@@ -34,7 +34,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "proxy/http.h"
+#include "proxy/forward.h"
 #include "proxy/span.h"
 
 /* A stretch of body worth a pipe: shorter ones go through the buffers. */
@@ -437,7 +437,7 @@ forward_done(struct conn *c)
 
 	if (last_exchange(c) || !f->req_done ||
 	    f->resp.kind == BODY_UNTIL_CLOSE) {
-		conn_close_after_flush(c);
+		c->p->relay_over(c, RELAY_CLOSE);
 		return;
 	}
 	/*
@@ -448,7 +448,7 @@ forward_done(struct conn *c)
 	if (!f->resp_close && !f->origin_eof &&
 	    evbuffer_get_length(bufferevent_get_output(f->origin)) == 0)
 		keep_origin(c);
-	http_next_request(c);
+	c->p->relay_over(c, RELAY_NEXT);
 }
 
 /*
@@ -464,30 +464,6 @@ forward_client_eof(struct conn *c)
 	c->client_eof = true;
 	(void)bufferevent_disable(c->bev, EV_READ);	/* it read its EOF */
 	return true;
-}
-
-/*
- * The request's body is not framed as it says (a chunk line that is not
- * one): what went before it is all the origin gets, and the client is told
- * 400 unless a response to it is already under way.  The request's
- * decision is already logged.
- */
-static void
-bad_request_body(struct conn *c)
-{
-	static const char body[] = "harn-egressd: refused: invalid_request "
-	    "(the request body's chunked framing is malformed)\n";
-	char resp[512];
-	int n;
-
-	if (!c->fwd->resp_head) {
-		n = http_refusal(resp, sizeof(resp), 400,
-		    EGRESS_R_INVALID_REQUEST, body, c->req->head_method);
-		if (n > 0 && (size_t)n < sizeof(resp) &&
-		    conn_write(c, resp, (size_t)n) == -1)
-			return;
-	}
-	conn_close_after_flush(c);
 }
 
 /*
@@ -512,7 +488,8 @@ relay_request(struct conn *c)
 		return;
 	}
 	if (rv == -1) {
-		bad_request_body(c);
+		/* What went before it is all the origin gets. */
+		c->p->relay_over(c, RELAY_BAD_BODY);
 		return;
 	}
 	if (rv == 1)

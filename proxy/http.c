@@ -213,7 +213,8 @@ http_free(struct conn *c)
 }
 
 /* Ready for the next request on a kept-alive connection. */
-void
+/* The next request on a kept-alive client connection. */
+static void
 http_next_request(struct conn *c)
 {
 	http_req_free(c);
@@ -572,6 +573,46 @@ http_timeout(struct conn *c)
 	http_refuse_status(c, 408, EGRESS_R_INVALID_REQUEST);
 }
 
+/*
+ * The request's body is not framed as it says (a chunk line that is not
+ * one): the client is told 400 unless a response to it is already under
+ * way.  The request's decision is already logged.
+ */
+static void
+bad_request_body(struct conn *c)
+{
+	static const char body[] = "harn-egressd: refused: invalid_request "
+	    "(the request body's chunked framing is malformed)\n";
+	char resp[512];
+	int n;
+
+	if (!c->fwd->resp_head) {
+		n = http_refusal(resp, sizeof(resp), 400,
+		    EGRESS_R_INVALID_REQUEST, body, c->req->head_method);
+		if (n > 0 && (size_t)n < sizeof(resp) &&
+		    conn_write(c, resp, (size_t)n) == -1)
+			return;
+	}
+	conn_close_after_flush(c);
+}
+
+/* What forward.c says follows an exchange. */
+static void
+http_relay_over(struct conn *c, enum relay_next next)
+{
+	switch (next) {
+	case RELAY_NEXT:
+		http_next_request(c);
+		return;
+	case RELAY_BAD_BODY:
+		bad_request_body(c);
+		return;
+	case RELAY_CLOSE:
+		break;
+	}
+	conn_close_after_flush(c);
+}
+
 /* The 503 to a client no descriptor is left for. */
 static int
 http_refuse_unread(char *buf, size_t len, enum egress_reason why,
@@ -588,6 +629,7 @@ const struct conn_proto http_proto = {
 	.request_read = head_read_cb,
 	.relay_read = forward_client_read_cb,
 	.relay_write = forward_client_write_cb,
+	.relay_over = http_relay_over,
 	.timeout = http_timeout,
 	.refuse = http_refuse,
 	.client_eof = forward_client_eof,

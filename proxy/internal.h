@@ -146,6 +146,13 @@ enum conn_state {
 
 struct conn;
 
+/* What follows a relayed exchange (conn_proto.relay_over). */
+enum relay_next {
+	RELAY_NEXT,		/* another request on this connection */
+	RELAY_CLOSE,		/* flush what is queued, then close */
+	RELAY_BAD_BODY		/* the request body's framing is malformed */
+};
+
 /*
  * A protocol served on the one port (relayd's rl_proto is the model).
  * conn.c drives the states; the protocol reads requests and relays.
@@ -166,6 +173,8 @@ struct conn_proto {
 	bufferevent_data_cb	 request_read;
 	/* CONN_RELAY: the client sent more, or took what was queued. */
 	bufferevent_data_cb	 relay_read, relay_write;
+	/* CONN_RELAY: the exchange is over; next says what follows. */
+	void			(*relay_over)(struct conn *, enum relay_next);
 	/* header_timeout ran out in CONN_REQUEST. */
 	void			(*timeout)(struct conn *);
 	/* Refused from outside (the drain ended): reply, log, close. */
