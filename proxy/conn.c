@@ -175,6 +175,10 @@ sniff_start(struct conn *c)
 		inactive(c);
 	c->p = conn_proto_of(&first, 1);
 	c->proto = c->p->proto;
+	if (c->p->init != NULL && c->p->init(c) == -1) {
+		conn_close(c);
+		return;
+	}
 	if (conn_enter(c, CONN_REQUEST) == -1) {
 		conn_close(c);
 		return;
@@ -357,6 +361,7 @@ conn_close(struct conn *c)
 	px->nconns--;
 	inactive(c);
 	free(c->exe);
+	free(c->pstate);
 	free(c);
 	proxy_conn_gone(px);
 }

@@ -58,6 +58,20 @@ struct http_origin {
 	uint16_t		 port;
 };
 
+/* HTTP's state of a client connection (conn.pstate). */
+struct http_conn {
+	struct http_req		*req;		/* the request under way */
+	struct http_fwd		*fwd;		/* its exchange */
+	struct http_origin	*kept;		/* an origin kept for the next */
+	bool			 client_eof;	/* it sent all it will send */
+};
+
+static inline struct http_conn *
+http_of(const struct conn *c)
+{
+	return c->pstate;
+}
+
 /*
  * The kept origin's address, when it is alive and goes to this request's
  * host and port; NULL otherwise (a dead or unsuitable one is dropped).

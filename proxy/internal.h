@@ -2,10 +2,12 @@
 /*
  * The proxy's inside, shared by the files of proxy/ only.
  *
- * A connection (struct conn) is accepted, sniffed (first byte 0x05:
- * SOCKS5, otherwise HTTP) and then served by its protocol (struct
- * conn_proto: http_proto, socks_proto), which reads a request and has it
- * decided by an outbound attempt (struct outbound: policy, DNS, connect).
+ * A connection (struct conn) is accepted, sniffed (conn_proto_of: first
+ * byte 0x05 SOCKS5, otherwise HTTP) and then served by its protocol
+ * (struct conn_proto: http_proto, socks_proto; the core calls a protocol
+ * only through this table, and its state of the connection is its own,
+ * c->pstate), which reads a request and has it decided by an outbound
+ * attempt (struct outbound: policy, DNS, connect).
  * CONNECT and SOCKS5 then hand both sockets to a tunnel; HTTP forwarding
  * relays one request at a time, keeping its origin connection for the
  * next request when that request's own decision pins the same address.
@@ -14,7 +16,8 @@
  *
  *   accept   conn_accept: a conn in CONN_SNIFF, its header_timeout running,
  *            reading into a bufferevent.
- *   sniff    the first byte is not 0x05: c->p = &http_proto, CONN_REQUEST
+ *   sniff    the first byte is not 0x05: c->p = &http_proto, its state
+ *            made (p->init), CONN_REQUEST
  *            (the timer goes on: header_timeout counts from accept).
  *   head     http.c reads until the empty line (431 past
  *            max_header_bytes, 408 at the timer), parses and checks it,
@@ -169,6 +172,8 @@ struct conn_proto {
 	int			(*refuse_unread)(char *buf, size_t len,
 				    enum egress_reason, const char *body,
 				    const char *first, size_t got);
+	/* Sniffed: make its state of this connection (c->pstate).  -1. */
+	int			(*init)(struct conn *);
 	/* CONN_REQUEST and CONN_IDLE: bytes arrived. */
 	bufferevent_data_cb	 request_read;
 	/* CONN_RELAY: the client sent more, or took what was queued. */
@@ -189,10 +194,6 @@ extern const struct conn_proto	http_proto, socks_proto;
 
 /* The protocol a client's first bytes name (HTTP when none are in). */
 const struct conn_proto	*conn_proto_of(const void *first, size_t got);
-
-struct http_req;
-struct http_fwd;
-struct http_origin;
 
 struct conn {
 	TAILQ_ENTRY(conn)	 entry;
@@ -216,12 +217,12 @@ struct conn {
 	pid_t			 pid;		/* run mode: who connected; 0 */
 	char			*exe;		/*   and its program, or NULL */
 	bool			 logged;	/* this request's line is written */
-	bool			 client_eof;	/* HTTP: it sent all it will send */
 	const char		*detail;	/* a refusal's why, for people */
-	/* HTTP's: the request under way, its exchange, a kept origin. */
-	struct http_req		*req;
-	struct http_fwd		*fwd;
-	struct http_origin	*kept;
+	/*
+	 * The protocol's own state (p->init makes it), emptied by p->free
+	 * and freed with the conn.
+	 */
+	void			*pstate;
 };
 
 void	 conn_accept(struct proxy *, evutil_socket_t, struct sockaddr *, int);
