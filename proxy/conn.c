@@ -363,7 +363,7 @@ conn_close(struct conn *c)
 	free(c->exe);
 	free(c->pstate);
 	free(c);
-	proxy_conn_gone(px);
+	px->conn_gone(px);
 }
 
 static void

@@ -68,6 +68,7 @@ struct gen {
 	unsigned		 refs;
 };
 
+/* state.c */
 struct gen	*gen_hold(struct gen *);
 void		 gen_release(struct gen *);
 
@@ -96,6 +97,8 @@ struct proxy {
 	struct event		*drain_timer;
 	void			(*drain_done)(void *);
 	void			*drain_arg;
+	/* conn.c tells proxy.c when a connection is gone (for drain). */
+	void			(*conn_gone)(struct proxy *);
 	proxy_owner_fn		 owner;		/* run mode: who connected */
 	void			*owner_arg;
 };
@@ -276,7 +279,5 @@ void	 conn_drain_start(struct conn *);
  */
 void	 conn_drain_refuse(struct conn *);
 void	 conn_drain_close(struct conn *);
-/* conn.c tells proxy.c when a connection is gone (for drain). */
-void	 proxy_conn_gone(struct proxy *);
 
 #endif
