@@ -142,6 +142,24 @@ limit_wait(struct conn *c)
 	return true;
 }
 
+/* The protocols of the one port, in the order they are asked. */
+static const struct conn_proto *const protos[] = {
+	&socks_proto,
+	&http_proto,		/* last: claims what no other did */
+};
+
+const struct conn_proto *
+conn_proto_of(const void *first, size_t got)
+{
+	const unsigned char *b = first;
+	size_t i;
+
+	for (i = 0; i < sizeof(protos) / sizeof(protos[0]) - 1; i++)
+		if (got > 0 && protos[i]->claims(b[0]))
+			return protos[i];
+	return protos[i];
+}
+
 /* The first byte is in: the protocol it names reads the request. */
 static void
 sniff_start(struct conn *c)
@@ -155,8 +173,12 @@ sniff_start(struct conn *c)
 	/* Refused: it waits for its request only to log what it asked. */
 	if (c->over_limit)
 		inactive(c);
-	c->p = first == 0x05 ? &socks_proto : &http_proto;
+	c->p = conn_proto_of(&first, 1);
 	c->proto = c->p->proto;
+	if (c->p->init != NULL && c->p->init(c) == -1) {
+		conn_close(c);
+		return;
+	}
 	if (conn_enter(c, CONN_REQUEST) == -1) {
 		conn_close(c);
 		return;
@@ -339,8 +361,9 @@ conn_close(struct conn *c)
 	px->nconns--;
 	inactive(c);
 	free(c->exe);
+	free(c->pstate);
 	free(c);
-	proxy_conn_gone(px);
+	px->conn_gone(px);
 }
 
 static void

@@ -37,7 +37,7 @@
 #include <openssl/evp.h>
 
 #include "proxy/mstime.h"
-#include "proxy/proxy.h"
+#include "proxy/dlog.h"
 
 #define LINE_MAX_LEN	2048	/* an exe of 255 bytes, each escaped in 6 */
 #define RETRY_MS	1000		/* a failed log is tried again */

@@ -34,7 +34,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "proxy/http.h"
+#include "proxy/forward.h"
 #include "proxy/span.h"
 
 /* A stretch of body worth a pipe: shorter ones go through the buffers. */
@@ -125,7 +125,7 @@ is_hop_header(const struct http_req *r, const struct httpmsg_header *h)
 static int
 write_request_head(struct conn *c, struct evbuffer *b)
 {
-	struct http_req *r = c->req;
+	struct http_req *r = http_of(c)->req;
 	struct out o = { b, 0 };
 	size_t i, mlen = (size_t)((char *)memchr(r->msg.start, ' ',
 	    r->msg.slen) - r->msg.start);
@@ -167,14 +167,14 @@ origin_free(struct http_origin *o)
 void
 forward_drop_kept(struct conn *c)
 {
-	origin_free(c->kept);
-	c->kept = NULL;
+	origin_free(http_of(c)->kept);
+	http_of(c)->kept = NULL;
 }
 
 void
 forward_free(struct conn *c)
 {
-	struct http_fwd *f = c->fwd;
+	struct http_fwd *f = http_of(c)->fwd;
 
 	if (f == NULL)
 		return;
@@ -184,7 +184,7 @@ forward_free(struct conn *c)
 	if (f->origin != NULL)
 		bufferevent_free(f->origin);
 	free(f);
-	c->fwd = NULL;
+	http_of(c)->fwd = NULL;
 }
 
 _Static_assert(SPAN_TO_EOF == UINT64_MAX, "until close: httpmsg's word");
@@ -240,7 +240,7 @@ static void
 up_done(enum span_end how, void *arg)
 {
 	struct conn *c = arg;
-	struct http_fwd *f = c->fwd;
+	struct http_fwd *f = http_of(c)->fwd;
 
 	if (how != SPAN_DONE) {
 		if (how == SPAN_EOF &&
@@ -250,7 +250,7 @@ up_done(enum span_end how, void *arg)
 			conn_close(c);
 		return;
 	}
-	httpmsg_body_moved(&c->req->body, span_moved(f->up));
+	httpmsg_body_moved(&http_of(c)->req->body, span_moved(f->up));
 	if (bufferevent_enable(c->bev, EV_READ) == -1) {
 		conn_close(c);
 		return;
@@ -267,8 +267,8 @@ up_done(enum span_end how, void *arg)
 static int
 up_start(struct conn *c)
 {
-	struct http_fwd *f = c->fwd;
-	uint64_t n = spannable(&c->req->body);
+	struct http_fwd *f = http_of(c)->fwd;
+	uint64_t n = spannable(&http_of(c)->req->body);
 
 	if (n == 0 || n == SPAN_TO_EOF || span_running(f->up) ||
 	    evbuffer_get_length(bufferevent_get_input(c->bev)) > 0 ||
@@ -287,7 +287,7 @@ static void
 down_done(enum span_end how, void *arg)
 {
 	struct conn *c = arg;
-	struct http_fwd *f = c->fwd;
+	struct http_fwd *f = http_of(c)->fwd;
 
 	switch (how) {
 	case SPAN_DONE:
@@ -326,7 +326,7 @@ down_done(enum span_end how, void *arg)
 static int
 down_start(struct conn *c)
 {
-	struct http_fwd *f = c->fwd;
+	struct http_fwd *f = http_of(c)->fwd;
 	uint64_t n = spannable(&f->resp);
 
 	if (n == 0 || !f->resp_head || f->origin_eof ||
@@ -373,7 +373,8 @@ kept_alive(const struct http_origin *o)
 const struct egress_addr *
 forward_reusable(struct conn *c)
 {
-	struct http_origin *o = c->kept;
+	struct http_origin *o = http_of(c)->kept;
+	const struct http_req *r = http_of(c)->req;
 
 	if (o == NULL)
 		return NULL;
@@ -381,7 +382,7 @@ forward_reusable(struct conn *c)
 	 * Only a request that could be sent again goes on a kept
 	 * connection: one the origin closes under it is then never lost.
 	 */
-	if (!c->req->idempotent || c->req->body.kind != BODY_NONE ||
+	if (!r->idempotent || r->body.kind != BODY_NONE ||
 	    o->port != c->target.port || strcmp(o->host, c->target.host) != 0 ||
 	    !kept_alive(o)) {
 		forward_drop_kept(c);
@@ -397,7 +398,7 @@ forward_reusable(struct conn *c)
 static void
 keep_origin(struct conn *c)
 {
-	struct http_fwd *f = c->fwd;
+	struct http_fwd *f = http_of(c)->fwd;
 	struct http_origin *o;
 
 	forward_drop_kept(c);
@@ -414,7 +415,7 @@ keep_origin(struct conn *c)
 		return;		/* the exchange frees the connection */
 	}
 	f->origin = NULL;
-	c->kept = o;
+	http_of(c)->kept = o;
 }
 
 /*
@@ -425,7 +426,9 @@ keep_origin(struct conn *c)
 static bool
 last_exchange(struct conn *c)
 {
-	return c->req->client_close || c->px->draining || (c->client_eof &&
+	const struct http_conn *h = http_of(c);
+
+	return h->req->client_close || c->px->draining || (h->client_eof &&
 	    evbuffer_get_length(bufferevent_get_input(c->bev)) == 0);
 }
 
@@ -433,11 +436,11 @@ last_exchange(struct conn *c)
 static void
 forward_done(struct conn *c)
 {
-	struct http_fwd *f = c->fwd;
+	struct http_fwd *f = http_of(c)->fwd;
 
 	if (last_exchange(c) || !f->req_done ||
 	    f->resp.kind == BODY_UNTIL_CLOSE) {
-		conn_close_after_flush(c);
+		c->p->relay_over(c, RELAY_CLOSE);
 		return;
 	}
 	/*
@@ -448,7 +451,7 @@ forward_done(struct conn *c)
 	if (!f->resp_close && !f->origin_eof &&
 	    evbuffer_get_length(bufferevent_get_output(f->origin)) == 0)
 		keep_origin(c);
-	http_next_request(c);
+	c->p->relay_over(c, RELAY_NEXT);
 }
 
 /*
@@ -459,35 +462,13 @@ forward_done(struct conn *c)
 bool
 forward_client_eof(struct conn *c)
 {
-	if (c->fwd == NULL || c->req == NULL || !c->fwd->req_done)
+	struct http_conn *h = http_of(c);
+
+	if (h->fwd == NULL || h->req == NULL || !h->fwd->req_done)
 		return false;	/* the request itself is cut short */
-	c->client_eof = true;
+	h->client_eof = true;
 	(void)bufferevent_disable(c->bev, EV_READ);	/* it read its EOF */
 	return true;
-}
-
-/*
- * The request's body is not framed as it says (a chunk line that is not
- * one): what went before it is all the origin gets, and the client is told
- * 400 unless a response to it is already under way.  The request's
- * decision is already logged.
- */
-static void
-bad_request_body(struct conn *c)
-{
-	static const char body[] = "harn-egressd: refused: invalid_request "
-	    "(the request body's chunked framing is malformed)\n";
-	char resp[512];
-	int n;
-
-	if (!c->fwd->resp_head) {
-		n = http_refusal(resp, sizeof(resp), 400,
-		    EGRESS_R_INVALID_REQUEST, body, c->req->head_method);
-		if (n > 0 && (size_t)n < sizeof(resp) &&
-		    conn_write(c, resp, (size_t)n) == -1)
-			return;
-	}
-	conn_close_after_flush(c);
 }
 
 /*
@@ -499,20 +480,21 @@ bad_request_body(struct conn *c)
 static void
 relay_request(struct conn *c)
 {
-	struct http_fwd *f = c->fwd;
+	struct http_fwd *f = http_of(c)->fwd;
 	struct evbuffer *out = bufferevent_get_output(f->origin);
 	int rv;
 
 	if (f->req_done || span_running(f->up))
 		return;
-	rv = httpmsg_relay_body(&c->req->body, bufferevent_get_input(c->bev),
-	    out);
+	rv = httpmsg_relay_body(&http_of(c)->req->body,
+	    bufferevent_get_input(c->bev), out);
 	if (bev_write_now(f->origin) == -1) {
 		conn_close(c);
 		return;
 	}
 	if (rv == -1) {
-		bad_request_body(c);
+		/* What went before it is all the origin gets. */
+		c->p->relay_over(c, RELAY_BAD_BODY);
 		return;
 	}
 	if (rv == 1)
@@ -538,14 +520,15 @@ static void
 origin_write_cb(struct bufferevent *bev, void *arg)
 {
 	struct conn *c = arg;
+	struct http_fwd *f;
 
 	if (evbuffer_get_length(bufferevent_get_output(bev)) == 0 &&
 	    bufferevent_disable(bev, EV_WRITE) == -1) {
 		conn_close(c);
 		return;
 	}
-	if (c->fwd == NULL || c->fwd->req_done || span_running(c->fwd->up) ||
-	    up_start(c) != 0)
+	f = http_of(c)->fwd;
+	if (f == NULL || f->req_done || span_running(f->up) || up_start(c) != 0)
 		return;
 	if (bufferevent_enable(c->bev, EV_READ) == -1)
 		conn_close(c);
@@ -565,10 +548,10 @@ forward_client_write_cb(struct bufferevent *bev, void *arg)
 		conn_close(c);
 		return;
 	}
-	if (c->fwd == NULL || c->fwd->origin_eof ||
-	    span_running(c->fwd->down) || down_start(c) != 0)
+	if (http_of(c)->fwd == NULL || http_of(c)->fwd->origin_eof ||
+	    span_running(http_of(c)->fwd->down) || down_start(c) != 0)
 		return;
-	if (bufferevent_enable(c->fwd->origin, EV_READ) == -1)
+	if (bufferevent_enable(http_of(c)->fwd->origin, EV_READ) == -1)
 		conn_close(c);
 }
 
@@ -606,7 +589,7 @@ response_closes(const struct httpmsg *m)
 static int
 relay_response_head(struct conn *c, struct evbuffer *in, struct evbuffer *b)
 {
-	struct http_fwd *f = c->fwd;
+	struct http_fwd *f = http_of(c)->fwd;
 	struct out o = { b, 0 };
 	struct httpmsg m;
 	size_t end, i;
@@ -624,7 +607,7 @@ relay_response_head(struct conn *c, struct evbuffer *in, struct evbuffer *b)
 		free(head);
 		return -1;
 	}
-	if (status_has_no_body(status) || c->req->head_method)
+	if (status_has_no_body(status) || http_of(c)->req->head_method)
 		f->resp.kind = BODY_NONE;
 	else if (f->resp.kind == BODY_NONE)
 		f->resp.kind = BODY_UNTIL_CLOSE;	/* no length: until EOF */
@@ -642,7 +625,7 @@ relay_response_head(struct conn *c, struct evbuffer *in, struct evbuffer *b)
 	f->resp_close = response_closes(&m);
 	if (last_exchange(c) || f->resp.kind == BODY_UNTIL_CLOSE)
 		out_str(&o, "Connection: close\r\n");
-	else if (c->req->http10)
+	else if (http_of(c)->req->http10)
 		out_str(&o, "Connection: keep-alive\r\n");
 	out_add(&o, "\r\n", 2);
 	f->resp_head = true;
@@ -657,7 +640,7 @@ relay_response_head(struct conn *c, struct evbuffer *in, struct evbuffer *b)
 static int
 pump_response(struct conn *c)
 {
-	struct http_fwd *f = c->fwd;
+	struct http_fwd *f = http_of(c)->fwd;
 	struct evbuffer *in = bufferevent_get_input(f->origin);
 	struct evbuffer *out = bufferevent_get_output(c->bev);
 	int rv;
@@ -686,13 +669,13 @@ bad_response(struct conn *c, const char *what)
 	char resp[512], body[256];
 	int n;
 
-	if (c->fwd == NULL || !c->fwd->resp_head) {
+	if (http_of(c)->fwd == NULL || !http_of(c)->fwd->resp_head) {
 		snprintf(body, sizeof(body), "harn-egressd: %s\n", what);
 		/* To a HEAD, no body; its length as a GET would get it. */
 		n = snprintf(resp, sizeof(resp), "HTTP/1.1 502 Bad Gateway\r\n"
 		    "Content-Type: text/plain\r\nContent-Length: %zu\r\n"
 		    "Connection: close\r\n\r\n%s", strlen(body),
-		    c->req->head_method ? "" : body);
+		    http_of(c)->req->head_method ? "" : body);
 		if (n > 0 && (size_t)n < sizeof(resp) &&
 		    conn_write(c, resp, (size_t)n) == -1)
 			return;
@@ -742,12 +725,13 @@ retry_connected_cb(const struct outbound_result *res, void *arg)
 static bool
 retry_on_new(struct conn *c)
 {
-	struct http_fwd *f = c->fwd;
+	struct http_fwd *f = http_of(c)->fwd;
+	const struct http_req *r = http_of(c)->req;
 	struct egress_addr addr = f->addr;
 	enum egress_reason reason = f->reason;
 
 	if (!f->reused || f->resp_started || !f->req_done ||
-	    !c->req->idempotent || c->req->body.kind != BODY_NONE)
+	    !r->idempotent || r->body.kind != BODY_NONE)
 		return false;
 	forward_free(c);
 	if (conn_enter(c, CONN_CONNECTING) == -1) {
@@ -769,15 +753,17 @@ static void
 origin_event_cb(struct bufferevent *bev, short what, void *arg)
 {
 	struct conn *c = arg;
+	struct http_fwd *f = http_of(c)->fwd;
 	int rv;
 
 	if (!(what & (BEV_EVENT_EOF | BEV_EVENT_ERROR | BEV_EVENT_TIMEOUT)))
 		return;
-	c->fwd->origin_eof = true;
+	f->origin_eof = true;
 	rv = pump_response(c);
-	if (rv == 1 || (rv == 0 && c->fwd->resp_head &&
-	    c->fwd->resp.kind == BODY_UNTIL_CLOSE)) {
-		c->fwd->resp.kind = BODY_UNTIL_CLOSE;	/* no reuse after EOF */
+	f = http_of(c)->fwd;		/* read again after the pump */
+	if (rv == 1 || (rv == 0 && f->resp_head &&
+	    f->resp.kind == BODY_UNTIL_CLOSE)) {
+		f->resp.kind = BODY_UNTIL_CLOSE;	/* no reuse after EOF */
 		forward_done(c);
 		return;
 	}
@@ -801,7 +787,7 @@ exchange_start(struct conn *c, struct bufferevent *origin,
 		conn_close(c);
 		return;
 	}
-	c->fwd = f;
+	http_of(c)->fwd = f;
 	f->origin = origin;
 	f->addr = *addr;
 	f->reason = reason;
@@ -846,7 +832,7 @@ void
 forward_start_kept(struct conn *c, const struct egress_addr *addr,
     enum egress_reason reason)
 {
-	struct http_origin *o = c->kept;
+	struct http_origin *o = http_of(c)->kept;
 	struct bufferevent *origin;
 
 	/*
@@ -863,7 +849,7 @@ forward_start_kept(struct conn *c, const struct egress_addr *addr,
 		return;
 	}
 	origin = o->bev;
-	c->kept = NULL;
+	http_of(c)->kept = NULL;
 	free(o);
 	exchange_start(c, origin, addr, reason, true);
 }

@@ -153,8 +153,8 @@ asked_head(struct conn *c)
 	char b[64];
 	ev_ssize_t n;
 
-	if (c->req != NULL)
-		return c->req->head_method;
+	if (http_of(c)->req != NULL)
+		return http_of(c)->req->head_method;
 	n = evbuffer_copyout(bufferevent_get_input(c->bev), b, sizeof(b));
 	return n > 0 && http_begins_head(b, (size_t)n);
 }
@@ -197,10 +197,10 @@ void
 http_req_free(struct conn *c)
 {
 	forward_free(c);
-	if (c->req != NULL) {
-		free(c->req->head);
-		free(c->req);
-		c->req = NULL;
+	if (http_of(c)->req != NULL) {
+		free(http_of(c)->req->head);
+		free(http_of(c)->req);
+		http_of(c)->req = NULL;
 	}
 }
 
@@ -208,12 +208,23 @@ http_req_free(struct conn *c)
 static void
 http_free(struct conn *c)
 {
+	if (c->pstate == NULL)
+		return;		/* its init failed */
 	http_req_free(c);
 	forward_drop_kept(c);
 }
 
 /* Ready for the next request on a kept-alive connection. */
-void
+/* Sniffed as HTTP: its state (conn_close frees it). */
+static int
+http_init(struct conn *c)
+{
+	c->pstate = calloc(1, sizeof(struct http_conn));
+	return c->pstate == NULL ? -1 : 0;
+}
+
+/* The next request on a kept-alive client connection. */
+static void
 http_next_request(struct conn *c)
 {
 	http_req_free(c);
@@ -289,7 +300,7 @@ connect_target(struct conn *c, const char *t, size_t len)
 static enum egress_reason
 absolute_target(struct conn *c, char *t, size_t len)
 {
-	struct http_req *r = c->req;
+	struct http_req *r = http_of(c)->req;
 	const char *err;
 	size_t alen;
 
@@ -324,7 +335,7 @@ absolute_target(struct conn *c, char *t, size_t len)
 static int
 check_host(struct conn *c)
 {
-	const struct httpmsg *m = &c->req->msg;
+	const struct httpmsg *m = &http_of(c)->req->msg;
 	struct egress_target h;
 	const char *err;
 	char buf[EGRESS_HOST_MAX + 16];
@@ -376,7 +387,7 @@ parse_request(struct conn *c, size_t headlen)
 		free(r);
 		return EGRESS_R_INVALID_REQUEST;
 	}
-	c->req = r;
+	http_of(c)->req = r;
 	if (evbuffer_remove(bufferevent_get_input(c->bev), r->head,
 	    headlen) != (int)headlen)
 		return EGRESS_R_INVALID_REQUEST;
@@ -417,7 +428,7 @@ names_framing(const struct http_req *r)
 static enum egress_reason
 check_request(struct conn *c)
 {
-	struct http_req *r = c->req;
+	struct http_req *r = http_of(c)->req;
 
 	if (r->connect)
 		return EGRESS_R_NONE;
@@ -472,7 +483,7 @@ connected_cb(const struct outbound_result *res, void *arg)
 	}
 	if (res->reuse)
 		forward_start_kept(c, &res->addr, res->reason);
-	else if (c->req->connect) {
+	else if (http_of(c)->req->connect) {
 		http_free(c);
 		conn_start_tunnel(c, res->fd, established,
 		    sizeof(established) - 1);
@@ -515,7 +526,7 @@ head_read_cb(struct bufferevent *bev, void *arg)
 		refuse_over_limit(c, in, limit);
 		return;
 	}
-	if (c->req == NULL && cannot_be_http(in)) {
+	if (http_of(c)->req == NULL && cannot_be_http(in)) {
 		c->detail = "not HTTP (a SOCKS5 client sends 0x05 first)";
 		http_refuse(c, EGRESS_R_INVALID_REQUEST);
 		return;
@@ -550,7 +561,7 @@ head_read_cb(struct bufferevent *bev, void *arg)
 		conn_close(c);
 		return;
 	}
-	if (!c->req->connect)
+	if (!http_of(c)->req->connect)
 		reuse = forward_reusable(c);
 	else
 		forward_drop_kept(c);
@@ -572,11 +583,65 @@ http_timeout(struct conn *c)
 	http_refuse_status(c, 408, EGRESS_R_INVALID_REQUEST);
 }
 
+/*
+ * The request's body is not framed as it says (a chunk line that is not
+ * one): the client is told 400 unless a response to it is already under
+ * way.  The request's decision is already logged.
+ */
+static void
+bad_request_body(struct conn *c)
+{
+	static const char body[] = "harn-egressd: refused: invalid_request "
+	    "(the request body's chunked framing is malformed)\n";
+	char resp[512];
+	int n;
+
+	if (!http_of(c)->fwd->resp_head) {
+		n = http_refusal(resp, sizeof(resp), 400,
+		    EGRESS_R_INVALID_REQUEST, body,
+		    http_of(c)->req->head_method);
+		if (n > 0 && (size_t)n < sizeof(resp) &&
+		    conn_write(c, resp, (size_t)n) == -1)
+			return;
+	}
+	conn_close_after_flush(c);
+}
+
+/* What forward.c says follows an exchange. */
+static void
+http_relay_over(struct conn *c, enum relay_next next)
+{
+	switch (next) {
+	case RELAY_NEXT:
+		http_next_request(c);
+		return;
+	case RELAY_BAD_BODY:
+		bad_request_body(c);
+		return;
+	case RELAY_CLOSE:
+		break;
+	}
+	conn_close_after_flush(c);
+}
+
+/* The 503 to a client no descriptor is left for. */
+static int
+http_refuse_unread(char *buf, size_t len, enum egress_reason why,
+    const char *body, const char *first, size_t got)
+{
+	return http_refusal(buf, len, 503, why, body, got > 0 &&
+	    http_begins_head(first, got));
+}
+
+/* HTTP has no claims: it takes whatever no other protocol claimed. */
 const struct conn_proto http_proto = {
 	.proto = PROXY_HTTP,
+	.refuse_unread = http_refuse_unread,
+	.init = http_init,
 	.request_read = head_read_cb,
 	.relay_read = forward_client_read_cb,
 	.relay_write = forward_client_write_cb,
+	.relay_over = http_relay_over,
 	.timeout = http_timeout,
 	.refuse = http_refuse,
 	.client_eof = forward_client_eof,

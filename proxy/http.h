@@ -1,85 +1,26 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * HTTP/1.1 proxying, shared by http.c (requests, their decision and
- * refusals) and forward.c (relaying a request and its response, and
- * keeping the origin connection for the next one).  Internal to proxy/.
+ * HTTP/1.1 proxying: http.c reads a request, has it decided and refuses
+ * it; forward.c (forward.h) relays it.  Internal to proxy/.
  */
 #ifndef PROXY_HTTP_H
 #define PROXY_HTTP_H
 
-#include "proxy/httpmsg.h"
-#include "proxy/internal.h"
-
-/* The request under way; its head is owned, the rest points into it. */
-struct http_req {
-	char			*head;
-	struct httpmsg		 msg;
-	char			*path;		/* origin-form, into head */
-	size_t			 pathlen;
-	bool			 connect;
-	bool			 head_method;
-	bool			 idempotent;	/* RFC 9110 9.2.2: may be sent again */
-	bool			 client_close;	/* no further request after this */
-	bool			 http10;
-	struct httpmsg_body	 body;
-};
-
-struct span;
+#include "proxy/forward.h"
 
 /*
- * Its exchange with the origin.  A body's long stretches (spannable in
- * forward.c) go by splice, with the bufferevent on the reading side off
- * meanwhile: up for the request (client -> origin), down for the response.
+ * A whole HTTP refusal response, as snprintf returns its length; to a
+ * HEAD (head), without the body.
  */
-struct http_fwd {
-	struct bufferevent	*origin;
-	struct span		*up, *down;	/* made at first use */
-	struct egress_addr	 addr;		/* connected to, checked */
-	enum egress_reason	 reason;	/* why it was allowed */
-	bool			 reused;	/* a kept connection */
-	bool			 req_done;	/* request body fully sent */
-	bool			 resp_started;	/* a byte of a response came */
-	bool			 resp_head;	/* final response head relayed */
-	bool			 resp_close;	/* the origin closes after it */
-	bool			 origin_eof;
-	struct httpmsg_body	 resp;
-};
-
-/*
- * An origin connection kept between requests of one client connection
- * (never shared with another client), idle, for the next request to the
- * same host and port whose own decision allows the same address.
- */
-struct http_origin {
-	struct bufferevent	*bev;
-	struct egress_addr	 addr;
-	char			 host[EGRESS_HOST_MAX + 1];
-	uint16_t		 port;
-};
+int	 http_refusal(char *, size_t, int status, enum egress_reason,
+	    const char *body, bool head);
+/* Do these bytes of a request begin with HEAD (leading CRLFs skipped)? */
+bool	 http_begins_head(const char *, size_t);
 
 /* http.c */
 void	http_refuse(struct conn *, enum egress_reason);
 void	http_refuse_status(struct conn *, int status, enum egress_reason);
-/* The next request on a kept-alive client connection. */
-void	http_next_request(struct conn *);
 /* The request and its exchange are over (the kept origin stays). */
 void	http_req_free(struct conn *);
-
-/* forward.c */
-/*
- * The kept origin's address, when it is alive and goes to this request's
- * host and port; NULL otherwise (a dead or unsuitable one is dropped).
- */
-const struct egress_addr *forward_reusable(struct conn *);
-/* Start the exchange on fd (connected to addr), or on the kept origin. */
-void	forward_start(struct conn *, int fd, const struct egress_addr *,
-	    enum egress_reason);
-void	forward_start_kept(struct conn *, const struct egress_addr *,
-	    enum egress_reason);
-void	forward_client_read_cb(struct bufferevent *, void *);
-void	forward_client_write_cb(struct bufferevent *, void *);
-bool	forward_client_eof(struct conn *);
-void	forward_free(struct conn *);
-void	forward_drop_kept(struct conn *);
 
 #endif

@@ -2,10 +2,12 @@
 /*
  * The proxy's inside, shared by the files of proxy/ only.
  *
- * A connection (struct conn) is accepted, sniffed (first byte 0x05:
- * SOCKS5, otherwise HTTP) and then served by its protocol (struct
- * conn_proto: http_proto, socks_proto), which reads a request and has it
- * decided by an outbound attempt (struct outbound: policy, DNS, connect).
+ * A connection (struct conn) is accepted, sniffed (conn_proto_of: first
+ * byte 0x05 SOCKS5, otherwise HTTP) and then served by its protocol
+ * (struct conn_proto: http_proto, socks_proto; the core calls a protocol
+ * only through this table, and its state of the connection is its own,
+ * c->pstate), which reads a request and has it decided by an outbound
+ * attempt (struct outbound: policy, DNS, connect).
  * CONNECT and SOCKS5 then hand both sockets to a tunnel; HTTP forwarding
  * relays one request at a time, keeping its origin connection for the
  * next request when that request's own decision pins the same address.
@@ -14,7 +16,8 @@
  *
  *   accept   conn_accept: a conn in CONN_SNIFF, its header_timeout running,
  *            reading into a bufferevent.
- *   sniff    the first byte is not 0x05: c->p = &http_proto, CONN_REQUEST
+ *   sniff    the first byte is not 0x05: c->p = &http_proto, its state
+ *            made (p->init), CONN_REQUEST
  *            (the timer goes on: header_timeout counts from accept).
  *   head     http.c reads until the empty line (431 past
  *            max_header_bytes, 408 at the timer), parses and checks it,
@@ -65,6 +68,7 @@ struct gen {
 	unsigned		 refs;
 };
 
+/* state.c */
 struct gen	*gen_hold(struct gen *);
 void		 gen_release(struct gen *);
 
@@ -93,6 +97,8 @@ struct proxy {
 	struct event		*drain_timer;
 	void			(*drain_done)(void *);
 	void			*drain_arg;
+	/* conn.c tells proxy.c when a connection is gone (for drain). */
+	void			(*conn_gone)(struct proxy *);
 	proxy_owner_fn		 owner;		/* run mode: who connected */
 	void			*owner_arg;
 };
@@ -146,16 +152,37 @@ enum conn_state {
 
 struct conn;
 
+/* What follows a relayed exchange (conn_proto.relay_over). */
+enum relay_next {
+	RELAY_NEXT,		/* another request on this connection */
+	RELAY_CLOSE,		/* flush what is queued, then close */
+	RELAY_BAD_BODY		/* the request body's framing is malformed */
+};
+
 /*
  * A protocol served on the one port (relayd's rl_proto is the model).
  * conn.c drives the states; the protocol reads requests and relays.
  */
 struct conn_proto {
 	enum proxy_protocol	 proto;		/* logged as, at first */
+	/* Does a client's first byte name this protocol?  NULL: any byte. */
+	bool			(*claims)(unsigned char first);
+	/*
+	 * A refusal for a client whose request is not read (no descriptor
+	 * to serve it), into buf; first[0, got) is what it sent, as far as
+	 * peeked.  Its length, as snprintf returns it.
+	 */
+	int			(*refuse_unread)(char *buf, size_t len,
+				    enum egress_reason, const char *body,
+				    const char *first, size_t got);
+	/* Sniffed: make its state of this connection (c->pstate).  -1. */
+	int			(*init)(struct conn *);
 	/* CONN_REQUEST and CONN_IDLE: bytes arrived. */
 	bufferevent_data_cb	 request_read;
 	/* CONN_RELAY: the client sent more, or took what was queued. */
 	bufferevent_data_cb	 relay_read, relay_write;
+	/* CONN_RELAY: the exchange is over; next says what follows. */
+	void			(*relay_over)(struct conn *, enum relay_next);
 	/* header_timeout ran out in CONN_REQUEST. */
 	void			(*timeout)(struct conn *);
 	/* Refused from outside (the drain ended): reply, log, close. */
@@ -168,9 +195,8 @@ struct conn_proto {
 
 extern const struct conn_proto	http_proto, socks_proto;
 
-struct http_req;
-struct http_fwd;
-struct http_origin;
+/* The protocol a client's first bytes name (HTTP when none are in). */
+const struct conn_proto	*conn_proto_of(const void *first, size_t got);
 
 struct conn {
 	TAILQ_ENTRY(conn)	 entry;
@@ -194,12 +220,12 @@ struct conn {
 	pid_t			 pid;		/* run mode: who connected; 0 */
 	char			*exe;		/*   and its program, or NULL */
 	bool			 logged;	/* this request's line is written */
-	bool			 client_eof;	/* HTTP: it sent all it will send */
 	const char		*detail;	/* a refusal's why, for people */
-	/* HTTP's: the request under way, its exchange, a kept origin. */
-	struct http_req		*req;
-	struct http_fwd		*fwd;
-	struct http_origin	*kept;
+	/*
+	 * The protocol's own state (p->init makes it), emptied by p->free
+	 * and freed with the conn.
+	 */
+	void			*pstate;
 };
 
 void	 conn_accept(struct proxy *, evutil_socket_t, struct sockaddr *, int);
@@ -253,16 +279,5 @@ void	 conn_drain_start(struct conn *);
  */
 void	 conn_drain_refuse(struct conn *);
 void	 conn_drain_close(struct conn *);
-/* conn.c tells proxy.c when a connection is gone (for drain). */
-void	 proxy_conn_gone(struct proxy *);
-
-/*
- * A whole HTTP refusal response, as snprintf returns its length; to a
- * HEAD (head), without the body.
- */
-int	 http_refusal(char *, size_t, int status, enum egress_reason,
-	    const char *body, bool head);
-/* Do these bytes of a request begin with HEAD (leading CRLFs skipped)? */
-bool	 http_begins_head(const char *, size_t);
 
 #endif

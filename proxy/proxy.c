@@ -19,25 +19,9 @@
 #include "proxy/internal.h"
 
 #define ACCEPT_RETRY_MS	100	/* pause after EMFILE, rather than spin */
-#define FDS_SAY_S	10	/* "out of descriptors", at most this often */
 #define REFUSE_BATCH	16	/* queued clients refused per EMFILE */
 
-struct gen *
-gen_hold(struct gen *g)
-{
-	g->refs++;
-	return g;
-}
-
-void
-gen_release(struct gen *g)
-{
-	if (g == NULL || --g->refs > 0)
-		return;
-	dns_resolver_free(g->dns);
-	conf_free(g->conf);
-	free(g);
-}
+static void	proxy_conn_gone(struct proxy *);
 
 static struct gen *
 gen_new(struct event_base *base, struct conf *c, char *err, size_t errlen)
@@ -118,6 +102,7 @@ proxy_new(struct event_base *base, struct conf *c, struct dlog *log,
 	}
 	px->base = base;
 	px->log = log;
+	px->conn_gone = proxy_conn_gone;
 	TAILQ_INIT(&px->listeners);
 	TAILQ_INIT(&px->conns);
 	if ((px->gen = gen_new(base, c, err, errlen)) == NULL) {
@@ -168,13 +153,6 @@ proxy_free(struct proxy *px)
 	free(px);
 }
 
-bool
-conn_over_limit(const struct proxy *px)
-{
-	/* The one deciding is counted itself. */
-	return px->nactive > px->gen->conf->max_connections;
-}
-
 static void
 accept_cb(struct evconnlistener *evl, evutil_socket_t fd,
     struct sockaddr *sa, int salen, void *arg)
@@ -193,25 +171,6 @@ retry_cb(evutil_socket_t fd, short ev, void *arg)
 		evconnlistener_enable(l->evl);
 }
 
-/* Said at most every few seconds: descriptors ran out. */
-void
-proxy_say_out_of_fds(struct proxy *px)
-{
-	struct timeval now;
-	struct rlimit rl;
-
-	(void)gettimeofday(&now, NULL);
-	if (px->fds_said.tv_sec != 0 && now.tv_sec - px->fds_said.tv_sec <
-	    FDS_SAY_S)
-		return;
-	px->fds_said = now;
-	if (getrlimit(RLIMIT_NOFILE, &rl) == -1)
-		rl.rlim_cur = 0;
-	fprintf(stderr, "harn-egressd: out of file descriptors (limit %ju, "
-	    "%u clients): new clients are refused with 503 limit_exceeded "
-	    "until some close\n", (uintmax_t)rl.rlim_cur, px->nconns);
-}
-
 /*
  * One client refused with no descriptor to serve it: a SOCKS5 greeting
  * already there is answered 05 FF (as over max_connections), anything
@@ -221,29 +180,26 @@ proxy_say_out_of_fds(struct proxy *px)
 static void
 refuse_one(struct proxy *px, int fd)
 {
-	static const unsigned char no_method[2] = { 0x05, 0xff };
 	static const char full[] = "harn-egressd: refused: limit_exceeded "
 	    "(out of file descriptors; try again later)\n";
 	static const char nolog[] = "harn-egressd: refused: log_unavailable "
 	    "(the decision log cannot take records)\n";
 	enum egress_reason why = EGRESS_R_LIMIT_EXCEEDED;
 	struct dlog_entry e = { .host = "", .reason = why };
+	const struct conn_proto *p;
 	char first[64], refusal[512];
 	ssize_t got;
-	bool socks;
 	int n;
 
 	got = recv(fd, first, sizeof(first), MSG_PEEK | MSG_DONTWAIT);
-	socks = got > 0 && first[0] == 0x05;
-	e.proto = socks ? PROXY_SOCKS5 : PROXY_HTTP;
+	p = conn_proto_of(first, got > 0 ? (size_t)got : 0);
+	e.proto = p->proto;
 	if (dlog_decision(px->log, &e, px->gen->conf->log_failure_serve) == -1)
 		why = EGRESS_R_LOG_UNAVAILABLE;
-	if (socks)
-		(void)send(fd, no_method, sizeof(no_method), MSG_NOSIGNAL);
-	else if ((n = http_refusal(refusal, sizeof(refusal), 503, why,
-	    why == EGRESS_R_LIMIT_EXCEEDED ? full : nolog, got > 0 &&
-	    http_begins_head(first, (size_t)got))) > 0 &&
-	    (size_t)n < sizeof(refusal))
+	n = p->refuse_unread(refusal, sizeof(refusal), why,
+	    why == EGRESS_R_LIMIT_EXCEEDED ? full : nolog, first,
+	    got > 0 ? (size_t)got : 0);
+	if (n > 0 && (size_t)n < sizeof(refusal))
 		(void)send(fd, refusal, (size_t)n, MSG_NOSIGNAL);
 	(void)close(fd);
 }
@@ -570,7 +526,8 @@ drain_timeout_cb(evutil_socket_t fd, short ev, void *arg)
 }
 
 /* Called by conn.c when a connection goes away. */
-void
+/* conn.c: a connection is gone (for drain). */
+static void
 proxy_conn_gone(struct proxy *px)
 {
 	if (px->draining && px->nconns == 0 && px->drain_done != NULL)

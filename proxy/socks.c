@@ -240,8 +240,29 @@ socks_client_eof(struct conn *c)
 	return false;
 }
 
+/* A SOCKS5 client's first byte is its version. */
+static bool
+socks_claims(unsigned char first)
+{
+	return first == 0x05;
+}
+
+/* No acceptable method (05 FF), as over max_connections. */
+static int
+socks_refuse_unread(char *buf, size_t len, enum egress_reason why,
+    const char *body, const char *first, size_t got)
+{
+	static const unsigned char no_method[2] = { 0x05, 0xff };
+
+	if (len >= sizeof(no_method))
+		memcpy(buf, no_method, sizeof(no_method));
+	return (int)sizeof(no_method);
+}
+
 const struct conn_proto socks_proto = {
 	.proto = PROXY_SOCKS5,
+	.claims = socks_claims,
+	.refuse_unread = socks_refuse_unread,
 	.request_read = socks_read,
 	.timeout = socks_timeout,
 	.refuse = socks_refuse,

@@ -11,37 +11,25 @@
  * is removed and dst's write event added, and back once the pipe is empty.
  *
  * Sockets that refuse splice (EINVAL; not seen on TCP), a TCP stream at
- * urgent data (span_splice_stuck), or a pipe that cannot be made (out of
+ * urgent data (mover_splice_stuck), or a pipe that cannot be made (out of
  * descriptors), switch the span to read(2)/send(2) through a buffer of
  * its own, for good.
  */
-#include <sys/ioctl.h>
 #include <sys/socket.h>
-#include <sys/time.h>
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include <event2/event.h>
 
+#include "proxy/mover.h"
 #include "proxy/mstime.h"
 #include "proxy/span.h"
 
-#define SPAN_PIPE_SZ	(256 * 1024)	/* asked for; the kernel may refuse */
-#define SPAN_PIPE_DEF	(64 * 1024)	/* Linux default pipe capacity */
 #define SPAN_BUF_SZ	(64 * 1024)	/* the copy fallback's buffer */
 #define SPAN_ROUNDS	8		/* fill+drain rounds per callback */
-
-/* Outcome of one fill or drain step. */
-enum io {
-	IO_OK,		/* moved bytes; try more */
-	IO_AGAIN,	/* src empty, or dst full (maybe after a part) */
-	IO_EOF,		/* src said EOF */
-	IO_ERR		/* fatal; errno set */
-};
 
 struct span {
 	struct event_base *base;
@@ -49,9 +37,7 @@ struct span {
 	struct event	*wev;		/* dst writable */
 	struct event	*timer;		/* idle end; NULL without one */
 	int		 src, dst;
-	int		 pipe[2];	/* -1 until the first fill */
-	uint32_t	 pipesz;
-	uint32_t	 inpipe;	/* bytes in the pipe */
+	struct mpipe	 p;		/* no pipe until the first fill */
 	char		*buf;		/* copy: bytes dst has not taken yet */
 	uint32_t	 boff, blen;	/*   its unsent part: [boff, blen) */
 	bool		 copy;		/* splice refused: read/send */
@@ -70,55 +56,14 @@ struct span {
 static int64_t
 now_ms(struct span *s)
 {
-	struct timeval tv;
-
-	/* Cached: no syscall inside a callback. */
-	if (event_base_gettimeofday_cached(s->base, &tv) == -1)
-		return s->last_ms;
-	return (int64_t)tv.tv_sec * 1000 + tv.tv_usec / 1000;
+	return mover_now_ms(s->base, s->last_ms);
 }
 
 /* Bytes taken from src and not yet delivered to dst. */
 static size_t
 pending(const struct span *s)
 {
-	return (size_t)s->inpipe + (size_t)(s->blen - s->boff);
-}
-
-/* errno after a failed read or write: nothing to do now, not an error. */
-static bool
-io_again(void)
-{
-	return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR;
-}
-
-static void
-pipe_close(struct span *s)
-{
-	int i;
-
-	for (i = 0; i < 2; i++) {
-		if (s->pipe[i] != -1)
-			(void)close(s->pipe[i]);
-		s->pipe[i] = -1;
-	}
-}
-
-static int
-pipe_open(struct span *s)
-{
-	int p[2], sz;
-
-	if (pipe2(p, O_NONBLOCK | O_CLOEXEC) == -1)
-		return -1;
-	s->pipe[0] = p[0];
-	s->pipe[1] = p[1];
-	/* Bigger pipe, fewer rounds; refused past pipe-user-pages-soft. */
-	sz = fcntl(s->pipe[1], F_SETPIPE_SZ, SPAN_PIPE_SZ);
-	if (sz == -1)
-		sz = fcntl(s->pipe[1], F_GETPIPE_SZ);
-	s->pipesz = sz > 0 ? (uint32_t)sz : SPAN_PIPE_DEF;
-	return 0;
+	return (size_t)s->p.in + (size_t)(s->blen - s->boff);
 }
 
 /* Read and send from here on; what the pipe holds is sent first. */
@@ -128,32 +73,9 @@ copy_start(struct span *s)
 	if (s->buf == NULL && (s->buf = malloc(SPAN_BUF_SZ)) == NULL)
 		return -1;
 	s->copy = true;
-	if (s->inpipe == 0)
-		pipe_close(s);
+	if (s->p.in == 0)
+		mpipe_close(&s->p);
 	return 0;
-}
-
-/*
- * splice(2) from TCP stops at urgent data (MSG_OOB) and never steps over
- * it: EAGAIN, or 0 once a FIN is in, while the socket stays readable, so
- * a level-triggered read event would call at once, for ever, and what
- * follows would never move.  read(2) steps over the urgent byte, as the
- * bufferevents do, so the bytes counted are the same: such a stream is
- * copied from then on.  errno is kept.
- */
-bool
-span_splice_stuck(int src, ssize_t n)
-{
-	int saved = errno, mark = 0;
-	bool stuck;
-
-	if (n == -1 && errno == EINVAL)
-		return true;	/* this socket type cannot be spliced from */
-	if (n == -1 && !io_again())
-		return false;
-	stuck = ioctl(src, SIOCATMARK, &mark) == 0 && mark == 1;
-	errno = saved;
-	return stuck;
 }
 
 static size_t
@@ -171,16 +93,14 @@ fill(struct span *s)
 {
 	ssize_t n = -1;
 
-	if (!s->copy && s->pipe[0] == -1 && pipe_open(s) == -1 &&
+	if (!s->copy && s->p.fd[0] == -1 && mpipe_open(&s->p) == -1 &&
 	    copy_start(s) == -1)
 		return IO_ERR;
 	if (!s->copy) {
-		s->asked = want(s, s->pipesz);
-		n = splice(s->src, NULL, s->pipe[1], NULL, s->asked,
-		    SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
-		if (n > 0)
-			s->inpipe += (uint32_t)n;
-		else if (span_splice_stuck(s->src, n) && copy_start(s) == -1)
+		s->asked = want(s, s->p.sz);
+		n = mpipe_fill(&s->p, s->src, s->asked);
+		if (n <= 0 && mover_splice_stuck(s->src, n) &&
+		    copy_start(s) == -1)
 			return IO_ERR;
 	}
 	if (s->copy) {
@@ -196,7 +116,7 @@ fill(struct span *s)
 		return IO_EOF;
 	}
 	if (n == -1)
-		return io_again() ? IO_AGAIN : IO_ERR;
+		return mover_again() ? IO_AGAIN : IO_ERR;
 	if (s->left != SPAN_TO_EOF)
 		s->left -= (uint64_t)n;
 	s->got = (size_t)n;
@@ -209,18 +129,10 @@ from_pipe(struct span *s)
 {
 	ssize_t n;
 
-	n = read(s->pipe[0], s->buf, s->inpipe < SPAN_BUF_SZ ? s->inpipe :
-	    SPAN_BUF_SZ);
-	if (n <= 0) {
-		if (n == 0)
-			errno = EIO;	/* we hold the write end */
+	if ((n = mpipe_read(&s->p, s->buf, SPAN_BUF_SZ)) == -1)
 		return -1;
-	}
-	s->inpipe -= (uint32_t)n;
 	s->boff = 0;
 	s->blen = (uint32_t)n;
-	if (s->inpipe == 0)
-		pipe_close(s);
 	return 0;
 }
 
@@ -235,7 +147,7 @@ drain(struct span *s)
 			n = send(s->dst, s->buf + s->boff, s->blen - s->boff,
 			    MSG_NOSIGNAL);
 			if (n == -1)
-				return io_again() ? IO_AGAIN : IO_ERR;
+				return mover_again() ? IO_AGAIN : IO_ERR;
 			s->boff += (uint32_t)n;
 			s->moved += (uint64_t)n;
 			if (s->boff < s->blen)
@@ -247,12 +159,10 @@ drain(struct span *s)
 				return IO_ERR;
 			continue;
 		}
-		n = splice(s->pipe[0], NULL, s->dst, NULL, s->inpipe,
-		    SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
+		n = mpipe_drain(&s->p, s->dst);
 		if (n > 0) {
-			s->inpipe -= (uint32_t)n;
 			s->moved += (uint64_t)n;
-			if (s->inpipe > 0)
+			if (s->p.in > 0)
 				return IO_AGAIN;
 			continue;
 		}
@@ -260,7 +170,7 @@ drain(struct span *s)
 			errno = EIO;	/* we hold the write end */
 			return IO_ERR;
 		}
-		if (io_again())
+		if (mover_again())
 			return IO_AGAIN;
 		/* dst cannot be spliced to: send what the pipe holds. */
 		if (errno != EINVAL || copy_start(s) == -1)
@@ -383,7 +293,7 @@ span_new(struct event_base *base, int src, int dst, uint32_t idle_ms)
 	s->base = base;
 	s->src = src;
 	s->dst = dst;
-	s->pipe[0] = s->pipe[1] = -1;
+	mpipe_init(&s->p);
 	s->idle_ms = idle_ms;
 	s->rev = event_new(base, src, EV_READ | EV_PERSIST, io_cb, s);
 	s->wev = event_new(base, dst, EV_WRITE | EV_PERSIST, io_cb, s);
@@ -442,7 +352,7 @@ span_free(struct span *s)
 		event_free(s->wev);
 	if (s->timer != NULL)
 		event_free(s->timer);
-	pipe_close(s);
+	mpipe_close(&s->p);
 	free(s->buf);
 	free(s);
 }

@@ -56,12 +56,4 @@ uint64_t	 span_moved(const struct span *);
 /* Stop and free (the pipe too); NULL is allowed. */
 void		 span_free(struct span *);
 
-/*
- * After splice(2) from socket src returned n (0 or -1 with errno): true
- * when src cannot be spliced from any further and must be read(2): the
- * socket type refuses splice (EINVAL), or a TCP stream stands at urgent
- * data, which splice never passes.  errno is kept.  tunnel.c too.
- */
-bool		 span_splice_stuck(int, ssize_t);
-
 #endif

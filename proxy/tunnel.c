@@ -15,7 +15,7 @@
  *
  * A direction whose sockets refuse splice (EINVAL; not seen on TCP or
  * AF_UNIX stream sockets), whose source stands at TCP urgent data (which
- * splice never passes: span_splice_stuck), or whose pipe cannot be made
+ * splice never passes: mover_splice_stuck), or whose pipe cannot be made
  * (out of descriptors) falls back for good to read(2)/send(2).  Copying reads
  * into one scratch buffer shared by all tunnels and sends at once; only
  * what dst does not take is kept, in a TUNNEL_BUF_SZ heap buffer, so the
@@ -31,10 +31,8 @@
  * for the time still left.
  */
 #include <sys/socket.h>
-#include <sys/time.h>
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -44,25 +42,15 @@
 #include <event2/buffer.h>
 #include <event2/event.h>
 
+#include "proxy/mover.h"
 #include "proxy/mstime.h"
-#include "proxy/span.h"
 #include "proxy/tunnel.h"
 
-#define TUNNEL_PIPE_SZ	(256 * 1024)	/* asked for; the kernel may refuse */
-#define TUNNEL_PIPE_DEF	(64 * 1024)	/* Linux default pipe capacity */
 #define TUNNEL_BUF_SZ	(16 * 1024)	/* copy fallback buffer */
 #define TUNNEL_ROUNDS	8		/* fill+drain rounds per callback */
 #define TUNNEL_QUIET_MS	2000		/* then the pipes go back */
 
 enum { C2O, O2C };			/* struct tunnel.d[] */
-
-/* Outcome of one fill or drain step. */
-enum io {
-	IO_OK,		/* moved bytes; try more */
-	IO_AGAIN,	/* src empty, or dst full (maybe after a part) */
-	IO_EOF,		/* src said EOF */
-	IO_ERR		/* fatal; errno set */
-};
 
 /* struct dir.flags */
 #define D_EOF		0x01	/* src returned 0 */
@@ -83,9 +71,7 @@ struct dir {
 	char		*buf;		/* D_COPY: what dst has not taken yet */
 	uint64_t	 bytes;		/* written to dst */
 	int		 src, dst;
-	int		 pipe[2];	/* -1 until src is readable, and when quiet */
-	uint32_t	 inpipe;	/* bytes in the pipe */
-	uint32_t	 pipesz;	/* its capacity */
+	struct mpipe	 p;		/* none until src is readable, and when quiet */
 	uint32_t	 last_read;	/* bytes the last fill took from src */
 	uint16_t	 boff, blen;	/* unsent part of buf: [boff, blen) */
 	uint8_t		 flags;
@@ -110,12 +96,7 @@ static int	 timer_next(struct tunnel *, int64_t);
 static int64_t
 now_ms(struct tunnel *t)
 {
-	struct timeval tv;
-
-	/* Cached: no syscall inside a callback. */
-	if (event_base_gettimeofday_cached(t->base, &tv) == -1)
-		return t->last_ms;
-	return (int64_t)tv.tv_sec * 1000 + tv.tv_usec / 1000;
+	return mover_now_ms(t->base, t->last_ms);
 }
 
 /* Milliseconds since a byte last moved. */
@@ -140,14 +121,13 @@ close_fd(int *fd)
 static size_t
 dir_pending(const struct dir *d)
 {
-	return (size_t)d->inpipe + (size_t)(d->blen - d->boff);
+	return (size_t)d->p.in + (size_t)(d->blen - d->boff);
 }
 
 static void
 dir_release(struct dir *d)
 {
-	close_fd(&d->pipe[0]);
-	close_fd(&d->pipe[1]);
+	mpipe_close(&d->p);
 	free(d->buf);
 	d->buf = NULL;
 }
@@ -156,17 +136,9 @@ static int
 pipe_open(struct dir *d)
 {
 	struct tunnel *t = d->t;
-	int p[2], sz;
 
-	if (pipe2(p, O_NONBLOCK | O_CLOEXEC) == -1)
+	if (mpipe_open(&d->p) == -1)
 		return -1;
-	d->pipe[0] = p[0];
-	d->pipe[1] = p[1];
-	/* Bigger pipe, fewer rounds; refused past pipe-user-pages-soft. */
-	sz = fcntl(d->pipe[1], F_SETPIPE_SZ, TUNNEL_PIPE_SZ);
-	if (sz == -1)
-		sz = fcntl(d->pipe[1], F_GETPIPE_SZ);
-	d->pipesz = sz > 0 ? (uint32_t)sz : TUNNEL_PIPE_DEF;
 	/* Make sure the timer comes back soon enough to give it back. */
 	if (!t->timer_pipes && timer_next(t, tunnel_idle(t)) == -1) {
 		dir_release(d);
@@ -184,15 +156,8 @@ copy_start(struct dir *d)
 {
 	d->flags |= D_COPY;
 	d->flags &= (uint8_t)~(D_SMALL | D_GROWN);
-	if (d->inpipe == 0)
+	if (d->p.in == 0)
 		dir_release(d);
-}
-
-/* errno after a failed read or send: nothing to do now, not an error. */
-static bool
-io_again(void)
-{
-	return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR;
 }
 
 /*
@@ -206,7 +171,7 @@ copy_send(struct dir *d, const char *p, size_t len, bool more)
 
 	if ((n = send(d->dst, p, len, MSG_NOSIGNAL | (more ? MSG_MORE : 0))) ==
 	    -1)
-		return io_again() ? 0 : -1;
+		return mover_again() ? 0 : -1;
 	d->bytes += (uint64_t)n;
 	return n;
 }
@@ -267,12 +232,12 @@ copy_fill(struct dir *d)
 		return IO_EOF;
 	}
 	if (n == -1)
-		return io_again() ? IO_AGAIN : IO_ERR;
+		return mover_again() ? IO_AGAIN : IO_ERR;
 	if ((d->flags & D_FIN) && (size_t)n < sizeof(scratch)) {
 		more = read(d->src, scratch + n, sizeof(scratch) - (size_t)n);
 		if (more > 0)
 			n += more;
-		else if (more == -1 && !io_again())
+		else if (more == -1 && !mover_again())
 			err = errno;	/* after these bytes are sent */
 	}
 	d->last_read = (uint32_t)n;
@@ -299,22 +264,12 @@ copy_fill(struct dir *d)
 static enum io
 copy_from_pipe(struct dir *d)
 {
-	size_t want = d->inpipe < TUNNEL_BUF_SZ ? d->inpipe : TUNNEL_BUF_SZ;
 	ssize_t n;
 
-	n = read(d->pipe[0], d->buf, want);
-	if (n <= 0) {
-		if (n == 0)
-			errno = EIO;	/* we hold the write end */
+	if ((n = mpipe_read(&d->p, d->buf, TUNNEL_BUF_SZ)) == -1)
 		return IO_ERR;
-	}
-	d->inpipe -= (uint32_t)n;
 	d->boff = 0;
 	d->blen = (uint16_t)n;
-	if (d->inpipe == 0) {
-		close_fd(&d->pipe[0]);
-		close_fd(&d->pipe[1]);
-	}
 	return IO_OK;
 }
 
@@ -349,19 +304,17 @@ dir_fill(struct dir *d)
 
 	if (d->flags & D_COPY)
 		return copy_fill(d);
-	if (d->pipe[0] == -1 && pipe_open(d) == -1) {
+	if (d->p.fd[0] == -1 && pipe_open(d) == -1) {
 		/* Out of descriptors: copy instead. */
 		copy_start(d);
 		return copy_fill(d);
 	}
-	n = splice(d->src, NULL, d->pipe[1], NULL, d->pipesz,
-	    SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
+	n = mpipe_fill(&d->p, d->src, d->p.sz);
 	if (n > 0) {
-		d->inpipe += (uint32_t)n;
 		d->last_read = (uint32_t)n;
 		return IO_OK;
 	}
-	if (span_splice_stuck(d->src, n)) {
+	if (mover_splice_stuck(d->src, n)) {
 		/* Not a socket splice takes from, or urgent data ahead. */
 		copy_start(d);
 		return copy_fill(d);
@@ -370,7 +323,7 @@ dir_fill(struct dir *d)
 		d->flags |= D_EOF;
 		return IO_EOF;
 	}
-	return io_again() ? IO_AGAIN : IO_ERR;
+	return mover_again() ? IO_AGAIN : IO_ERR;
 }
 
 /* pipe -> dst.  A short write means dst is full: wait for EV_WRITE. */
@@ -381,18 +334,16 @@ dir_drain(struct dir *d)
 
 	if (d->flags & D_COPY)
 		return copy_drain(d);
-	n = splice(d->pipe[0], NULL, d->dst, NULL, d->inpipe,
-	    SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
+	n = mpipe_drain(&d->p, d->dst);
 	if (n > 0) {
-		d->inpipe -= (uint32_t)n;
 		d->bytes += (uint64_t)n;
-		return d->inpipe == 0 ? IO_OK : IO_AGAIN;
+		return d->p.in == 0 ? IO_OK : IO_AGAIN;
 	}
 	if (n == 0) {
 		errno = EIO;		/* we hold the write end */
 		return IO_ERR;
 	}
-	if (io_again())
+	if (mover_again())
 		return IO_AGAIN;
 	if (errno == EINVAL) {
 		/* dst cannot be spliced to: send what the pipe holds. */
@@ -471,7 +422,7 @@ dir_finish(struct dir *d)
 static bool
 dir_more(const struct dir *d)
 {
-	size_t cap = (d->flags & D_COPY) ? TUNNEL_BUF_SZ : d->pipesz;
+	size_t cap = (d->flags & D_COPY) ? TUNNEL_BUF_SZ : d->p.sz;
 
 	return d->last_read >= cap / 2;
 }
@@ -561,7 +512,7 @@ early_flush(struct tunnel *t)
 
 	n = evbuffer_write(t->early, d->dst);
 	if (n == -1)
-		return io_again() ? 0 : -1;
+		return mover_again() ? 0 : -1;
 	d->bytes += (uint64_t)n;
 	if (n > 0)
 		t->last_ms = now_ms(t);
@@ -613,7 +564,7 @@ timer_arm(struct tunnel *t, int64_t ms)
 static bool
 tunnel_holds(const struct tunnel *t)
 {
-	return t->d[C2O].pipe[0] != -1 || t->d[O2C].pipe[0] != -1;
+	return t->d[C2O].p.fd[0] != -1 || t->d[O2C].p.fd[0] != -1;
 }
 
 /* Quiet: give back empty pipes; the next bytes remake them. */
@@ -672,7 +623,7 @@ dir_init(struct tunnel *t, struct dir *d, int src, int dst, short fin)
 	d->t = t;
 	d->src = src;
 	d->dst = dst;
-	d->pipe[0] = d->pipe[1] = -1;
+	mpipe_init(&d->p);
 	d->flags = D_COPY | D_SMALL;
 	d->rev = event_new(t->base, src, EV_READ | EV_PERSIST | fin, read_cb,
 	    d);
