@@ -59,8 +59,10 @@ static const struct {
 	    "(repeatable)" },
 	{ "--unix-socket-root DIR", "CMD may connect to unix sockets under "
 	    "DIR" },
-	{ "--env NAME", "pass one more variable to CMD (repeatable; not "
-	    "LD_*)" },
+	{ "--env NAME[=VALUE]", "pass one more variable to CMD (repeatable; "
+	    "not LD_*)" },
+	{ "--cache-dir DIR", "CMD's caches live in DIR, kept between runs "
+	    "(writable)" },
 	{ "--no-sandbox", "run CMD unconfined (reported as unrestricted)" },
 	{ "--max-procs N", "CMD's processes and threads (default 512)" },
 	{ "--tmpfs-size SIZE", "each private tmpfs (default 512m; N, Nk, Nm, "

@@ -469,7 +469,8 @@ signal_cb(evutil_socket_t sig, short ev, void *arg)
 {
 	struct run *r = arg;
 
-	sandbox_signal(r->child, (int)sig);
+	if (r->child != NULL)
+		sandbox_signal(r->child, (int)sig);
 }
 
 static void
@@ -686,16 +687,21 @@ serve_command(struct run *r, struct conf *c, int logfd)
 			conf_free(c);
 		goto out;
 	}
-	if ((rv = start_command(r)) != 0)
-		goto out;
-	rv = EXIT_RUNTIME;
-	r->ctl_ev = event_new(r->base, sandbox_ctl_fd(r->child), EV_READ |
-	    EV_PERSIST, ctl_cb, r);
+	/*
+	 * Caught from before the start: a SIGTERM while the command is set
+	 * up is passed to it once it runs, and harn-egressd ends as the run
+	 * does (its private directory removed), never by the default action.
+	 */
 	for (i = 0; i < 3; i++) {
 		sigs[i] = evsignal_new(r->base, fwd[i], signal_cb, r);
 		if (sigs[i] == NULL || evsignal_add(sigs[i], NULL) == -1)
 			break;
 	}
+	if ((rv = start_command(r)) != 0)
+		goto out;
+	rv = EXIT_RUNTIME;
+	r->ctl_ev = event_new(r->base, sandbox_ctl_fd(r->child), EV_READ |
+	    EV_PERSIST, ctl_cb, r);
 	/* Refusals read while the command started are logged first thing. */
 	if (r->ctl_ev != NULL && sandbox_queued(r->child))
 		event_active(r->ctl_ev, EV_READ, 0);
