@@ -131,15 +131,16 @@ in_roots(const struct sandbox_request *r, const char *path)
 }
 
 /*
- * Where TOP may be made: $TMPDIR, else /tmp; canonical, outside the
- * workspace and the write roots, owned by root or us and writable by no
- * one else unless sticky (no one renames TOP away), and searchable by the
- * command's uid.  NULL when neither is.
+ * Where TOP may be made: $TMPDIR, else /tmp, /var/tmp, /dev/shm; the
+ * first canonical one outside the workspace and the write roots, owned by
+ * root or us and writable by no one else unless sticky (no one renames
+ * TOP away), and searchable by the command's uid.  NULL when none is.
  */
 static char *
 pick_base(const struct sandbox_request *r, uid_t uid, gid_t gid)
 {
-	const char *cand[2] = { getenv("TMPDIR"), "/tmp" };
+	const char *cand[] = { getenv("TMPDIR"), "/tmp", "/var/tmp",
+	    "/dev/shm" };
 	struct stat st;
 	char *c;
 	size_t i;
@@ -233,9 +234,10 @@ make_host(struct rundir *rd, const struct sandbox_request *r,
 	command_ids(p, &uid, &gid);
 	if ((base = pick_base(r, uid, gid)) == NULL) {
 		snprintf(err, errlen, "no directory for the run's TMPDIR and "
-		    "caches: neither $TMPDIR nor /tmp is a directory outside "
-		    "the write roots that only its owner (root or us) may "
-		    "rename in and the command may search");
+		    "caches: none of $TMPDIR, /tmp, /var/tmp, /dev/shm lies "
+		    "outside the workspace and write roots, lets only its "
+		    "owner (root or us) rename in it and the command search "
+		    "it");
 		return -1;
 	}
 	if (asprintf(&name, "%s/harn-egressd.XXXXXX", base) == -1) {
@@ -283,7 +285,6 @@ rundir_make(struct rundir *rd, const struct sandbox_request *r,
     const struct sandbox_plan *p, char *err, size_t errlen)
 {
 	size_t n = r->nrw_roots;
-	int rv;
 
 	memset(rd, 0, sizeof(*rd));
 	rd->basefd = -1;
@@ -300,7 +301,7 @@ rundir_make(struct rundir *rd, const struct sandbox_request *r,
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	if ((rv = make_host(rd, r, p, err, errlen)) == -1)
+	if (make_host(rd, r, p, err, errlen) == -1)
 		return -1;
 	if (n > 0)
 		memcpy(rd->rw, r->rw_roots, n * sizeof(*rd->rw));
@@ -325,7 +326,6 @@ open_dir(int parent, const char *name)
 	if ((fd = openat(parent, name, O_PATH | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC)) == -1)
 		return -1;
-	/* A mode the command set (0500, 000) would keep us out. */
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	(void)chmod(path, 0700);
 	parent = fd;
