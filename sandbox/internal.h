@@ -268,8 +268,17 @@ int	 rundir_make(struct rundir *, const struct sandbox_request *,
 	    const struct sandbox_plan *, char *err, size_t errlen);
 /* namespaces: in the command, as the command, before it execs. */
 int	 rundir_fill_inside(const struct rundir *, char *err, size_t errlen);
-/* Everything made for the run removed (landlock), and freed; -1 with err. */
-int	 rundir_remove(struct rundir *, char *err, size_t errlen);
+/*
+ * Everything made for the run removed (landlock), and freed; -1 when
+ * something was left (said on stderr).
+ */
+int	 rundir_remove(struct rundir *);
+/*
+ * landlock, in init, as the command, once harn-egressd is gone (SIGKILL):
+ * what the command may remove of it (all, but the top directory of a
+ * command that runs as uid 65533 for a root caller).
+ */
+void	 rundir_orphaned(const struct rundir *);
 /*
  * The first of the private directories (namespaces) whose own tmpfs
  * stays the command's: no write root at or above it, no root at or

@@ -385,25 +385,40 @@ empty_dir(int top, int dfd, int depth, unsigned *seq)
 	return left;
 }
 
-int
-rundir_remove(struct rundir *rd, char *err, size_t errlen)
+/* Empty the directory open at fd, round after round; 0 when it is. */
+static int
+empty_all(int fd)
 {
 	unsigned seq = 0;
 	long left = 1;
-	int top, round, rv = 0;
+	int round;
+
+	/* Each round empties what the last one moved up. */
+	for (round = 0; left > 0 && round < 1000; round++)
+		left = empty_dir(fd, fd, 0, &seq);
+	return left == 0 ? 0 : -1;
+}
+
+int
+rundir_remove(struct rundir *rd)
+{
+	const char *why = NULL;
+	int top, rv = 0;
 
 	if (rd->top != NULL) {
-		top = open_dir(rd->basefd, strrchr(rd->top, '/') + 1);
-		/* Each round empties what the last one moved up. */
-		for (round = 0; top != -1 && left > 0 && round < 1000; round++)
-			left = empty_dir(top, top, 0, &seq);
+		if ((top = open_dir(rd->basefd, strrchr(rd->top, '/') + 1)) ==
+		    -1)
+			why = errno == ENOENT ? NULL : strerror(errno);
+		else if (empty_all(top) == -1)
+			why = "entries left";
 		if (top != -1)
 			(void)close(top);
-		if (top == -1 || left != 0 || unlinkat(rd->basefd,
-		    strrchr(rd->top, '/') + 1, AT_REMOVEDIR) == -1) {
-			snprintf(err, errlen, "%s: not removed: %s", rd->top,
-			    top == -1 || left == 0 ? strerror(errno) :
-			    "entries left");
+		if (top != -1 && why == NULL && unlinkat(rd->basefd,
+		    strrchr(rd->top, '/') + 1, AT_REMOVEDIR) == -1)
+			why = strerror(errno);
+		if (why != NULL) {
+			fprintf(stderr, "harn-egressd: the run's private "
+			    "directory %s: not removed: %s\n", rd->top, why);
 			rv = -1;
 		}
 	}
@@ -416,4 +431,17 @@ rundir_remove(struct rundir *rd, char *err, size_t errlen)
 	memset(rd, 0, sizeof(*rd));
 	rd->basefd = -1;
 	return rv;
+}
+
+void
+rundir_orphaned(const struct rundir *rd)
+{
+	int fd;
+
+	if (rd->top == NULL || (fd = open_dir(AT_FDCWD, rd->dir)) == -1)
+		return;
+	/* As the command: what it may remove, no more; no link followed. */
+	if (empty_all(fd) == 0 && rmdir(rd->dir) == 0)
+		(void)rmdir(rd->top);
+	(void)close(fd);
 }

@@ -883,6 +883,8 @@ run_init(struct job *j)
 		signal_cb(sfd, EV_READ, &s);
 	if (s.orphaned) {
 		end_orphans();
+		if (j->ll)	/* harn-egressd cannot now: its directory */
+			rundir_orphaned(j->rd);
 		_exit(3);
 	}
 	if (!j->ns)
@@ -1493,8 +1495,6 @@ sandbox_wait(struct sandbox_child *c)
 void
 sandbox_free(struct sandbox_child *c)
 {
-	char err[PATH_MAX + 64];
-
 	if (c == NULL)
 		return;
 	if (c->pid > 0 && !c->exited)
@@ -1509,8 +1509,6 @@ sandbox_free(struct sandbox_child *c)
 	limits_memory_cgroup_remove(c->cgroup);
 	sandbox_paths_free(&c->paths);
 	/* Everything it ran has ended by now (setup waited for it). */
-	if (rundir_remove(&c->rd, err, sizeof(err)) == -1)
-		fprintf(stderr, "harn-egressd: the run's private directory: "
-		    "%s\n", err);
+	(void)rundir_remove(&c->rd);
 	free(c);
 }

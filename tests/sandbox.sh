@@ -65,7 +65,7 @@ box() {
 # $! is then harn-egressd itself.
 box_exec() {
 	# shellcheck disable=SC2086
-	exec env HOME="$H" SECRET_TOKEN="$ENV_SECRET" $LAUNCH "$EGRESSD" \
+	exec env HOME="$H" SECRET_TOKEN="$ENV_SECRET" ${BOX_TMPDIR:+TMPDIR=$BOX_TMPDIR} $LAUNCH "$EGRESSD" \
 	    --policy "$POL" --workspace "$WS" --log "$TMP/decisions.log" "$@"
 }
 
@@ -1878,8 +1878,12 @@ misc_checks() {
 	# harn-egressd killed: nothing of the command's survives it.
 	dur=3002.$$$(id -u)
 	rm -f "$WS/started"
+	# Its private directory (landlock) in one of ours: not left in /tmp.
+	mkdir -p "$TMP/killed" && chmod 755 "$TMP/killed"
+	BOX_TMPDIR=$TMP/killed
 	box_exec -- sh -c "sleep $dur & echo up > started; wait" >/dev/null 2>&1 &
 	hp=$!
+	BOX_TMPDIR=""
 	if wait_file "$WS/started" 50 "$hp"; then
 		kill -KILL "$hp"
 		sleep 0.5
@@ -2227,8 +2231,10 @@ import os; os._exit(0)' "$P_ORIGIN"
 	# gets through, and nothing is left.
 	rm -f "$WS/started"
 	dur=3003.$$$(id -u)
+	BOX_TMPDIR=$TMP/killed
 	box_exec -- sh -c 'echo up > started; while :; do "$0" tcp 127.0.0.1 "$1" S-after-kill >/dev/null; done & sleep '"$dur"'; wait' "$ESC" "$P_TCP4" >/dev/null 2>&1 &
 	hp=$!
+	BOX_TMPDIR=""
 	if wait_file "$WS/started" 50 "$hp"; then
 		sleep 0.3
 		kill -KILL "$hp"

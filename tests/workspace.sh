@@ -285,10 +285,17 @@ private_checks() {
 
 # sigterm_run CONF WS: the background run; its directory (landlock) is
 # there during the run, private, and gone once harn-egressd is SIGTERMed.
+# harn-egressd's own TMPDIR is a directory of the test's, so the run's
+# directory is found there, and nothing else may be left in it.
 sigterm_run() {
 	sc=$1 sw=$2
-	"$EGRESSD" --policy "$POL" --confinement "$sc" --workspace "$sw" -- \
-	    sh -c "$PLANT" sh "$TMP/victim" "$TMP/victimdir" >"$TMP/bg.out" 2>&1 &
+	base=$TMP/base.$sc
+	mkdir -p "$base"
+	chmod 755 "$base"
+	rm -f "$TMP/bg.out"
+	env TMPDIR="$base" "$EGRESSD" --policy "$POL" --confinement "$sc" \
+	    --workspace "$sw" -- sh -c "$PLANT" sh "$TMP/victim" "$TMP/victimdir" \
+	    >"$TMP/bg.out" 2>&1 &
 	spid=$!
 	if ! wait_grep "$TMP/bg.out" '^ready$' 100 "$spid"; then
 		not_ok "$sc: the run plants its links" "$(head -c 300 "$TMP/bg.out")"
@@ -298,18 +305,14 @@ sigterm_run() {
 	fi
 	run=""
 	if [ "$sc" = landlock ]; then
-		# The run's directory: its TMPDIR's parent, inside ours; the
-		# one whose link names this test's file.
-		for d in "${TMPDIR:-/tmp}"/harn-egressd.* /tmp/harn-egressd.*; do
-			[ "$(readlink "$d/run/tmp/link" 2>/dev/null)" = "$TMP/victim" ] &&
-			    [ -f "$d/run/here" ] && run=$d
-		done
-		if [ -n "$run" ]; then
+		# The run's directory: its TMPDIR's parent, inside ours.
+		run=$(ls -d "$base"/harn-egressd.* 2>/dev/null)
+		if [ -d "$run" ] && [ -f "$run/run/here" ] &&
+		    [ "$(readlink "$run/run/tmp/link")" = "$TMP/victim" ]; then
 			ok "landlock: during the run its directory is there ($run), the link planted"
 		else
 			not_ok "landlock: during the run its directory is there, the link planted" \
-			    "found '$run' among: $(ls -d "${TMPDIR:-/tmp}"/harn-egressd.* /tmp/harn-egressd.* 2>&1 | tr '\n' ' ')" \
-			    "$(head -c 300 "$TMP/bg.out")"
+			    "found '$run'" "$(head -c 300 "$TMP/bg.out")"
 		fi
 		other_uid "$run"
 	fi
@@ -318,8 +321,9 @@ sigterm_run() {
 	src=$?
 	if [ "$src" -ne 143 ]; then
 		not_ok "$sc: SIGTERM ends the run (exit 143)" "exit $src: $(head -c 300 "$TMP/bg.out")"
-	elif [ "$sc" = landlock ] && { [ -z "$run" ] || [ -e "$run" ]; }; then
-		not_ok "$sc: SIGTERM mid-run: the run's directory is gone" "'$run' is there"
+	elif [ -n "$(ls -A "$base")" ]; then
+		not_ok "$sc: SIGTERM mid-run: the run's directory is gone" \
+		    "left: $(ls -A "$base" | tr '\n' ' ')"
 	else
 		ok "$sc: SIGTERM mid-run (exit 143): the run's directory is gone${run:+ ($run)}"
 	fi
@@ -328,6 +332,56 @@ sigterm_run() {
 	else
 		not_ok "$sc: the planted links were not followed" \
 		    "$(ls -l "$TMP/victim" "$TMP/victimdir" 2>&1)"
+	fi
+	# SIGTERM as soon as it starts (while the command is set up, at
+	# different moments): nothing is left either.
+	left=""
+	for d in 0 0.01 0.02 0.05 0.1 0.2; do
+		env TMPDIR="$base" "$EGRESSD" --policy "$POL" --confinement "$sc" \
+		    --workspace "$sw" -- sleep 5 >/dev/null 2>&1 &
+		epid=$!
+		sleep "$d"
+		kill -TERM "$epid"
+		wait "$epid"
+		[ -n "$(ls -A "$base")" ] && left="$left after ${d}s: $(ls -A "$base" | tr '\n' ' ')"
+	done
+	if [ -z "$left" ]; then
+		ok "$sc: SIGTERM while the run starts: nothing is left"
+	else
+		not_ok "$sc: SIGTERM while the run starts: nothing is left" "$left"
+	fi
+	[ "$sc" = landlock ] && sigkill_run "$sw" "$base"
+}
+
+# sigkill_run WS BASE: harn-egressd killed (SIGKILL) mid-run cannot
+# remove its directory; the command's init, as the command, empties and
+# removes it (a command of the caller's uid, or root's that keeps uid 0).
+sigkill_run() {
+	rm -f "$TMP/bg.out"
+	env TMPDIR="$2" "$EGRESSD" --policy "$POL" --confinement landlock \
+	    --workspace "$1" -- sh -c "$PLANT" sh "$TMP/victim" "$TMP/victimdir" \
+	    >"$TMP/bg.out" 2>&1 &
+	kpid=$!
+	if ! wait_grep "$TMP/bg.out" '^ready$' 100 "$kpid"; then
+		not_ok "landlock: SIGKILL: the run starts" "$(head -c 300 "$TMP/bg.out")"
+		kill "$kpid" 2>/dev/null
+		wait "$kpid"
+		return
+	fi
+	was=$(ls -A "$2")
+	kill -KILL "$kpid"
+	wait "$kpid"
+	n=0
+	while [ -n "$(ls -A "$2")" ] && [ $n -lt 50 ]; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+	if [ -n "$was" ] && [ -z "$(ls -A "$2")" ] &&
+	    [ "$(cat "$TMP/victimdir/f")" = victim ] && [ "$(cat "$TMP/victim")" = victim ]; then
+		ok "landlock: harn-egressd SIGKILLed: the command's init removes the run's directory ($was), links not followed"
+	else
+		not_ok "landlock: harn-egressd SIGKILLed: the command's init removes the run's directory" \
+		    "was: '$was', left: $(ls -AR "$2" | head -c 300)"
 	fi
 }
 
