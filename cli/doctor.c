@@ -81,6 +81,22 @@ policy_note(const struct conf *c)
 	    "; policy enforced";
 }
 
+/*
+ * Where a run's TMPDIR, caches and npmrc stand-in go (SPEC 6.3): never
+ * the workspace.
+ */
+static const char *
+private_dir(enum sandbox_confinement c)
+{
+	if (c == CONFINEMENT_NAMESPACES)
+		return "/tmp/harn-egressd on the command's own /tmp, gone with "
+		    "it";
+	if (c == CONFINEMENT_LANDLOCK)
+		return "$TMPDIR (or /tmp)/harn-egressd.XXXXXX/run, the "
+		    "command's alone, removed at exit";
+	return "the caller's own (unconfined)";
+}
+
 static int
 doctor_json(const struct findings *fd, const struct conf *c)
 {
@@ -91,7 +107,7 @@ doctor_json(const struct findings *fd, const struct conf *c)
 	int p, m;
 
 	plan_for(h, PROFILE_WORKTREE, &pl);
-	o = json_pack("{s:b, s:i, s:b, s:b, s:o, s:o, s:o, s:o}", "root",
+	o = json_pack("{s:b, s:i, s:b, s:b, s:o, s:o, s:o, s:o, s:s}", "root",
 	    h->root, "landlock_abi", h->landlock_abi, "seccomp",
 	    h->avail[MECH_SECCOMP] == AVAIL_YES, "pidfd_getfd", h->getfd,
 	    "mechanisms", mechs = json_object(),
@@ -100,7 +116,8 @@ doctor_json(const struct findings *fd, const struct conf *c)
 	    "limits", limits = json_pack("{s:b, s:b, s:b, s:s}",
 	    "max_procs", true, "tmpfs_size",
 	    pl.confinement == CONFINEMENT_NAMESPACES, "max_memory", h->memory,
-	    "max_memory_why", h->memory_why));
+	    "max_memory_why", h->memory_why), "private_directory",
+	    private_dir(pl.refused ? CONFINEMENT_NONE : pl.confinement));
 	if (o == NULL || mechs == NULL || conf == NULL || profiles == NULL ||
 	    limits == NULL)
 		goto fail;
@@ -277,6 +294,11 @@ cmd_doctor(int argc, char **argv)
 	    "namespaces confinement");
 	line("--max-memory", h->memory, "yes (a cgroup v2 of its own)",
 	    h->memory_why);
+	printf("files of a run (worktree), never in the workspace:\n");
+	printf("  %-22s %s\n", "TMPDIR, caches, npmrc",
+	    private_dir(pl.refused ? CONFINEMENT_NONE : pl.confinement));
+	printf("  %-22s %s\n", "kept between runs", "--cache-dir DIR, --env "
+	    "XDG_CACHE_HOME=DIR, --env TMPDIR=DIR (granted writable)");
 	return fflush(stdout) == 0 ? 0 : EXIT_RUNTIME;
 usage:
 	cli_error("usage: harn-egressd doctor [--json] [--policy FILE]");

@@ -60,8 +60,10 @@ static const struct {
 	    "(repeatable)" },
 	{ "--unix-socket-root DIR", "CMD may connect to unix sockets under "
 	    "DIR" },
-	{ "--env NAME", "pass one more variable to CMD (repeatable; not "
-	    "LD_*)" },
+	{ "--env NAME[=VALUE]", "pass one more variable to CMD (repeatable; "
+	    "not LD_*)" },
+	{ "--cache-dir DIR", "CMD's caches live in DIR, kept between runs "
+	    "(writable)" },
 	{ "--no-sandbox", "run CMD unconfined (reported as unrestricted)" },
 	{ "--quiet", "no stderr line for refusals, no summary at exit" },
 	{ "--max-procs N", "CMD's processes and threads (default 512)" },

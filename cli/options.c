@@ -18,7 +18,7 @@ enum {
 	OPT_SIGN_KEY, OPT_PROFILE,
 	OPT_WORKSPACE, OPT_RO_ROOT, OPT_RW_ROOT, OPT_DENY_ROOT, OPT_ENV,
 	OPT_NO_SANDBOX, OPT_SOCKET_ROOT, OPT_MAX_PROCS, OPT_TMPFS_SIZE,
-	OPT_MAX_MEMORY, OPT_CONFINEMENT, OPT_QUIET
+	OPT_MAX_MEMORY, OPT_CONFINEMENT, OPT_QUIET, OPT_CACHE_DIR
 };
 
 static const struct option longopts[] = {
@@ -45,6 +45,7 @@ static const struct option longopts[] = {
 	{ "max-memory", required_argument, NULL, OPT_MAX_MEMORY },
 	{ "confinement", required_argument, NULL, OPT_CONFINEMENT },
 	{ "quiet", no_argument, NULL, OPT_QUIET },
+	{ "cache-dir", required_argument, NULL, OPT_CACHE_DIR },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -64,27 +65,37 @@ add_str(const char **v, size_t *n, size_t max, const char *s,
 	return 0;
 }
 
-/* --env NAME: a name only, and never one that steers the loader. */
+/*
+ * --env NAME or NAME=VALUE: never a name that steers the loader, nor a
+ * value for one harn-egressd sets itself (it could not be honoured).
+ */
 static int
-check_env_name(const char *s)
+check_env(const char *s)
 {
-	size_t i;
+	size_t i, n = strcspn(s, "=");
 
-	if (s[0] == '\0' || strchr(s, '=') != NULL) {
-		cli_error("--env takes a variable name: '%s'", s);
+	if (n == 0) {
+		cli_error("--env takes NAME or NAME=VALUE: no name given");
 		return -1;
 	}
-	for (i = 0; s[i] != '\0'; i++) {
+	for (i = 0; i < n; i++) {
 		if (!((s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= 'a' &&
 		    s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') ||
 		    s[i] == '_')) {
-			cli_error("--env: '%s' is not a variable name", s);
+			cli_error("--env: '%.*s' is not a variable name", (int)n,
+			    s);
 			return -1;
 		}
 	}
-	if (strncmp(s, "LD_", 3) == 0 || strcmp(s, "GLIBC_TUNABLES") == 0 ||
-	    strcmp(s, "SSH_AUTH_SOCK") == 0) {
-		cli_error("--env %s: never passed to the command", s);
+	if (strncmp(s, "LD_", 3) == 0 || (n == 14 &&
+	    strncmp(s, "GLIBC_TUNABLES", n) == 0) || (n == 13 &&
+	    strncmp(s, "SSH_AUTH_SOCK", n) == 0)) {
+		cli_error("--env %.*s: never passed to the command", (int)n, s);
+		return -1;
+	}
+	if (s[n] == '=' && sandbox_env_reserved(s, n)) {
+		cli_error("--env %.*s=...: set by harn-egressd itself (the "
+		    "proxy's address), never given", (int)n, s);
 		return -1;
 	}
 	return 0;
@@ -180,6 +191,7 @@ one_option(struct options *o, int ch, const char *arg)
 		    &o->subject_max);
 	case OPT_SIGN_KEY: o->sign_key = arg; return 0;
 	case OPT_WORKSPACE: o->workspace = arg; return 0;
+	case OPT_CACHE_DIR: o->cache_dir = arg; return 0;
 	case OPT_NO_SANDBOX: o->no_sandbox = true; return 0;
 	case OPT_QUIET: o->quiet = true; return 0;
 	case OPT_RO_ROOT:
@@ -214,7 +226,7 @@ one_option(struct options *o, int ch, const char *arg)
 		return parse_size("--max-memory", arg, 16ULL << 20,
 		    &o->max_memory);
 	case OPT_ENV:
-		if (check_env_name(arg) == -1)
+		if (check_env(arg) == -1)
 			return -1;
 		return add_str(o->env, &o->nenv, OPT_MAX_ENV, arg, "--env");
 	case OPT_PROFILE:

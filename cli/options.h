@@ -27,6 +27,7 @@ struct options {
 	const char		*profile;
 	const char		*confinement;	/* auto, namespaces, landlock */
 	const char		*workspace;
+	const char		*cache_dir;
 	const char		*ro_roots[OPT_MAX_ROOTS];
 	size_t			 nro_roots;
 	const char		*rw_roots[OPT_MAX_ROOTS];

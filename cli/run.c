@@ -60,8 +60,14 @@ struct run {
 
 /* Paths the request points into, owned here. */
 struct owned {
-	char	*ws, *home;
-	char	*ro[OPT_MAX_ROOTS], *rw[OPT_MAX_ROOTS], *sock[OPT_MAX_ROOTS];
+	char		*ws, *home, *cache;
+	char		*ro[OPT_MAX_ROOTS], *rw[OPT_MAX_ROOTS], *sock[OPT_MAX_ROOTS];
+	/* --env NAME=DIR (canonical) for a directory variable, and DIR */
+	char		*env[OPT_MAX_ENV], *envdir[OPT_MAX_ENV];
+	const char	*envv[OPT_MAX_ENV];
+	/* The write roots: --write-root, then the directories named above */
+	const char	*rwv[OPT_MAX_ROOTS + OPT_MAX_ENV + 1];
+	size_t		 nrw;
 };
 
 /* An absolute, existing directory, or a usage error. */
@@ -101,10 +107,15 @@ owned_free(struct owned *w)
 
 	free(w->ws);
 	free(w->home);
+	free(w->cache);
 	for (i = 0; i < OPT_MAX_ROOTS; i++) {
 		free(w->ro[i]);
 		free(w->rw[i]);
 		free(w->sock[i]);
+	}
+	for (i = 0; i < OPT_MAX_ENV; i++) {
+		free(w->env[i]);
+		free(w->envdir[i]);
 	}
 }
 
@@ -131,6 +142,96 @@ check_writable_all(char *const *roots, size_t n)
 	return 0;
 }
 
+static bool
+under(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	return strncmp(path, dir, n) == 0 && (path[n] == '\0' ||
+	    path[n] == '/');
+}
+
+/* One more write root, unless the workspace or a write root holds it. */
+static void
+add_write_root(struct owned *w, const char *dir)
+{
+	size_t i;
+
+	if (under(dir, w->ws))
+		return;
+	for (i = 0; i < w->nrw; i++)
+		if (under(dir, w->rwv[i]))
+			return;
+	w->rwv[w->nrw++] = dir;
+}
+
+/*
+ * --cache-dir DIR: an existing directory kept between runs, granted
+ * writable; the same refusals as --write-root.
+ */
+static int
+cache_dir(const struct options *o, bool confined, struct owned *w)
+{
+	if (o->cache_dir == NULL)
+		return 0;
+	if ((w->cache = real_dir("--cache-dir", o->cache_dir)) == NULL ||
+	    (confined && check_writable("--cache-dir", w->cache) == -1))
+		return -1;
+	add_write_root(w, w->cache);
+	return 0;
+}
+
+/*
+ * --env of a variable naming a directory (TMPDIR, XDG_CACHE_HOME, ...):
+ * the user's directory, kept, and granted writable as --write-root would
+ * be (SPEC 6.3); given as NAME=VALUE, or the caller's value for NAME.
+ * An environment value is never written out: the name form's error
+ * names the variable only.
+ */
+static int
+env_dir(const struct options *o, bool confined, struct owned *w, size_t i)
+{
+	const char *e = o->env[i], *v;
+	char err[PATH_MAX * 2 + 200], name[128];
+	size_t n = strcspn(e, "=");
+	struct stat st = { 0 };
+
+	w->envv[i] = e;
+	if (!confined || !sandbox_env_dir_var(e, n))
+		return 0;
+	snprintf(name, sizeof(name), "%.*s", (int)n, e);
+	if ((v = e[n] == '=' ? e + n + 1 : getenv(name)) == NULL ||
+	    (e[n] != '=' && v[0] == '\0'))
+		return 0;	/* unset: the run's own directory */
+	if (v[0] != '/' || (w->envdir[i] = sandbox_root_path(v, err,
+	    sizeof(err))) == NULL || stat(w->envdir[i], &st) == -1 ||
+	    !S_ISDIR(st.st_mode) || sandbox_writable_root_ok(w->envdir[i], err,
+	    sizeof(err)) == -1 || sandbox_home_root_ok(w->envdir[i], err,
+	    sizeof(err)) == -1) {
+		if (e[n] == '=')
+			cli_error("--env %s: %s (a directory given for %s is "
+			    "granted writable, as --write-root is)", e,
+			    v[0] != '/' ? "not an absolute path" :
+			    w->envdir[i] == NULL || S_ISDIR(st.st_mode) ? err :
+			    "not a directory", name);
+		else
+			cli_error("--env %s: the caller's %s is not an absolute, "
+			    "existing directory that may be granted writable as "
+			    "--write-root is (not a system directory or $HOME, "
+			    "no symbolic link on the way); give --env %s=DIR",
+			    name, name, name);
+		return -1;
+	}
+	if (asprintf(&w->env[i], "%s=%s", name, w->envdir[i]) == -1) {
+		w->env[i] = NULL;
+		cli_error("out of memory");
+		return -1;
+	}
+	w->envv[i] = w->env[i];
+	add_write_root(w, w->envdir[i]);
+	return 0;
+}
+
 /* The request from the command line; -1 after a usage error. */
 static int
 build_request(const struct options *o, enum sandbox_profile profile,
@@ -152,6 +253,13 @@ build_request(const struct options *o, enum sandbox_profile profile,
 	    (check_writable("--workspace", w->ws) == -1 ||
 	    check_writable_all(w->rw, o->nrw_roots) == -1))
 		return -1;
+	for (i = 0; i < o->nrw_roots; i++)
+		w->rwv[w->nrw++] = w->rw[i];
+	if (cache_dir(o, profile != PROFILE_UNRESTRICTED, w) == -1)
+		return -1;
+	for (i = 0; i < o->nenv; i++)
+		if (env_dir(o, profile != PROFILE_UNRESTRICTED, w, i) == -1)
+			return -1;
 	for (i = 0; i < o->ndeny_roots; i++) {
 		if (o->deny_roots[i][0] != '/') {
 			cli_error("--read-deny-root %s: not an absolute path",
@@ -173,13 +281,14 @@ build_request(const struct options *o, enum sandbox_profile profile,
 	r->home = w->home;
 	r->ro_roots = (const char *const *)w->ro;
 	r->nro_roots = o->nro_roots;
-	r->rw_roots = (const char *const *)w->rw;
-	r->nrw_roots = o->nrw_roots;
+	r->rw_roots = w->rwv;
+	r->nrw_roots = w->nrw;
+	r->cache_dir = w->cache;
 	r->socket_roots = (const char *const *)w->sock;
 	r->nsocket_roots = o->nsocket_roots;
 	r->deny = o->deny_roots;
 	r->ndeny = o->ndeny_roots;
-	r->env_names = o->env;
+	r->env_names = w->envv;
 	r->nenv_names = o->nenv;
 	r->sign_key = o->sign_key;
 	r->limits.max_procs = o->max_procs;
@@ -367,7 +476,8 @@ signal_cb(evutil_socket_t sig, short ev, void *arg)
 {
 	struct run *r = arg;
 
-	sandbox_signal(r->child, (int)sig);
+	if (r->child != NULL)
+		sandbox_signal(r->child, (int)sig);
 }
 
 /* The proxy is drained, and the command's output all shown. */
@@ -641,16 +751,21 @@ serve_command(struct run *r, struct conf *c, int logfd)
 		goto out;
 	}
 	dlog_observe(log, terminal_decision, r->term);
-	if ((rv = open_terminal(r)) != 0 || (rv = start_command(r)) != 0)
-		goto out;
-	rv = EXIT_RUNTIME;
-	r->ctl_ev = event_new(r->base, sandbox_ctl_fd(r->child), EV_READ |
-	    EV_PERSIST, ctl_cb, r);
+	/*
+	 * Caught from before the start: a SIGTERM while the command is set
+	 * up is passed to it once it runs, and harn-egressd ends as the run
+	 * does (its private directory removed), never by the default action.
+	 */
 	for (i = 0; i < 3; i++) {
 		sigs[i] = evsignal_new(r->base, fwd[i], signal_cb, r);
 		if (sigs[i] == NULL || evsignal_add(sigs[i], NULL) == -1)
 			break;
 	}
+	if ((rv = open_terminal(r)) != 0 || (rv = start_command(r)) != 0)
+		goto out;
+	rv = EXIT_RUNTIME;
+	r->ctl_ev = event_new(r->base, sandbox_ctl_fd(r->child), EV_READ |
+	    EV_PERSIST, ctl_cb, r);
 	/* Refusals read while the command started are logged first thing. */
 	if (r->ctl_ev != NULL && sandbox_queued(r->child))
 		event_active(r->ctl_ev, EV_READ, 0);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The command's environment (SPEC 6.3): the caller's, scrubbed to a
- * baseline allowlist and --env names, with the proxy variables and the
- * temporary and cache directories in the workspace.
+ * baseline allowlist and --env names, with the proxy variables, and the
+ * temporary and cache directories: the user's, or the run's private
+ * directory (rundir.c), never the workspace.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,7 +16,8 @@
 
 #include "sandbox/internal.h"
 
-#define NPMRC_STANDIN	"npmrc"	/* in .harn-cache: ~/.npmrc, no secrets */
+#define NPMRC_MAX	65536	/* a larger ~/.npmrc gets no stand-in */
+#define USERCONFIG	"NPM_CONFIG_USERCONFIG"
 
 /* The baseline allowlist; LC_* is matched as a prefix. */
 static const char *const env_allow[] = {
@@ -33,23 +35,32 @@ name_is(const char *entry, size_t n, const char *name)
 	return strlen(name) == n && strncmp(entry, name, n) == 0;
 }
 
+static bool named(const struct sandbox_request *, const char *, size_t);
+
+static bool
+never(const char *entry)
+{
+	size_t i;
+
+	for (i = 0; env_never[i] != NULL; i++)
+		if (strncmp(entry, env_never[i], strlen(env_never[i])) == 0)
+			return true;
+	return false;
+}
+
 static bool
 env_passes(const char *entry, const struct sandbox_request *r)
 {
 	size_t i, n = strcspn(entry, "=");
 
-	for (i = 0; env_never[i] != NULL; i++)
-		if (strncmp(entry, env_never[i], strlen(env_never[i])) == 0)
-			return false;
+	if (never(entry))
+		return false;
 	if (strncmp(entry, "LC_", 3) == 0)
 		return true;
 	for (i = 0; env_allow[i] != NULL; i++)
 		if (name_is(entry, n, env_allow[i]))
 			return true;
-	for (i = 0; i < r->nenv_names; i++)
-		if (name_is(entry, n, r->env_names[i]))
-			return true;
-	return false;
+	return named(r, entry, n);
 }
 
 /* What harn-egressd sets itself in CMD's environment. */
@@ -63,7 +74,7 @@ static const char *const socks_vars[] = { "ALL_PROXY", "all_proxy" };
  * decides), never the host's services.
  */
 static const char *const direct_vars[] = { "NO_PROXY", "no_proxy" };
-/* Package managers' caches, below .harn-cache, so none writes $HOME. */
+/* Package managers' caches, below XDG_CACHE_HOME, so none writes $HOME. */
 static const struct {
 	const char	*name, *dir;
 } caches[] = {
@@ -71,10 +82,7 @@ static const struct {
 	{ "GOCACHE", "go-build" }, { "GOMODCACHE", "go-mod" },
 	{ "YARN_CACHE_FOLDER", "yarn" },
 };
-/* Set only when confined: an unconfined command has its own $HOME. */
-static const char *const other_vars[] = {
-	"TMPDIR", "TMP", "TEMP", "XDG_CACHE_HOME", "NPM_CONFIG_USERCONFIG",
-};
+static const char *const tmp_vars[] = { "TMPDIR", "TMP", "TEMP" };
 
 static bool
 name_in(const char *entry, size_t n, const char *const *names, size_t count)
@@ -87,23 +95,79 @@ name_in(const char *entry, size_t n, const char *const *names, size_t count)
 	return false;
 }
 
+bool
+sandbox_env_dir_var(const char *name, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < NELEM(caches); i++)
+		if (name_is(name, n, caches[i].name))
+			return true;
+	return name_in(name, n, tmp_vars, NELEM(tmp_vars)) ||
+	    name_is(name, n, "XDG_CACHE_HOME");
+}
+
+bool
+sandbox_env_reserved(const char *name, size_t n)
+{
+	return name_in(name, n, proxy_vars, NELEM(proxy_vars)) ||
+	    name_in(name, n, socks_vars, NELEM(socks_vars)) ||
+	    name_in(name, n, direct_vars, NELEM(direct_vars)) ||
+	    name_is(name, n, "NODE_USE_ENV_PROXY");
+}
+
+/* The value --env NAME=VALUE gives NAME (the last one), or NULL. */
+static const char *
+given_n(const struct sandbox_request *r, const char *name, size_t n)
+{
+	const char *v = NULL;
+	size_t i;
+
+	for (i = 0; i < r->nenv_names; i++)
+		if (strncmp(r->env_names[i], name, n) == 0 &&
+		    r->env_names[i][n] == '=')
+			v = r->env_names[i] + n + 1;
+	return v;
+}
+
+static const char *
+given(const struct sandbox_request *r, const char *name)
+{
+	return given_n(r, name, strlen(name));
+}
+
+static bool
+named(const struct sandbox_request *r, const char *entry, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < r->nenv_names; i++)
+		if (strlen(r->env_names[i]) >= n &&
+		    strncmp(r->env_names[i], entry, n) == 0 &&
+		    (r->env_names[i][n] == '\0' || r->env_names[i][n] == '='))
+			return true;
+	return false;
+}
+
 /*
- * What harn-egressd sets itself is never taken from the caller, not even
- * with --env.  Unconfined, it sets only the proxy variables.
+ * What harn-egressd sets itself is never taken from the caller: the proxy
+ * variables, not even with --env; when confined, the temporary and cache
+ * directories and the npmrc stand-in, unless --env names them (the run
+ * then keeps the user's).  A value --env NAME=VALUE gives replaces the
+ * caller's.
  */
 static bool
-env_is_ours(const char *entry, bool confined)
+env_is_ours(const char *entry, const struct sandbox_request *r,
+    bool confined)
 {
-	size_t i, n = strcspn(entry, "=");
+	size_t n = strcspn(entry, "=");
 
-	for (i = 0; confined && i < NELEM(caches); i++)
-		if (name_is(entry, n, caches[i].name))
-			return true;
-	return name_in(entry, n, proxy_vars, NELEM(proxy_vars)) ||
-	    name_in(entry, n, socks_vars, NELEM(socks_vars)) ||
-	    name_in(entry, n, direct_vars, NELEM(direct_vars)) ||
-	    name_is(entry, n, "NODE_USE_ENV_PROXY") ||
-	    (confined && name_in(entry, n, other_vars, NELEM(other_vars)));
+	if (sandbox_env_reserved(entry, n))
+		return true;
+	if (named(r, entry, n))
+		return given_n(r, entry, n) != NULL;
+	return confined && (sandbox_env_dir_var(entry, n) ||
+	    name_is(entry, n, USERCONFIG));
 }
 
 static char *
@@ -121,21 +185,6 @@ pair_in(const char *name, const char *dir, const char *sub)
 	char *s;
 
 	return asprintf(&s, "%s=%s/%s", name, dir, sub) == -1 ? NULL : s;
-}
-
-/* A stand-in that harn-egressd made (a regular file, not a link). */
-static bool
-has_standin(const char *cache)
-{
-	struct stat st;
-	char *p;
-	bool yes;
-
-	if (asprintf(&p, "%s/%s", cache, NPMRC_STANDIN) == -1)
-		return false;
-	yes = lstat(p, &st) == 0 && S_ISREG(st.st_mode);
-	free(p);
-	return yes;
 }
 
 /*
@@ -167,172 +216,156 @@ npmrc_secret(const char *line, size_t len)
 	return false;
 }
 
-/* buf without its secret lines, into fd; -1 on a short write. */
-static int
-npmrc_filter(int fd, const char *buf, size_t len)
+/* buf without its secret lines, in place; the length left. */
+static size_t
+npmrc_filter(char *buf, size_t len)
 {
-	const char *p = buf, *end = buf + len, *nl;
+	char *p = buf, *end = buf + len, *nl, *out = buf;
 	size_t n;
 
 	while (p < end) {
 		nl = memchr(p, '\n', (size_t)(end - p));
 		n = nl != NULL ? (size_t)(nl - p) + 1 : (size_t)(end - p);
-		if (!npmrc_secret(p, n) && write(fd, p, n) != (ssize_t)n)
-			return -1;
+		if (!npmrc_secret(p, n)) {
+			memmove(out, p, n);
+			out += n;
+		}
 		p += n;
 	}
-	return 0;
+	return (size_t)(out - buf);
 }
 
 int
-sandbox_npmrc_standin(const struct sandbox_request *r, char *err,
-    size_t errlen)
+sandbox_npmrc_read(const struct sandbox_request *r, char **out, size_t *outlen,
+    char *err, size_t errlen)
 {
-	char *src = NULL, buf[65536], tmp[32];
-	struct stat ws_st, in_st;
+	char *src = NULL, *buf;
+	struct stat st;
 	ssize_t len = 0, n;
-	int in = -1, dir = -1, out = -1, rv = -1;
+	int in = -1;
 
+	*out = NULL;
+	*outlen = 0;
 	/*
 	 * By $HOME as written: a link on the way that the command could have
 	 * made (its canonical name hides it) means no stand-in.
 	 */
 	if (asprintf(&src, "%s/.npmrc", r->home_given != NULL ?
-	    r->home_given : "/") == -1) {
+	    r->home_given : "/") == -1 || (buf = malloc(NPMRC_MAX)) == NULL) {
+		free(src);
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	/* Made relative to .harn-cache, never through a link planted there. */
-	if ((dir = open(r->workspace, O_PATH | O_DIRECTORY | O_CLOEXEC)) ==
-	    -1 || fstat(dir, &ws_st) == -1 || (n = openat(dir, ".harn-cache",
-	    O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1) {
-		snprintf(err, errlen, "%s/.harn-cache: %s", r->workspace,
-		    strerror(errno));
-		goto out;
-	}
-	(void)close(dir);
-	dir = (int)n;
 	/*
-	 * None (or not a plain file of at most 64 KiB: a FIFO would block,
-	 * a cut file could leave part of a secret): no stand-in, and none
-	 * left from an earlier run.  Nor when a step to it is in the
-	 * command's reach: a link it left there would have us copy any file
-	 * we can read into its workspace.
+	 * None (or not a plain file of at most NPMRC_MAX: a FIFO would block,
+	 * a cut file could leave part of a secret): no stand-in.  Nor when a
+	 * step to it is in the command's reach: a link it left there would
+	 * have us copy any file we can read for it.
 	 */
 	if (r->home == NULL || (in = sandbox_open_out_of_reach(r, src,
 	    O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)) == -1 ||
-	    fstat(in, &in_st) == -1 ||
-	    !S_ISREG(in_st.st_mode) || in_st.st_size > (off_t)sizeof(buf)) {
-		(void)unlinkat(dir, NPMRC_STANDIN, 0);
-		rv = 0;
-		goto out;
+	    fstat(in, &st) == -1 || !S_ISREG(st.st_mode) ||
+	    st.st_size > NPMRC_MAX) {
+		if (in != -1)
+			(void)close(in);
+		free(src);
+		free(buf);
+		return 0;
 	}
-	while (len < (ssize_t)sizeof(buf) &&
-	    (n = read(in, buf + len, sizeof(buf) - (size_t)len)) > 0)
+	while (len < NPMRC_MAX && (n = read(in, buf + len,
+	    (size_t)(NPMRC_MAX - len))) > 0)
 		len += n;
-	snprintf(tmp, sizeof(tmp), "%s.%ld", NPMRC_STANDIN, (long)getpid());
-	(void)unlinkat(dir, tmp, 0);
-	if ((out = openat(dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-	    O_CLOEXEC, 0644)) == -1 || npmrc_filter(out, buf, (size_t)len) ==
-	    -1 || (geteuid() == 0 && fchown(out, ws_st.st_uid,
-	    ws_st.st_gid) == -1) || renameat(dir, tmp, dir, NPMRC_STANDIN) ==
-	    -1) {
-		snprintf(err, errlen, "%s/.harn-cache/%s: %s", r->workspace,
-		    NPMRC_STANDIN, strerror(errno));
-		(void)unlinkat(dir, tmp, 0);
-		goto out;
-	}
-	rv = 1;
-out:
-	if (out != -1)
-		(void)close(out);
-	if (in != -1)
-		(void)close(in);
-	if (dir != -1)
-		(void)close(dir);
+	(void)close(in);
 	free(src);
-	return rv;
+	*out = buf;
+	*outlen = npmrc_filter(buf, (size_t)len);
+	return 1;
 }
 
-/*
- * A directory of the workspace for the command's own files, made if
- * missing.  Made relative to the workspace and never through a symlink,
- * which an earlier command could have left there.
- */
-int
-sandbox_workspace_dir(const char *ws, const char *name, char *err,
-    size_t errlen)
+/* The first of names --env NAME=VALUE gives, or NULL. */
+static const char *
+given_any(const struct sandbox_request *r, const char *const *names, size_t n)
 {
-	struct stat st, ws_st;
-	int fd;
+	size_t i;
 
-	if ((fd = open(ws, O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1) {
-		snprintf(err, errlen, "%s: %s", ws, strerror(errno));
-		return -1;
-	}
-	if (mkdirat(fd, name, 0700) == -1 && errno != EEXIST) {
-		snprintf(err, errlen, "%s/%s: %s", ws, name, strerror(errno));
-		(void)close(fd);
-		return -1;
-	}
-	if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == -1 ||
-	    !S_ISDIR(st.st_mode) || fstat(fd, &ws_st) == -1) {
-		snprintf(err, errlen, "%s/%s: not a directory", ws, name);
-		(void)close(fd);
-		return -1;
-	}
-	/*
-	 * Made by root: the workspace owner's, whom the command is on disk
-	 * (an idmapped workspace maps that owner to the command's uid).
-	 */
-	if (geteuid() == 0 && (st.st_uid != ws_st.st_uid ||
-	    st.st_gid != ws_st.st_gid) && fchownat(fd, name, ws_st.st_uid,
-	    ws_st.st_gid, AT_SYMLINK_NOFOLLOW) == -1) {
-		snprintf(err, errlen, "%s/%s: %s", ws, name, strerror(errno));
-		(void)close(fd);
-		return -1;
-	}
-	(void)close(fd);
-	return 0;
+	for (i = 0; i < n; i++)
+		if (given(r, names[i]) != NULL)
+			return given(r, names[i]);
+	return NULL;
 }
 
 /*
- * The temporary and cache directories in the workspace, for a confined
- * command that may write nowhere else.
+ * The temporary and cache directories, for a confined command that may
+ * write nowhere else: the user's where --env gives them, then
+ * --cache-dir for the caches, else the run's private directory (rd; NULL
+ * unconfined: then only what the user named).
  */
 static int
-env_add_workspace(struct strv *env, const char *ws)
+env_add_dirs(struct strv *env, const struct sandbox_request *r,
+    const struct rundir *rd)
 {
-	char *tmp, *cache = NULL;
+	const char *tmp, *cache = r->cache_dir;
+	char *own_tmp = NULL, *own_cache = NULL;
 	size_t i;
 	int rv = -1;
 
-	if ((tmp = path_join(ws, ".harn-tmp")) == NULL ||
-	    (cache = path_join(ws, ".harn-cache")) == NULL)
+	if (given(r, "XDG_CACHE_HOME") != NULL)
+		cache = given(r, "XDG_CACHE_HOME");
+	if (rd != NULL && ((own_tmp = path_join(rd->dir, "tmp")) == NULL ||
+	    (own_cache = path_join(rd->dir, "cache")) == NULL))
 		goto out;
-	if (strv_add(env, pair("TMPDIR", tmp)) == -1 ||
-	    strv_add(env, pair("TMP", tmp)) == -1 ||
-	    strv_add(env, pair("TEMP", tmp)) == -1 ||
+	/* TMP and TEMP follow the TMPDIR given, as tools read either. */
+	if ((tmp = given_any(r, tmp_vars, NELEM(tmp_vars))) == NULL)
+		tmp = own_tmp;
+	if (cache == NULL)
+		cache = own_cache;
+	for (i = 0; tmp != NULL && i < NELEM(tmp_vars); i++)
+		if (given(r, tmp_vars[i]) == NULL &&
+		    strv_add(env, pair(tmp_vars[i], tmp)) == -1)
+			goto out;
+	if (cache != NULL && given(r, "XDG_CACHE_HOME") == NULL &&
 	    strv_add(env, pair("XDG_CACHE_HOME", cache)) == -1)
 		goto out;
-	for (i = 0; i < NELEM(caches); i++)
-		if (strv_add(env, pair_in(caches[i].name, cache,
-		    caches[i].dir)) == -1)
+	for (i = 0; cache != NULL && i < NELEM(caches); i++)
+		if (given(r, caches[i].name) == NULL && strv_add(env,
+		    pair_in(caches[i].name, cache, caches[i].dir)) == -1)
 			goto out;
 	/* The credential-free stand-in for a denied ~/.npmrc, if made. */
-	if (has_standin(cache) && strv_add(env,
-	    pair_in("NPM_CONFIG_USERCONFIG", cache, NPMRC_STANDIN)) == -1)
+	if (rd != NULL && rd->npmrc != NULL && !named(r, USERCONFIG,
+	    strlen(USERCONFIG)) && strv_add(env, pair_in(USERCONFIG, rd->dir,
+	    RUNDIR_NPMRC)) == -1)
 		goto out;
 	rv = 0;
 out:
-	free(tmp);
-	free(cache);
+	free(own_tmp);
+	free(own_cache);
 	return rv;
+}
+
+/* Each --env NAME=VALUE (the last of a name). */
+static int
+env_add_given(struct strv *env, const struct sandbox_request *r)
+{
+	const char *e;
+	size_t i, k, n;
+
+	for (i = 0; i < r->nenv_names; i++) {
+		e = r->env_names[i];
+		if (e[n = strcspn(e, "=")] != '=')
+			continue;
+		for (k = i + 1; k < r->nenv_names; k++)
+			if (strncmp(r->env_names[k], e, n + 1) == 0)
+				break;
+		if (k == r->nenv_names && !never(e) &&
+		    strv_add(env, strdup(e)) == -1)
+			return -1;
+	}
+	return 0;
 }
 
 char **
 sandbox_env_build(const struct sandbox_request *r, unsigned short port,
-    bool confined, char *err, size_t errlen)
+    const struct rundir *rd, char *err, size_t errlen)
 {
 	extern char **environ;
 	struct strv env = { NULL, 0, 0 };
@@ -341,11 +374,11 @@ sandbox_env_build(const struct sandbox_request *r, unsigned short port,
 
 	snprintf(err, errlen, "out of memory");
 	for (i = 0; environ[i] != NULL; i++)
-		if (!env_is_ours(environ[i], confined) &&
+		if (!env_is_ours(environ[i], r, rd != NULL) &&
 		    env_passes(environ[i], r) &&
 		    strv_add(&env, strdup(environ[i])) == -1)
 			goto fail;
-	if (confined && env_add_workspace(&env, r->workspace) == -1)
+	if (env_add_given(&env, r) == -1 || env_add_dirs(&env, r, rd) == -1)
 		goto fail;
 	snprintf(url, sizeof(url), "http://127.0.0.1:%u", port);
 	for (i = 0; port != 0 && i < NELEM(proxy_vars); i++)

@@ -243,19 +243,64 @@ enum nsb_deny {
 };
 enum nsb_deny nsb_deny_how(const struct sandbox_paths *, const char *);
 
-/* A directory of the workspace for the command's own files (.harn-tmp). */
-int	 sandbox_workspace_dir(const char *ws, const char *name, char *err,
-	    size_t errlen);
-/* The command's environment (SPEC 6.3); port 0: not known yet. */
 /*
- * ~/.npmrc is denied; CMD gets WS/.harn-cache/npmrc instead (through
- * NPM_CONFIG_USERCONFIG): the user's file without its credential lines,
- * so a private registry's URL still works.  1 made, 0 no ~/.npmrc, -1.
+ * The run's private directory (rundir.c, SPEC 6.3): TMPDIR (DIR/tmp), the
+ * caches (DIR/cache) and the npmrc stand-in (DIR/npmrc), never in the
+ * workspace.  namespaces: in the command's own /tmp (or the next private
+ * directory no root covers), made there by the command itself, gone with
+ * its tmpfs.  landlock: made here, outside every root (a directory of
+ * harn-egressd's in $TMPDIR or /tmp, holding the command's), granted to
+ * the command as a write root, and removed at the end without following
+ * a link.  req is the caller's request with that root added.
  */
-int	 sandbox_npmrc_standin(const struct sandbox_request *, char *err,
-	    size_t errlen);
+#define RUNDIR_NPMRC	"npmrc"
+#define RUNDIR_INSIDE	"harn-egressd"	/* its name in a private directory */
+struct rundir {
+	struct sandbox_request	 req;
+	const char		**rw;		/* req.rw_roots, ours */
+	char			*dir;		/* as the command sees it; NULL */
+	char			*top;		/* landlock: ours, made for the run */
+	int			 basefd;	/* top's parent, held; -1 */
+	char			*npmrc;		/* ~/.npmrc less credentials */
+	size_t			 npmrc_len;
+};
+
+int	 rundir_make(struct rundir *, const struct sandbox_request *,
+	    const struct sandbox_plan *, char *err, size_t errlen);
+/* namespaces: in the command, as the command, before it execs. */
+int	 rundir_fill_inside(const struct rundir *, char *err, size_t errlen);
+/*
+ * Everything made for the run removed (landlock), and freed; -1 when
+ * something was left (said on stderr).
+ */
+int	 rundir_remove(struct rundir *);
+/*
+ * landlock, in init, as the command, once harn-egressd is gone (SIGKILL):
+ * what the command may remove of it (all, but the top directory of a
+ * command that runs as uid 65533 for a root caller).
+ */
+void	 rundir_orphaned(const struct rundir *);
+/*
+ * The first of the private directories (namespaces) whose own tmpfs
+ * stays the command's: no write root at or above it, no root at or
+ * below DIR/RUNDIR_INSIDE; exists[i]: that directory is there.  -1: none.
+ * Pure.
+ */
+int	 rundir_pick(const char *const *privates, const bool *exists,
+	    const char *const *roots, const bool *writable, size_t nroots);
+/*
+ * ~/.npmrc is denied; CMD gets the run's DIR/npmrc instead (through
+ * NPM_CONFIG_USERCONFIG): the user's file without its credential lines,
+ * so a private registry's URL still works.  1 read (*buf malloc'd), 0
+ * none, -1.
+ */
+int	 sandbox_npmrc_read(const struct sandbox_request *, char **buf,
+	    size_t *len, char *err, size_t errlen);
+/* The command's environment (SPEC 6.3); port 0: not known yet; rd NULL:
+ * unconfined. */
 char	**sandbox_env_build(const struct sandbox_request *,
-	    unsigned short port, bool confined, char *err, size_t errlen);
+	    unsigned short port, const struct rundir *rd, char *err,
+	    size_t errlen);
 void	 sandbox_env_free(char **);
 
 /* What a trial's command said failed, once it has ended; NULL: none. */
@@ -522,9 +567,6 @@ int	 skel_empty(const char *path, struct setup_fail *);
 int	 skel_hide(const struct sandbox_paths *, const struct ns_bind *b,
 	    struct setup_fail *);
 int	 skel_seal(const struct sandbox_paths *, struct setup_fail *);
-
-/* The landlock confinement's steps (sandbox/llc.c). */
-int	 llc_own_dir(const char *ws, const char *name, char *err, size_t errlen);
 
 /*
  * The command's terminal (sandbox/tty.c).  In the first child: the

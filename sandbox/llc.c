@@ -91,24 +91,3 @@ sandbox_roots_root(const struct sandbox_request *r)
 			return true;
 	return false;
 }
-
-/*
- * The command's own directories in the workspace (.harn-tmp, ...), made
- * by us: SANDBOX_UID's, for it to write.  Never through a symlink.
- */
-int
-llc_own_dir(const char *ws, const char *name, char *err, size_t errlen)
-{
-	int fd;
-
-	if ((fd = open(ws, O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1 ||
-	    fchownat(fd, name, SANDBOX_UID, SANDBOX_GID,
-	    AT_SYMLINK_NOFOLLOW) == -1) {
-		snprintf(err, errlen, "%s/%s: %s", ws, name, strerror(errno));
-		if (fd != -1)
-			(void)close(fd);
-		return -1;
-	}
-	(void)close(fd);
-	return 0;
-}

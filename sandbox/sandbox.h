@@ -206,14 +206,26 @@ struct sandbox_request {
 	size_t			  ndeny;
 	const char *const	 *socket_roots;	/* canonical */
 	size_t			  nsocket_roots;
-	const char *const	 *env_names;	/* --env */
+	/* --env: NAME (the caller's value) or NAME=VALUE */
+	const char *const	 *env_names;
 	size_t			  nenv_names;
+	const char		 *cache_dir;	/* canonical, a write root; NULL */
 	const char		 *sign_key;	/* denied like a credential */
 	struct sandbox_limits	  limits;
 	unsigned short		  host_port;	/* the proxy, without netns */
 	const struct sandbox_tty *tty;		/* NULL: streams as they are */
 	bool			  trial;	/* no exec: sandbox_trial's steps */
 };
+
+/*
+ * A variable naming a directory that harn-egressd sets for a confined
+ * command (TMPDIR, TMP, TEMP, XDG_CACHE_HOME, npm_config_cache and the
+ * other caches): given with --env, its directory is the user's, granted
+ * writable (SPEC 6.3).  One it sets itself, never the caller's (the proxy
+ * variables): --env NAME=VALUE of it is a usage error.
+ */
+bool	 sandbox_env_dir_var(const char *name, size_t len);
+bool	 sandbox_env_reserved(const char *name, size_t len);
 
 /*
  * A root given on the command line, canonical, or NULL with err: it does

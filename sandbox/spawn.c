@@ -105,6 +105,7 @@ struct sandbox_child {
 	int			 diag;		/* sock_diag, in the listener's netns */
 	unsigned short		 port;
 	struct sandbox_paths	 paths;
+	struct rundir		 rd;		/* rd.req: the request run */
 	const struct sandbox_request *req;
 	const struct sandbox_plan *plan;
 	bool			 ns, ll;
@@ -128,6 +129,7 @@ struct job {
 	const struct sandbox_request	*req;
 	const struct sandbox_plan	*plan;
 	const struct sandbox_paths	*paths;
+	const struct rundir		*rd;
 	bool				 ns, ll, root;
 	int				 ctl;
 	unsigned short			 port;
@@ -332,9 +334,10 @@ take_ruleset(int ctl)
 
 /*
  * sandbox_trial's command: what a confined command does first, each
- * through the broker; a step that fails says so like a set-up step.
+ * through the broker; a step that fails says so like a set-up step.  Its
+ * files: one in the workspace (its cwd), one in its TMPDIR.
  */
-#define TRIAL_FILE	".harn-tmp/harn-egressd-trial"
+#define TRIAL_FILE	"harn-egressd-trial"
 
 static void __attribute__((noreturn))
 run_trial(struct job *j)
@@ -342,7 +345,8 @@ run_trial(struct job *j)
 	struct sockaddr_in sin = { .sin_family = AF_INET,
 	    .sin_port = htons(j->ns ? j->port : j->req->host_port),
 	    .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	int s;
+	char path[PATH_MAX];
+	int s, i;
 
 	/* As exec would: the broker reads the memory of a dumpable caller. */
 	(void)prctl(PR_SET_DUMPABLE, 1);
@@ -351,15 +355,21 @@ run_trial(struct job *j)
 		child_fail(j->ctl, AREA_EGRESS, MECH_SECCOMP, "connect broker: "
 		    "connect to the proxy's port: %s", strerror(errno));
 	(void)close(s);
-	if ((s = open(TRIAL_FILE, O_CREAT | O_WRONLY | O_CLOEXEC, 0600)) ==
-	    -1)
-		child_fail(j->ctl, AREA_WRITE, MECH_LANDLOCK, "create a file in "
-		    "the workspace: %s", strerror(errno));
-	(void)close(s);
-	if (chmod(TRIAL_FILE, 0640) == -1)
-		child_fail(j->ctl, AREA_WRITE, MECH_SECCOMP, "connect broker: "
-		    "chmod in the workspace: %s", strerror(errno));
-	(void)unlink(TRIAL_FILE);
+	for (i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "%s%s", i == 0 ? "" :
+		    j->rd->dir, i == 0 ? TRIAL_FILE : "/tmp/" TRIAL_FILE);
+		if ((s = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0600)) ==
+		    -1)
+			child_fail(j->ctl, AREA_WRITE, MECH_LANDLOCK, "create a "
+			    "file in %s: %s", i == 0 ? "the workspace" :
+			    "its TMPDIR", strerror(errno));
+		(void)close(s);
+		if (chmod(path, 0640) == -1)
+			child_fail(j->ctl, AREA_WRITE, MECH_SECCOMP, "connect "
+			    "broker: chmod in %s: %s", i == 0 ?
+			    "the workspace" : "its TMPDIR", strerror(errno));
+		(void)unlink(path);
+	}
 	if (kill(getpid(), 0) == -1)
 		child_fail(j->ctl, AREA_UNKNOWN, MECH_SECCOMP, "connect broker: "
 		    "signal itself: %s", strerror(errno));
@@ -453,8 +463,11 @@ run_command(struct job *j)
 	if (chdir(j->req->workspace) == -1)
 		child_fail(j->ctl, AREA_WRITE, -1, "%s: %s", j->req->workspace,
 		    strerror(errno));
+	/* Its TMPDIR and caches, on its own tmpfs: made as itself. */
+	if (j->ns && rundir_fill_inside(j->rd, err, sizeof(err)) == -1)
+		child_fail(j->ctl, AREA_WRITE, -1, "private directory: %s", err);
 	if ((envp = sandbox_env_build(j->req, j->ns ? j->port :
-	    j->req->host_port, true, err, sizeof(err))) == NULL)
+	    j->req->host_port, j->rd, err, sizeof(err))) == NULL)
 		child_fail(j->ctl, AREA_UNKNOWN, -1, "environment: %s", err);
 	(void)sandbox_seccomp_program(&prog, &plen);
 	if (p->seccomp && sandbox_seccomp_load_program(prog, plen, err,
@@ -502,7 +515,7 @@ run_unconfined(struct job *j)
 	/* worktree without a confinement: no capability still, if we can. */
 	if (j->plan->profile != PROFILE_UNRESTRICTED)
 		drop_privileges(j->ctl, false);
-	if ((envp = sandbox_env_build(j->req, j->req->host_port, false, err,
+	if ((envp = sandbox_env_build(j->req, j->req->host_port, NULL, err,
 	    sizeof(err))) == NULL)
 		child_fail(j->ctl, AREA_UNKNOWN, -1, "environment: %s", err);
 	if (j->req->trial)
@@ -871,6 +884,8 @@ run_init(struct job *j)
 		signal_cb(sfd, EV_READ, &s);
 	if (s.orphaned) {
 		end_orphans();
+		if (j->ll)	/* harn-egressd cannot now: its directory */
+			rundir_orphaned(j->rd);
 		_exit(3);
 	}
 	if (!j->ns)
@@ -1072,22 +1087,6 @@ give_ruleset(struct sandbox_child *c, struct sandbox_failure *f)
 	return 0;
 }
 
-/*
- * A confined command's temporary and cache directories, and the
- * stand-in for ~/.npmrc.  An unconfined one has the caller's own, and its
- * workspace is left as it was.
- */
-static int
-workspace_dirs(const struct sandbox_request *r, char *err, size_t errlen)
-{
-	if (sandbox_workspace_dir(r->workspace, ".harn-tmp", err,
-	    errlen) == -1 ||
-	    sandbox_workspace_dir(r->workspace, ".harn-cache", err,
-	    errlen) == -1 || sandbox_npmrc_standin(r, err, errlen) == -1)
-		return -1;
-	return 0;
-}
-
 struct sandbox_child *
 sandbox_start(const struct sandbox_request *r, const struct sandbox_plan *p,
     struct sandbox_failure *f)
@@ -1103,7 +1102,7 @@ sandbox_start(const struct sandbox_request *r, const struct sandbox_plan *p,
 		fail_with(f, AREA_UNKNOWN, -1, ENOMEM, false, "out of memory");
 		return NULL;
 	}
-	c->ctl = c->listen_fd = c->diag = -1;
+	c->ctl = c->listen_fd = c->diag = c->rd.basefd = -1;
 	c->ns = p->confinement == CONFINEMENT_NAMESPACES;
 	c->ll = p->confinement == CONFINEMENT_LANDLOCK;
 	owner_table_init(&c->owners);
@@ -1111,18 +1110,12 @@ sandbox_start(const struct sandbox_request *r, const struct sandbox_plan *p,
 	if (c->ll)
 		c->diag = diag_open();
 	c->root = geteuid() == 0;
-	c->req = r;
 	c->plan = p;
-	if (sandbox_paths_build(r, p->confinement, c->root, c->ll &&
-	    p->identity == IDENTITY_ROOT, &c->paths, err, sizeof(err)) == -1 ||
-	    ((c->ns || c->ll) &&
-	    workspace_dirs(r, err, sizeof(err)) == -1)) {
-		fail_with(f, AREA_WRITE, -1, errno, false, err);
-		goto fail;
-	}
-	if (c->ll && p->identity == IDENTITY_SANDBOX_UID &&
-	    (llc_own_dir(r->workspace, ".harn-tmp", err, sizeof(err)) == -1 ||
-	    llc_own_dir(r->workspace, ".harn-cache", err, sizeof(err)) == -1)) {
+	/* From here on the request run is the one with the private dir. */
+	if (rundir_make(&c->rd, r, p, err, sizeof(err)) == -1 ||
+	    sandbox_paths_build(r = c->req = &c->rd.req, p->confinement,
+	    c->root, c->ll && p->identity == IDENTITY_ROOT, &c->paths, err,
+	    sizeof(err)) == -1) {
 		fail_with(f, AREA_WRITE, -1, errno, false, err);
 		goto fail;
 	}
@@ -1143,6 +1136,7 @@ sandbox_start(const struct sandbox_request *r, const struct sandbox_plan *p,
 	j.req = r;
 	j.plan = p;
 	j.paths = &c->paths;
+	j.rd = &c->rd;
 	j.ns = c->ns;
 	j.ll = c->ll;
 	j.root = c->root;
@@ -1522,5 +1516,7 @@ sandbox_free(struct sandbox_child *c)
 	free(c->queue);
 	limits_memory_cgroup_remove(c->cgroup);
 	sandbox_paths_free(&c->paths);
+	/* Everything it ran has ended by now (setup waited for it). */
+	(void)rundir_remove(&c->rd);
 	free(c);
 }

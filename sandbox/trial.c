@@ -73,17 +73,14 @@ listen_loopback(unsigned short *port)
 	return s;
 }
 
+/* The trial's workspace, and a file its command may have left there. */
 static void
 remove_workspace(const char *ws)
 {
-	static const char *const names[] = { ".harn-tmp", ".harn-cache" };
 	char path[PATH_MAX];
-	size_t i;
 
-	for (i = 0; i < NELEM(names); i++) {
-		snprintf(path, sizeof(path), "%s/%s", ws, names[i]);
-		(void)rmdir(path);
-	}
+	snprintf(path, sizeof(path), "%s/harn-egressd-trial", ws);
+	(void)unlink(path);
 	(void)rmdir(ws);
 }
 

@@ -488,19 +488,34 @@ for mode in --no-sandbox "--profile unrestricted"; do
 		    "$(ls -A "$TMP/uws"; cat "$TMP/uout" "$TMP/err")"
 	fi
 done
+# Confined, TMPDIR and the stand-in are the run's own, outside the
+# workspace, which is left as it was; --env TMPDIR=DIR is kept.
 rm -rf "$TMP/uws" && mkdir "$TMP/uws"
-HOME="$TMP/uhome" TMPDIR=/var/tmp "$EGRESSD" --policy "$TMP/mp.conf" \
-    --env TMPDIR --workspace "$TMP/uws" -- sh -c \
-    'echo "t=$TMPDIR n=$NPM_CONFIG_USERCONFIG"' >"$TMP/uout" 2>"$TMP/err" ||
-    echo "exit $?" >>"$TMP/uout"
+HOME="$TMP/uhome" "$EGRESSD" --policy "$TMP/mp.conf" \
+    --workspace "$TMP/uws" -- sh -c \
+    'echo "t=$TMPDIR n=$NPM_CONFIG_USERCONFIG"; grep -c planted "$NPM_CONFIG_USERCONFIG"' \
+    >"$TMP/uout" 2>"$TMP/err" || echo "exit $?" >>"$TMP/uout"
 if grep -q 'not enforced: network confinement' "$TMP/err"; then
 	skip "confined control: this host has no confinement ($(head -n 1 "$TMP/err"))"
-elif [ -d "$TMP/uws/.harn-tmp" ] && [ -f "$TMP/uws/.harn-cache/npmrc" ] &&
-    grep -q "^t=$TMP/uws/.harn-tmp n=$TMP/uws/.harn-cache/npmrc\$" "$TMP/uout"; then
-	ok "confined control: TMPDIR and the npmrc stand-in in the workspace"
+elif [ -z "$(ls -A "$TMP/uws")" ] &&
+    grep -q '^t=/[^ ]*/tmp n=/[^ ]*/npmrc$' "$TMP/uout" &&
+    ! grep -q "=$TMP/uws" "$TMP/uout" && grep -qx 0 "$TMP/uout"; then
+	ok "confined: TMPDIR and the npmrc stand-in (no token) outside the workspace, which is left empty"
 else
-	not_ok "confined control: TMPDIR and the npmrc stand-in in the workspace" \
+	not_ok "confined: TMPDIR and the npmrc stand-in outside the workspace" \
 	    "$(ls -A "$TMP/uws"; cat "$TMP/uout" "$TMP/err")"
+fi
+mkdir -p "$TMP/utmp"
+HOME="$TMP/uhome" TMPDIR="$TMP/utmp" "$EGRESSD" --policy "$TMP/mp.conf" \
+    --env TMPDIR --workspace "$TMP/uws" -- sh -c 'echo "t=$TMPDIR"' \
+    >"$TMP/uout" 2>"$TMP/err" || echo "exit $?" >>"$TMP/uout"
+if grep -q 'not enforced: network confinement' "$TMP/err"; then
+	skip "confined --env TMPDIR: this host has no confinement"
+elif grep -qx "t=$TMP/utmp" "$TMP/uout" && [ -z "$(ls -A "$TMP/uws")" ]; then
+	ok "confined: --env TMPDIR passes the caller's TMPDIR (granted writable)"
+else
+	not_ok "confined: --env TMPDIR passes the caller's TMPDIR" \
+	    "$(cat "$TMP/uout" "$TMP/err")"
 fi
 
 # The policy is read again by the next run (and at SIGHUP): a command

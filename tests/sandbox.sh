@@ -66,7 +66,7 @@ box() {
 # $! is then harn-egressd itself.
 box_exec() {
 	# shellcheck disable=SC2086
-	exec env HOME="$H" SECRET_TOKEN="$ENV_SECRET" $LAUNCH "$EGRESSD" \
+	exec env HOME="$H" SECRET_TOKEN="$ENV_SECRET" ${BOX_TMPDIR:+TMPDIR=$BOX_TMPDIR} $LAUNCH "$EGRESSD" \
 	    --policy "$POL" --workspace "$WS" --log "$TMP/decisions.log" "$@"
 }
 
@@ -586,15 +586,31 @@ net_checks() {
 		not_ok "route netlink allowed inside; the only link is lo" \
 		    "exit $RC: $(head -c 300 "$TMP/box.out")"
 	fi
-	own_tmp=/tmp
-	[ "$CONF" = landlock ] && own_tmp=$WS/.harn-tmp
-	for a in socketpair "unix-self $WS" "unix-self $own_tmp" tcp-self; do
+	# Its own: the workspace, its TMPDIR (the run's private directory,
+	# outside the workspace), its private /tmp (namespaces).
+	own_tmp=TMPDIR
+	[ "$CONF" = namespaces ] && own_tmp="/tmp TMPDIR"
+	for a in socketpair "unix-self $WS" tcp-self; do
 		# shellcheck disable=SC2086
 		run_out "$TMP/box.out" box -- "$ESC" $a
 		if [ "$RC" -eq 0 ] && grep -q '^ALLOWED ' "$TMP/box.out"; then
 			ok "the child's own sockets work: $a"
 		else
 			not_ok "the child's own sockets work: $a" \
+			    "exit $RC: $(head -c 300 "$TMP/box.out")"
+		fi
+	done
+	for d in $own_tmp; do
+		if [ "$d" = TMPDIR ]; then
+			run_out "$TMP/box.out" box -- sh -c \
+			    'exec "$0" unix-self "$TMPDIR"' "$ESC"
+		else
+			run_out "$TMP/box.out" box -- "$ESC" unix-self "$d"
+		fi
+		if [ "$RC" -eq 0 ] && grep -q '^ALLOWED ' "$TMP/box.out"; then
+			ok "the child's own sockets work: unix-self in its $d"
+		else
+			not_ok "the child's own sockets work: unix-self in its $d" \
 			    "exit $RC: $(head -c 300 "$TMP/box.out")"
 		fi
 	done
@@ -652,10 +668,10 @@ net_checks() {
 	# host's loopback: a port the broker finds its processes hold).  An
 	# ephemeral port: Landlock (ABI >= 4) lets landlock bind no other.
 	run_out "$TMP/box.out" box -- sh -c '
-		"$0" -S -c "import http.server as h; s = h.HTTPServer((\"127.0.0.1\", 0), h.SimpleHTTPRequestHandler); open(\".harn-tmp/port\", \"w\").write(str(s.server_port)); s.serve_forever()" >/dev/null 2>&1 &
+		"$0" -S -c "import http.server as h; s = h.HTTPServer((\"127.0.0.1\", 0), h.SimpleHTTPRequestHandler); open(__import__(\"os\").environ[\"TMPDIR\"] + \"/port\", \"w\").write(str(s.server_port)); s.serve_forever()" >/dev/null 2>&1 &
 		i=0
 		while [ $i -lt 200 ]; do
-			p=$(cat .harn-tmp/port 2>/dev/null) &&
+			p=$(cat "$TMPDIR/port" 2>/dev/null) &&
 			c=$(curl -s -m 2 --noproxy "*" -o /dev/null -w "%{http_code}" http://127.0.0.1:$p/) &&
 			    [ "$c" = 200 ] && { echo served; kill $!; exit 0; }
 			sleep 0.1
@@ -1145,8 +1161,8 @@ print(urllib.request.urlopen("http://127.0.0.1:%d/" % s.server_port, timeout=5).
 	fi
 	# ~/.npmrc is denied, but npm keeps its settings: a stand-in without
 	# the credential lines (NPM_CONFIG_USERCONFIG), and the caches in the
-	# workspace.  The planted token must reach neither CMD nor the
-	# workspace.
+	# run's private directory, outside the workspace.  The planted token
+	# must reach neither CMD nor the workspace.
 	had_npmrc=no
 	[ -e "$H/.npmrc" ] && had_npmrc=yes && mv "$H/.npmrc" "$H/.npmrc.saved"
 	npm_secret="npm-token-$$-planted"
@@ -1156,7 +1172,8 @@ print(urllib.request.urlopen("http://127.0.0.1:%d/" % s.server_port, timeout=5).
 	    'cat "$NPM_CONFIG_USERCONFIG"; echo "cache=$npm_config_cache"; cat ~/.npmrc 2>/dev/null'
 	if grep -q '^registry=https://npm.example.test/$' "$TMP/box.out" &&
 	    grep -q '^always-auth=true$' "$TMP/box.out" &&
-	    grep -q "^cache=$WS/.harn-cache/npm\$" "$TMP/box.out" &&
+	    grep -q '^cache=/.*/cache/npm$' "$TMP/box.out" &&
+	    ! grep -q "^cache=$WS/" "$TMP/box.out" &&
 	    ! grep -q "$npm_secret" "$TMP/box.out" &&
 	    ! grep -rq "$npm_secret" "$WS" 2>/dev/null; then
 		ok "~/.npmrc: settings through a stand-in, no credential line inside or in the workspace"
@@ -1218,11 +1235,16 @@ print(urllib.request.urlopen("http://127.0.0.1:%d/" % s.server_port, timeout=5).
 		fi ;;
 	*)	not_ok "proxy variables" "exit $RC: $(cat "$TMP/box.out")" ;;
 	esac
-	if [ "$td" = "$WS/.harn-tmp" ] && [ "$tm" = "$td" ] && [ "$te" = "$td" ] &&
-	    [ "$xc" = "$WS/.harn-cache" ]; then
-		ok "TMPDIR/TMP/TEMP in the workspace's .harn-tmp, XDG_CACHE_HOME .harn-cache"
+	case $td in
+	"$WS" | "$WS"/* | "") inws=yes ;;
+	*) inws=no ;;
+	esac
+	if [ "$inws" = no ] && [ "$tm" = "$td" ] && [ "$te" = "$td" ] &&
+	    [ "${td%/tmp}" = "${xc%/cache}" ] && [ "$xc" != "$td" ]; then
+		ok "TMPDIR/TMP/TEMP and XDG_CACHE_HOME in the run's private directory, outside the workspace ($td)"
 	else
-		not_ok "TMPDIR/TMP/TEMP in the workspace's .harn-tmp" "$(cat "$TMP/box.out")"
+		not_ok "TMPDIR/TMP/TEMP and XDG_CACHE_HOME in the run's private directory, outside the workspace" \
+		    "$(cat "$TMP/box.out")"
 	fi
 	BOX_ENV="FOO_UNLISTED=1 LC_ALL=C"
 	run_out "$TMP/box.out" box -- sh -c 'env | cut -d= -f1 | sort | tr "\n" " "'
@@ -1861,8 +1883,12 @@ misc_checks() {
 	# harn-egressd killed: nothing of the command's survives it.
 	dur=3002.$$$(id -u)
 	rm -f "$WS/started"
+	# Its private directory (landlock) in one of ours: not left in /tmp.
+	mkdir -p "$TMP/killed" && chmod 755 "$TMP/killed"
+	BOX_TMPDIR=$TMP/killed
 	box_exec -- sh -c "sleep $dur & echo up > started; wait" >/dev/null 2>&1 &
 	hp=$!
+	BOX_TMPDIR=""
 	if wait_file "$WS/started" 50 "$hp"; then
 		kill -KILL "$hp"
 		sleep 0.5
@@ -1877,20 +1903,19 @@ misc_checks() {
 		not_ok "harn-egressd killed: the command started"
 		kill -KILL "$hp" 2>/dev/null
 	fi
-	# A symlink an earlier command left as .harn-tmp is not followed.
+	# A symlink an earlier command left in the workspace as .harn-tmp
+	# (where earlier versions put TMPDIR) leads nowhere: nothing of the
+	# run's goes through it.
 	mkdir -p "$TMP/planted-target"
-	mv "$WS/.harn-tmp" "$TMP/harn-tmp.saved" 2>/dev/null
 	ln -sfn "$TMP/planted-target" "$WS/.harn-tmp"
-	run_out "$TMP/box.out" box -- true
-	if [ "$RC" -eq 3 ] && grep -q 'harn-tmp: not a directory' "$TMP/box.out" &&
-	    [ -z "$(ls -A "$TMP/planted-target")" ]; then
-		ok "a symlink left as .harn-tmp: refused, not followed"
+	run_out "$TMP/box.out" box -- sh -c 'echo x > "$TMPDIR/f"'
+	if [ "$RC" -eq 0 ] && [ -z "$(ls -A "$TMP/planted-target")" ]; then
+		ok "a symlink left as .harn-tmp: not followed, TMPDIR is elsewhere"
 	else
-		not_ok "a symlink left as .harn-tmp: refused, not followed" \
+		not_ok "a symlink left as .harn-tmp: not followed, TMPDIR is elsewhere" \
 		    "exit $RC: $(head -c 300 "$TMP/box.out")"
 	fi
 	rm -f "$WS/.harn-tmp"
-	mv "$TMP/harn-tmp.saved" "$WS/.harn-tmp" 2>/dev/null
 	# A writable root that holds the system would make the command its owner.
 	rm -f "$WS/sys.mark"
 	run_out "$TMP/box.out" env HOME="$H" "$EGRESSD" --policy "$POL" \
@@ -2183,12 +2208,13 @@ asyncio.run(main())'
 	run_out "$TMP/box.out" box -- "$PYIN" -c '
 import socket, subprocess, sys, threading, time
 l = socket.socket(socket.AF_UNIX)
-l.bind(".harn-tmp/full.sock"); l.listen(0)
+import os; sock = os.environ["TMPDIR"] + "/full.sock"
+l.bind(sock); l.listen(0)
 res = []
 def f():
     s = socket.socket(socket.AF_UNIX)
     try:
-        s.connect(".harn-tmp/full.sock"); res.append("connected")
+        s.connect(sock); res.append("connected")
     except OSError as e:
         res.append(e.strerror)
 for i in range(300):
@@ -2206,13 +2232,14 @@ import os; os._exit(0)' "$P_ORIGIN"
 		not_ok "300 waiting connects: the broker caps them, the proxy serves on" \
 		    "$(head -c 300 "$TMP/box.out")"
 	fi
-	rm -f "$WS/.harn-tmp/full.sock"
 	# harn-egressd killed while the command keeps connecting: nothing
 	# gets through, and nothing is left.
 	rm -f "$WS/started"
 	dur=3003.$$$(id -u)
+	BOX_TMPDIR=$TMP/killed
 	box_exec -- sh -c 'echo up > started; while :; do "$0" tcp 127.0.0.1 "$1" S-after-kill >/dev/null; done & sleep '"$dur"'; wait' "$ESC" "$P_TCP4" >/dev/null 2>&1 &
 	hp=$!
+	BOX_TMPDIR=""
 	if wait_file "$WS/started" 50 "$hp"; then
 		sleep 0.3
 		kill -KILL "$hp"
