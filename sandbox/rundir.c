@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The run's private directory (SPEC 6.3): where a confined command's
  * TMPDIR, caches and npmrc stand-in live, so that nothing of ours is left

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_rundir: the run's private directory and the environment that
  * points into it (SPEC 6.3: nothing of ours in the workspace).

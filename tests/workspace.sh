@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Nothing of harn-egressd's is left in the workspace (SPEC 6.3): a run in a
 # git checkout leaves `git status --porcelain` exactly as the command
 # itself makes it, in both confinements, as root (a root-owned checkout,
