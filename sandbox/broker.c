@@ -942,7 +942,8 @@ fresh_kind(struct broker *b, struct pending *p, const char *pname,
  * closed and reused is no confusion.
  */
 static void
-handle_setsockopt(struct broker *b, const struct seccomp_notif *req)
+handle_setsockopt(struct broker *b, const struct seccomp_notif *req,
+    const struct brokered *c __attribute__((unused)))
 {
 	struct caller *who = broker_caller_of(b, (pid_t)req->pid);
 	unsigned char val[OPT_LEN];
@@ -1231,7 +1232,8 @@ refuse_call(struct broker *b, const struct seccomp_notif *req,
 
 /* One connect() of the command: decided, then made. */
 static void
-handle_connect(struct broker *b, const struct seccomp_notif *req)
+handle_connect(struct broker *b, const struct seccomp_notif *req,
+    const struct brokered *c __attribute__((unused)))
 {
 	struct broker_rules rules;
 	struct broker_decision d;
@@ -1341,7 +1343,8 @@ bind_beneath(struct broker *b, struct pending *p,
 
 /* One bind() of the command: nothing that lets anyone in. */
 static void
-handle_bind(struct broker *b, const struct seccomp_notif *req)
+handle_bind(struct broker *b, const struct seccomp_notif *req,
+    const struct brokered *c __attribute__((unused)))
 {
 	struct broker_rules rules;
 	struct broker_decision d;
@@ -1407,7 +1410,8 @@ handle_bind(struct broker *b, const struct seccomp_notif *req)
  * between a check and the call.
  */
 static void
-handle_listen(struct broker *b, const struct seccomp_notif *req)
+handle_listen(struct broker *b, const struct seccomp_notif *req,
+    const struct brokered *c __attribute__((unused)))
 {
 	struct broker_rules rules;
 	struct caller *who = broker_caller_of(b, (pid_t)req->pid);
@@ -1470,65 +1474,6 @@ handle_listen(struct broker *b, const struct seccomp_notif *req)
 /* ---------------------------------------------------------------- */
 /* File metadata (the landlock confinement). */
 
-enum meta_op { M_CHMOD, M_CHOWN, M_UTIMENS, M_UTIMES, M_UTIME, M_SETX,
-	M_REMX, M_TRUNC };
-enum meta_kind { K_PATH, K_FD, K_AT };
-
-/* Where each call keeps its arguments (x86_64 and the rest alike). */
-static const struct meta_call {
-	const char	*name;
-	enum meta_op	 op;
-	enum meta_kind	 kind;
-	bool		 nofollow;	/* the call works on a symlink itself */
-	int		 at_flags;	/* argument holding AT_* flags, or -1 */
-} meta_calls[] = {
-	{ "chmod", M_CHMOD, K_PATH, false, -1 },
-	{ "fchmod", M_CHMOD, K_FD, false, -1 },
-	{ "fchmodat", M_CHMOD, K_AT, false, -1 },
-	{ "fchmodat2", M_CHMOD, K_AT, false, 3 },
-	{ "chown", M_CHOWN, K_PATH, false, -1 },
-	{ "lchown", M_CHOWN, K_PATH, true, -1 },
-	{ "fchown", M_CHOWN, K_FD, false, -1 },
-	{ "fchownat", M_CHOWN, K_AT, false, 4 },
-	{ "utime", M_UTIME, K_PATH, false, -1 },
-	{ "utimes", M_UTIMES, K_PATH, false, -1 },
-	{ "futimesat", M_UTIMES, K_AT, false, -1 },
-	{ "utimensat", M_UTIMENS, K_AT, false, 3 },
-	{ "setxattr", M_SETX, K_PATH, false, -1 },
-	{ "lsetxattr", M_SETX, K_PATH, true, -1 },
-	{ "fsetxattr", M_SETX, K_FD, false, -1 },
-	{ "removexattr", M_REMX, K_PATH, false, -1 },
-	{ "lremovexattr", M_REMX, K_PATH, true, -1 },
-	{ "fremovexattr", M_REMX, K_FD, false, -1 },
-	/* No Landlock right covers it before ABI 3. */
-	{ "truncate", M_TRUNC, K_PATH, false, -1 },
-};
-
-static int meta_nr[NELEM(meta_calls)];
-
-/* A call judged here must be one the filter stops (seccomp.c's list). */
-static bool
-meta_filtered(const char *name)
-{
-	size_t i;
-
-	for (i = 0; broker_meta_names[i] != NULL; i++)
-		if (strcmp(broker_meta_names[i], name) == 0)
-			return true;
-	return false;
-}
-
-static const struct meta_call *
-meta_of(int nr)
-{
-	size_t i;
-
-	for (i = 0; i < NELEM(meta_calls); i++)
-		if (meta_nr[i] == nr && nr > 0)
-			return &meta_calls[i];
-	return NULL;
-}
-
 /*
  * The file a call names, as an O_PATH of ours, looked up with the
  * command's credentials (ours: its search permissions are what count) in
@@ -1536,25 +1481,25 @@ meta_of(int nr)
  */
 static int
 meta_target(struct broker *b, struct caller *who,
-    const struct seccomp_notif *req, const struct meta_call *m, int *err)
+    const struct seccomp_notif *req, const struct brokered *m, int *err)
 {
 	char path[PATH_MAX], base[96];
-	int bfd = AT_FDCWD, fd, flags, at = m->at_flags >= 0 ?
-	    (int)req->data.args[m->at_flags] : 0, dirfd;
+	int bfd = AT_FDCWD, fd, flags, at = m->flags_arg >= 0 ?
+	    (int)req->data.args[m->flags_arg] : 0, dirfd;
 	uint64_t pathp;
 	bool nofollow = m->nofollow || (at & AT_SYMLINK_NOFOLLOW);
 
-	if (m->kind == K_FD) {
+	if (m->layout == K_FD) {
 		snprintf(base, sizeof(base), "/proc/%ld/fd/%d", (long)who->tid,
 		    (int)req->data.args[0]);
 		if ((fd = proc_open(base, O_PATH)) == -1)
 			*err = errno == ENOENT ? EBADF : errno;
 		return fd;
 	}
-	pathp = m->kind == K_AT ? req->data.args[1] : req->data.args[0];
-	dirfd = m->kind == K_AT ? (int)req->data.args[0] : AT_FDCWD;
+	pathp = m->layout == K_AT ? req->data.args[1] : req->data.args[0];
+	dirfd = m->layout == K_AT ? (int)req->data.args[0] : AT_FDCWD;
 	/* utimensat(fd, NULL, ...), and AT_EMPTY_PATH: the fd itself. */
-	if (m->kind == K_AT && pathp == 0 && m->op == M_UTIMENS)
+	if (m->layout == K_AT && pathp == 0 && m->op == M_UTIMENS)
 		path[0] = '\0';
 	else if ((*err = read_str(b, who, pathp, path, sizeof(path),
 	    ENAMETOOLONG)) != 0)
@@ -1618,7 +1563,7 @@ meta_writable(const struct broker *b, int fd)
 
 /* The times a call gives, as utimensat's; NULL for "now". */
 static int
-meta_times(struct broker *b, struct caller *who, const struct meta_call *m,
+meta_times(struct broker *b, struct caller *who, const struct brokered *m,
     uint64_t at, struct timespec ts[2], struct timespec **out)
 {
 	struct timeval tv[2];
@@ -1675,7 +1620,7 @@ our_group(gid_t gid)
  * security.* (file capabilities, LSM labels) or trusted.* attribute.
  */
 static int
-meta_allowed(const struct meta_call *m, const struct seccomp_notif *req,
+meta_allowed(const struct brokered *m, const struct seccomp_notif *req,
     int a, const char *name)
 {
 	uid_t uid;
@@ -1705,10 +1650,10 @@ meta_allowed(const struct meta_call *m, const struct seccomp_notif *req,
 /* The call itself, on fd, as the command (which we are): 0 or errno. */
 static int
 meta_do(struct broker *b, struct caller *who, const struct seccomp_notif *req,
-    const struct meta_call *m, int fd)
+    const struct brokered *m, int fd)
 {
 	/* Where the call keeps the mode, owner, times, name and value. */
-	int a = m->kind == K_AT ? 2 : 1;
+	int a = m->layout == K_AT ? 2 : 1;
 	char self[64], name[XATTR_NAME_MAX + 1];
 	static char value[XATTR_SIZE_MAX];
 	struct timespec ts[2], *tp = NULL;
@@ -1771,7 +1716,7 @@ meta_do(struct broker *b, struct caller *who, const struct seccomp_notif *req,
 
 static void
 handle_meta(struct broker *b, const struct seccomp_notif *req,
-    const struct meta_call *m)
+    const struct brokered *m)
 {
 	struct caller *who = broker_caller_of(b, (pid_t)req->pid);
 	int fd, err;
@@ -1792,19 +1737,6 @@ handle_meta(struct broker *b, const struct seccomp_notif *req,
 
 /* ---------------------------------------------------------------- */
 /* Signals (the landlock confinement). */
-
-static int sig_nr[8];
-
-static int
-sigcall_of(int nr)
-{
-	size_t i;
-
-	for (i = 0; broker_signal_names[i].name != NULL; i++)
-		if (sig_nr[i] == nr)
-			return broker_signal_names[i].call;
-	return -1;
-}
 
 /*
  * Let a call on another process go on, as it was made, when the target is
@@ -1921,36 +1853,24 @@ handle_pidfd_send(struct broker *b, const struct seccomp_notif *req)
 }
 
 static void
-handle_signal(struct broker *b, const struct seccomp_notif *req, int call)
+handle_signal(struct broker *b, const struct seccomp_notif *req,
+    const struct brokered *c)
 {
 	struct broker_target t;
 	uint64_t args[6];
 
-	if (call == SIGCALL_PIDFD_SEND) {
+	if (c->op == SIGCALL_PIDFD_SEND) {
 		handle_pidfd_send(b, req);
 		return;
 	}
 	memcpy(args, req->data.args, sizeof(args));
-	broker_signal_target((enum broker_sigcall)call, args, &t);
+	broker_signal_target((enum broker_sigcall)c->op, args, &t);
 	judge_target(b, req, &t);
-}
-
-static int proc_nr[8];
-
-static const struct broker_procall_name *
-procall_of(int nr)
-{
-	size_t i;
-
-	for (i = 0; broker_process_names[i].name != NULL; i++)
-		if (proc_nr[i] == nr)
-			return &broker_process_names[i];
-	return NULL;
 }
 
 static void
 handle_procall(struct broker *b, const struct seccomp_notif *req,
-    const struct broker_procall_name *p)
+    const struct brokered *p)
 {
 	struct broker_target t;
 	uint64_t args[6];
@@ -2027,7 +1947,8 @@ tasks_now(struct broker *b)
 }
 
 static void
-handle_fork(struct broker *b, const struct seccomp_notif *req)
+handle_fork(struct broker *b, const struct seccomp_notif *req,
+    const struct brokered *c __attribute__((unused)))
 {
 	unsigned n;
 
@@ -2051,13 +1972,61 @@ handle_fork(struct broker *b, const struct seccomp_notif *req)
 /* ---------------------------------------------------------------- */
 /* The listener. */
 
+/* accept.c's act, for accept() and accept4() (op 1). */
+static void
+handle_accept(struct broker *b, const struct seccomp_notif *req,
+    const struct brokered *c)
+{
+	broker_accept(b, req, c->op == 1);
+}
+
+/* The act of each family of brokered_calls[] (broker_calls.c). */
+typedef void act_fn(struct broker *, const struct seccomp_notif *,
+    const struct brokered *);
+static act_fn *const acts[BCALL_FAMILIES] = {
+	[BCALL_CONNECT] = handle_connect,
+	[BCALL_BIND] = handle_bind,
+	[BCALL_LISTEN] = handle_listen,
+	[BCALL_PROCESS] = handle_procall,
+	[BCALL_FORK] = handle_fork,
+	[BCALL_META] = handle_meta,
+	[BCALL_SIGNAL] = handle_signal,
+	[BCALL_SETSOCKOPT] = handle_setsockopt,
+	[BCALL_ACCEPT] = handle_accept,
+};
+
+/* Each row's number here, resolved once (broker_new); -1: none here. */
+static int call_nr[128];
+
+/*
+ * The row of a notified call, if this broker answers it: the landlock
+ * confinement's calls only there, forks only with max_procs.
+ */
+static const struct brokered *
+call_of(const struct broker *b, int nr)
+{
+	const struct brokered *c;
+	size_t i;
+
+	for (i = 0; i < brokered_ncalls; i++) {
+		c = &brokered_calls[i];
+		if (call_nr[i] != nr || nr < 0)
+			continue;
+		if ((c->where & SECCOMP_BROKER_LL) && c->family != BCALL_FORK &&
+		    b->mode != BROKER_LL)
+			continue;
+		if (c->family == BCALL_FORK && b->max_procs == 0)
+			continue;
+		return c;
+	}
+	return NULL;
+}
+
 static void
 notify_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct broker *b = arg;
-	const struct broker_procall_name *pc;
-	const struct meta_call *m;
-	int call, nr;
+	const struct brokered *c;
 
 	memset(b->req, 0, b->req_size);
 	if (ioctl(b->notify, SECCOMP_IOCTL_NOTIF_RECV, b->req) == -1) {
@@ -2072,33 +2041,8 @@ notify_cb(evutil_socket_t fd, short what, void *arg)
 			event_del(b->ev);
 		return;
 	}
-	nr = b->req->data.nr;
-	if (nr == SYS_connect)
-		handle_connect(b, b->req);
-	else if (nr == SYS_bind)
-		handle_bind(b, b->req);
-	else if (nr == SYS_listen)
-		handle_listen(b, b->req);
-	else if ((pc = procall_of(nr)) != NULL)
-		handle_procall(b, b->req, pc);
-	else if (b->max_procs > 0 && (nr == SYS_clone || nr == SYS_fork ||
-	    nr == SYS_vfork))
-		handle_fork(b, b->req);
-	else if (b->mode == BROKER_LL && (m = meta_of(b->req->data.nr)) != NULL)
-		handle_meta(b, b->req, m);
-	else if (b->mode == BROKER_LL && b->req->data.nr == SYS_setsockopt)
-		handle_setsockopt(b, b->req);
-	else if (b->mode == BROKER_LL && nr == SYS_accept4)
-		broker_accept(b, b->req, true);
-#ifdef SYS_accept
-	else if (b->mode == BROKER_LL && nr == SYS_accept)
-		broker_accept(b, b->req, false);
-#endif
-	else if (b->mode == BROKER_LL && b->req->data.nr == SYS_fcntl)
-		handle_signal(b, b->req, SIGCALL_SETOWN);
-	else if (b->mode == BROKER_LL &&
-	    (call = sigcall_of(b->req->data.nr)) != -1)
-		handle_signal(b, b->req, call);
+	if ((c = call_of(b, b->req->data.nr)) != NULL)
+		acts[c->family](b, b->req, c);
 	else
 		(void)broker_respond(b, b->req->id, ENOSYS);
 }
@@ -2143,35 +2087,32 @@ raise_nofile(void)
 	}
 }
 
-/* The numbers of the calls judged here, by name, once. */
+/*
+ * The numbers of the calls judged here, by name, once: a row whose name
+ * is no call (an optional one excepted), or whose family has no act, is
+ * a broker that cannot start.
+ */
 static int
 resolve_calls(char *err, size_t errlen)
 {
 	size_t i;
 
-	for (i = 0; i < NELEM(meta_calls); i++) {
-		meta_nr[i] = seccomp_syscall_resolve_name(meta_calls[i].name);
-		if (!meta_filtered(meta_calls[i].name)) {
-			snprintf(err, errlen, "broker: %s is not in the "
-			    "filter's list", meta_calls[i].name);
+	if (brokered_ncalls > NELEM(call_nr)) {
+		snprintf(err, errlen, "broker: %zu calls, room for %zu",
+		    brokered_ncalls, NELEM(call_nr));
+		return -1;
+	}
+	for (i = 0; i < brokered_ncalls; i++) {
+		call_nr[i] = seccomp_syscall_resolve_name(brokered_calls[i].name);
+		if (brokered_calls[i].family >= BCALL_FAMILIES ||
+		    acts[brokered_calls[i].family] == NULL) {
+			snprintf(err, errlen, "broker: %s has no act",
+			    brokered_calls[i].name);
 			return -1;
 		}
-	}
-	for (i = 0; broker_signal_names[i].name != NULL; i++) {
-		if (i >= NELEM(sig_nr) || (sig_nr[i] =
-		    seccomp_syscall_resolve_name(broker_signal_names[i].name)) <
-		    0) {
+		if (call_nr[i] < 0 && !brokered_calls[i].optional) {
 			snprintf(err, errlen, "broker: %s: no such call",
-			    broker_signal_names[i].name);
-			return -1;
-		}
-	}
-	for (i = 0; broker_process_names[i].name != NULL; i++) {
-		if (i >= NELEM(proc_nr) || (proc_nr[i] =
-		    seccomp_syscall_resolve_name(broker_process_names[i].name)) <
-		    0) {
-			snprintf(err, errlen, "broker: %s: no such call",
-			    broker_process_names[i].name);
+			    brokered_calls[i].name);
 			return -1;
 		}
 	}

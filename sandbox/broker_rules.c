@@ -506,14 +506,14 @@ broker_signal_target(enum broker_sigcall call, const uint64_t *args,
  * the caller's user", which no check of ours could bound: refused.
  */
 void
-broker_procall_target(const struct broker_procall_name *p,
+broker_procall_target(const struct brokered *p,
     const uint64_t *args, struct broker_target *t)
 {
-	int which = (int)args[0], id = (int)args[p->pid_arg];
+	int which = (int)args[0], id = (int)args[p->arg[0]];
 
 	memset(t, 0, sizeof(*t));
 	t->kind = TARGET_KERNEL;
-	if (p->kind != PROCALL_PID && which == p->user_value) {
+	if (p->op != PROCALL_PID && which == p->user) {
 		t->kind = TARGET_REFUSE;
 		t->err = EPERM;
 		return;
@@ -522,10 +522,10 @@ broker_procall_target(const struct broker_procall_name *p,
 		return;		/* the caller's own, or EINVAL/ESRCH */
 	t->id = id;
 	t->kind = TARGET_PROCESS;
-	if ((p->kind == PROCALL_PRIORITY && which == PRIO_PGRP) ||
-	    (p->kind == PROCALL_IOPRIO && which == IOPRIO_WHO_PGRP))
+	if ((p->op == PROCALL_PRIORITY && which == PRIO_PGRP) ||
+	    (p->op == PROCALL_IOPRIO && which == IOPRIO_WHO_PGRP))
 		t->kind = TARGET_GROUP;
-	else if ((p->kind == PROCALL_PRIORITY && which != PRIO_PROCESS) ||
-	    (p->kind == PROCALL_IOPRIO && which != IOPRIO_WHO_PROCESS))
+	else if ((p->op == PROCALL_PRIORITY && which != PRIO_PROCESS) ||
+	    (p->op == PROCALL_IOPRIO && which != IOPRIO_WHO_PROCESS))
 		t->kind = TARGET_KERNEL;	/* EINVAL, from the kernel */
 }
