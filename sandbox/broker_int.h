@@ -156,11 +156,20 @@ struct broker {
 	size_t			 nstash;
 };
 
-/* Answers, and the callers' memory, descriptors and processes. */
+/* Answers (broker.c). */
 int	 broker_respond(struct broker *, uint64_t id, int err);
 bool	 broker_alive(const struct broker *, uint64_t id);
+
+/* broker_mem.c: the callers' memory, descriptors and processes. */
+int	 broker_proc_open(const char *path, int flags);
 ssize_t	 broker_proc_readlink(const char *path, char *buf, size_t len);
 struct caller *broker_caller_of(struct broker *, pid_t tid);
+void	 broker_caller_close(struct caller *);
+int	 broker_read_str(struct broker *, struct caller *, uint64_t at,
+	    char *buf, size_t len, int toolong);
+bool	 broker_read_cwd(const struct broker *, pid_t pid, char *buf,
+	    size_t len);
+bool	 broker_watched(pid_t tid, int fd, unsigned long ino);
 int	 broker_read_mem(struct broker *, struct caller *, uint64_t at,
 	    void *buf, size_t len);
 int	 broker_write_mem(struct broker *, struct caller *, uint64_t at,
