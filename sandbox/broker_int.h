@@ -182,6 +182,17 @@ void	 broker_say_refused(struct broker *, pid_t tid, enum broker_op,
 	    const struct sockaddr_storage *, socklen_t, const char *cwd,
 	    unsigned short port);
 
+/* The acts of broker_calls.c's families, by file. */
+void	 broker_proceed(struct broker *, uint64_t id);
+void	 broker_meta(struct broker *, const struct seccomp_notif *,
+	    const struct brokered *);		/* broker_meta.c */
+void	 broker_signal(struct broker *, const struct seccomp_notif *,
+	    const struct brokered *);		/* broker_proc.c */
+void	 broker_procall(struct broker *, const struct seccomp_notif *,
+	    const struct brokered *);
+void	 broker_fork(struct broker *, const struct seccomp_notif *,
+	    const struct brokered *);
+
 /* accept.c: accept() and SO_REUSEPORT in the landlock confinement. */
 void	 broker_accept(struct broker *, const struct seccomp_notif *,
 	    bool four);
