@@ -372,59 +372,6 @@ wait_cb(evutil_socket_t fd, short what, void *arg)
 	run_connect(p);
 }
 
-/* ---------------------------------------------------------------- */
-/* Sockets bound here, on fresh sockets, held until they listen. */
-
-int
-broker_held_find(const struct broker *b, unsigned long ino)
-{
-	size_t i;
-
-	for (i = 0; i < b->nheld; i++)
-		if (b->held[i].ino == ino)
-			return (int)i;
-	return -1;
-}
-
-static void
-held_drop(struct broker *b, size_t i)
-{
-	(void)close(b->held[i].fd);
-	b->held[i] = b->held[--b->nheld];
-}
-
-/* Let go of the sockets the command no longer holds (it closed them). */
-static void
-held_sweep(struct broker *b)
-{
-	size_t i = 0;
-
-	while (i < b->nheld) {
-		if (diag_held_below(b->init, b->held[i].ino))
-			i++;
-		else
-			held_drop(b, i);
-	}
-}
-
-/* Keep our reference to a socket bound in the caller's place. */
-static int
-held_add(struct broker *b, int sock, unsigned long ino)
-{
-	int fd;
-
-	if (b->nheld == HELD_MAX)
-		held_sweep(b);
-	if (b->nheld == HELD_MAX)
-		return ENOBUFS;
-	if ((fd = fcntl(sock, F_DUPFD_CLOEXEC, 3)) == -1)
-		return errno;
-	b->held[b->nheld].ino = ino;
-	b->held[b->nheld].fd = fd;
-	b->nheld++;
-	return 0;
-}
-
 /* Callers interrupted or killed while they waited: let their sockets go. */
 static void
 sweep_cb(evutil_socket_t fd, short what, void *arg)
@@ -439,7 +386,7 @@ sweep_cb(evutil_socket_t fd, short what, void *arg)
 		unlink_pending(p);
 		pending_free(p);
 	}
-	held_sweep(b);
+	broker_held_sweep(b);
 	broker_accept_sweep(b);
 }
 
@@ -485,108 +432,6 @@ connect_target(struct broker *b, const struct broker_decision *d, int *err)
 	return fd;
 }
 
-/* Is the listener the command's own (one of its processes holds it)? */
-static bool
-owned_listener(struct broker *b, unsigned short port, unsigned long ino)
-{
-	size_t k;
-
-	for (k = 0; k < b->nowned; k++)
-		if (b->owned[k].port == port && b->owned[k].ino == ino)
-			return true;
-	if (!diag_held_below(b->init, ino))
-		return false;
-	k = b->nowned < OWNED ? b->nowned++ : (size_t)port % OWNED;
-	b->owned[k].port = port;
-	b->owned[k].ino = ino;
-	return true;
-}
-
-/*
- * Every listener on a loopback port must be the command's own; none at
- * all is what connect() would say.
- */
-static int
-owned_port(struct broker *b, unsigned short port)
-{
-	struct diag_listener l[MAX_LISTENERS];
-	int i, n, live = 0, h;
-
-	if (b->diag == -1 || (n = diag_tcp_listeners(b->diag, port, l,
-	    MAX_LISTENERS)) == -1)
-		return EACCES;
-	for (i = 0; i < n; i++) {
-		/*
-		 * One we hold for accept(): the command's only while one of
-		 * its processes holds it too; else closed, as for the kernel.
-		 */
-		if ((h = broker_held_find(b, l[i].ino)) != -1 &&
-		    !diag_held_below(b->init, l[i].ino)) {
-			held_drop(b, (size_t)h);
-			continue;
-		}
-		if (!owned_listener(b, port, l[i].ino))
-			return EACCES;
-		live++;
-	}
-	return live == 0 ? ECONNREFUSED : 0;
-}
-
-/* A listener's address as an IPv4 one where it is one (mapped too). */
-static bool
-v4_of(int family, const uint32_t *a, uint32_t *v4)
-{
-	if (family == AF_INET) {
-		*v4 = a[0];
-		return true;
-	}
-	if (a[0] == 0 && a[1] == 0 && a[2] == htonl(0xffff)) {
-		*v4 = a[3];
-		return true;
-	}
-	return false;
-}
-
-/*
- * May the command bind ss's port?  Not where a listener of another's
- * covers the same address (or every address): with SO_REUSEPORT the
- * kernel would hand the command part of that service's clients.
- */
-static bool
-port_taken(struct broker *b, const struct sockaddr_storage *ss)
-{
-	const struct sockaddr_in *sin = (const void *)ss;
-	const struct sockaddr_in6 *sin6 = (const void *)ss;
-	struct diag_listener l[MAX_LISTENERS];
-	uint32_t ours[4], v4o = 0, v4l = 0;
-	unsigned short port;
-	bool o4, l4, wild;
-	int i, n;
-
-	memset(ours, 0, sizeof(ours));
-	if (ss->ss_family == AF_INET) {
-		ours[0] = sin->sin_addr.s_addr;
-		port = ntohs(sin->sin_port);
-	} else {
-		memcpy(ours, &sin6->sin6_addr, sizeof(ours));
-		port = ntohs(sin6->sin6_port);
-	}
-	if (b->diag == -1 || (n = diag_tcp_listeners(b->diag, port, l,
-	    MAX_LISTENERS)) == -1)
-		return true;
-	o4 = v4_of(ss->ss_family, ours, &v4o);
-	for (i = 0; i < n; i++) {
-		l4 = v4_of(l[i].family, l[i].addr, &v4l);
-		wild = l4 ? v4l == 0 : (l[i].addr[0] | l[i].addr[1] |
-		    l[i].addr[2] | l[i].addr[3]) == 0;
-		if (!wild && (o4 != l4 || (o4 ? v4o != v4l :
-		    memcmp(ours, l[i].addr, sizeof(ours)) != 0)))
-			continue;
-		if (!owned_listener(b, port, l[i].ino))
-			return true;
-	}
-	return false;
-}
 
 static bool
 relative(const struct sockaddr_storage *ss, socklen_t len)
@@ -969,7 +814,7 @@ handle_connect(struct broker *b, const struct seccomp_notif *req,
 	if (d.verdict == BROKER_BENEATH)
 		p->target = connect_target(b, &d, &err);
 	else if (d.verdict == BROKER_OWNED) {
-		err = owned_port(b, d.port);
+		err = broker_owned_port(b, d.port);
 		p->own = b->mode == BROKER_LL;
 	}
 	/* Out of the root (a link, ".."), or another's listener: logged. */
@@ -1079,7 +924,7 @@ handle_bind(struct broker *b, const struct seccomp_notif *req,
 	 */
 	if (d.verdict == BROKER_AS_IS && b->mode == BROKER_LL && d.port != 0 &&
 	    (call.domain == AF_INET || call.domain == AF_INET6) &&
-	    port_taken(b, &p->addr)) {
+	    broker_port_taken(b, &p->addr)) {
 		d.verdict = BROKER_REFUSE;
 		d.err = EADDRINUSE;
 		d.direct = true;
@@ -1101,7 +946,7 @@ handle_bind(struct broker *b, const struct seccomp_notif *req,
 		err = errno;
 	/* A port our own reference still holds: the command let go of it. */
 	if (err == EADDRINUSE && p->fresh && b->nheld > 0) {
-		held_sweep(b);
+		broker_held_sweep(b);
 		err = bind(p->sock, (struct sockaddr *)&p->addr, p->addrlen) ==
 		    -1 ? errno : 0;
 	}
@@ -1113,7 +958,7 @@ handle_bind(struct broker *b, const struct seccomp_notif *req,
 		if (broker_proc_readlink(path, link, sizeof(link)) > 0)
 			ino = diag_socket_inode(link);
 		if ((err = ino == 0 ? EBADF : install(p)) == 0)
-			err = held_add(b, p->sock, ino);
+			err = broker_held_add(b, p->sock, ino);
 	}
 	finish(p, err);
 }
@@ -1449,7 +1294,7 @@ broker_free(struct broker *b)
 		broker_caller_close(&b->callers[i]);
 	broker_accept_free(b);
 	while (b->nheld > 0)
-		held_drop(b, 0);
+		broker_held_drop(b, 0);
 	/* Closing the listener fails every call still to come. */
 	if (b->notify != -1)
 		(void)close(b->notify);

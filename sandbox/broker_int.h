@@ -177,10 +177,17 @@ int	 broker_write_mem(struct broker *, struct caller *, uint64_t at,
 int	 broker_take_socket(struct broker *, struct caller *, int fd, int *err);
 int	 broker_describe(pid_t tid, int fd, unsigned long *ino, int *flags,
 	    bool *cloexec, char *proto, size_t protolen);
-int	 broker_held_find(const struct broker *, unsigned long ino);
 void	 broker_say_refused(struct broker *, pid_t tid, enum broker_op,
 	    const struct sockaddr_storage *, socklen_t, const char *cwd,
 	    unsigned short port);
+
+/* broker_held.c: sockets bound in the caller's place; its own listeners. */
+int	 broker_held_find(const struct broker *, unsigned long ino);
+void	 broker_held_drop(struct broker *, size_t i);
+void	 broker_held_sweep(struct broker *);
+int	 broker_held_add(struct broker *, int sock, unsigned long ino);
+int	 broker_owned_port(struct broker *, unsigned short port);
+bool	 broker_port_taken(struct broker *, const struct sockaddr_storage *);
 
 /* The acts of broker_calls.c's families, by file. */
 void	 broker_proceed(struct broker *, uint64_t id);
