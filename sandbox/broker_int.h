@@ -191,6 +191,15 @@ bool	 broker_port_taken(struct broker *, const struct sockaddr_storage *);
 
 /* The acts of broker_calls.c's families, by file. */
 void	 broker_proceed(struct broker *, uint64_t id);
+void	 broker_connect(struct broker *, const struct seccomp_notif *,
+	    const struct brokered *);		/* broker_sock.c */
+void	 broker_bind(struct broker *, const struct seccomp_notif *,
+	    const struct brokered *);
+void	 broker_listen(struct broker *, const struct seccomp_notif *,
+	    const struct brokered *);
+void	 broker_setsockopt(struct broker *, const struct seccomp_notif *,
+	    const struct brokered *);
+void	 broker_pending_free(struct broker *, bool gone);
 void	 broker_meta(struct broker *, const struct seccomp_notif *,
 	    const struct brokered *);		/* broker_meta.c */
 void	 broker_signal(struct broker *, const struct seccomp_notif *,
