@@ -93,92 +93,6 @@
 #include "sandbox/broker_int.h"
 
 /* ---------------------------------------------------------------- */
-/* Answers. */
-
-int
-broker_respond(struct broker *b, uint64_t id, int err)
-{
-	union {
-		struct seccomp_notif_resp	 r;
-		char				 buf[256];
-	} u;
-
-	memset(&u, 0, sizeof(u));
-	u.r.id = id;
-	u.r.error = err == 0 ? 0 : -err;
-	u.r.val = 0;
-	if (ioctl(b->notify, SECCOMP_IOCTL_NOTIF_SEND, &u.r) == -1 &&
-	    errno != ENOENT)	/* the caller is gone, or was interrupted */
-		return -1;
-	return 0;
-}
-
-/*
- * Let the call go on as it was made: its arguments are registers, which
- * the kernel does not read again from the caller's memory.  What is left
- * is a pid freed and handed to a process outside between the check and
- * the call, which needs the pid space to wrap around in that time.
- */
-void
-broker_proceed(struct broker *b, uint64_t id)
-{
-	struct seccomp_notif_resp r;
-
-	memset(&r, 0, sizeof(r));
-	r.id = id;
-	r.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
-	(void)ioctl(b->notify, SECCOMP_IOCTL_NOTIF_SEND, &r);
-}
-
-bool
-broker_alive(const struct broker *b, uint64_t id)
-{
-	return ioctl(b->notify, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
-}
-
-/* ---------------------------------------------------------------- */
-/* Refusals said (the decision log's not_through_proxy). */
-
-/* The caller's process (its thread group) and its program ("": unknown). */
-static pid_t
-caller_process(pid_t tid, char *exe, size_t len)
-{
-	char path[64];
-	pid_t tgid;
-
-	tgid = diag_tgid(tid);
-	if (tgid <= 0)
-		tgid = tid;
-	snprintf(path, sizeof(path), "/proc/%ld/exe", (long)tgid);
-	if (broker_proc_readlink(path, exe, len) <= 0)
-		exe[0] = '\0';
-	return tgid;
-}
-
-/*
- * The caller's process and program, and the endpoint: to conf->refused.
- * port, where not 0, is the one to name (an inbound peer's: the port it
- * came to).
- */
-void
-broker_say_refused(struct broker *b, pid_t tid, enum broker_op op,
-    const struct sockaddr_storage *ss, socklen_t len, const char *cwd,
-    unsigned short port)
-{
-	struct broker_refusal r;
-
-	if (b->refused == NULL)
-		return;
-	memset(&r, 0, sizeof(r));
-	r.op = op;
-	r.pid = caller_process(tid, r.exe, sizeof(r.exe));
-	broker_endpoint(ss, len, cwd, r.addr, sizeof(r.addr), &r.port);
-	if (port != 0)
-		r.port = port;
-	b->refused(b->arg, &r);
-}
-
-/* ---------------------------------------------------------------- */
 /* The listener. */
 
 /* accept.c's act, for accept() and accept4() (op 1). */
@@ -339,20 +253,13 @@ resolve_calls(char *err, size_t errlen)
 	return 0;
 }
 
-struct broker *
-broker_new(struct event_base *base, const struct broker_conf *conf,
-    char *err, size_t errlen)
+/* What conf hands over, and nothing open yet. */
+static void
+take_conf(struct broker *b, struct event_base *base,
+    const struct broker_conf *conf)
 {
-	struct seccomp_notif_sizes sizes;
-	struct timeval sweep = { SWEEP_MS / 1000, (SWEEP_MS % 1000) * 1000 };
-	struct broker *b;
 	size_t i;
 
-	if ((b = calloc(1, sizeof(*b))) == NULL) {
-		snprintf(err, errlen, "out of memory");
-		conf_close(conf);
-		return NULL;
-	}
 	TAILQ_INIT(&b->pending);
 	TAILQ_INIT(&b->acceptors);
 	inbound_init(&b->inbound);
@@ -375,6 +282,22 @@ broker_new(struct event_base *base, const struct broker_conf *conf,
 	b->diag = -1;
 	for (i = 0; i < CALLERS; i++)
 		b->callers[i].mem = b->callers[i].pidfd = -1;
+}
+
+struct broker *
+broker_new(struct event_base *base, const struct broker_conf *conf,
+    char *err, size_t errlen)
+{
+	struct seccomp_notif_sizes sizes;
+	struct timeval sweep = { SWEEP_MS / 1000, (SWEEP_MS % 1000) * 1000 };
+	struct broker *b;
+
+	if ((b = calloc(1, sizeof(*b))) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		conf_close(conf);
+		return NULL;
+	}
+	take_conf(b, base, conf);
 	if (resolve_calls(err, errlen) == -1)
 		goto fail;
 	snprintf(err, errlen, "out of memory");

@@ -156,9 +156,13 @@ struct broker {
 	size_t			 nstash;
 };
 
-/* Answers (broker.c). */
+/* broker_answer.c: answers, and refusals said. */
 int	 broker_respond(struct broker *, uint64_t id, int err);
 bool	 broker_alive(const struct broker *, uint64_t id);
+void	 broker_proceed(struct broker *, uint64_t id);
+void	 broker_say_refused(struct broker *, pid_t tid, enum broker_op,
+	    const struct sockaddr_storage *, socklen_t, const char *cwd,
+	    unsigned short port);
 
 /* broker_mem.c: the callers' memory, descriptors and processes. */
 int	 broker_proc_open(const char *path, int flags);
@@ -177,9 +181,6 @@ int	 broker_write_mem(struct broker *, struct caller *, uint64_t at,
 int	 broker_take_socket(struct broker *, struct caller *, int fd, int *err);
 int	 broker_describe(pid_t tid, int fd, unsigned long *ino, int *flags,
 	    bool *cloexec, char *proto, size_t protolen);
-void	 broker_say_refused(struct broker *, pid_t tid, enum broker_op,
-	    const struct sockaddr_storage *, socklen_t, const char *cwd,
-	    unsigned short port);
 
 /* broker_held.c: sockets bound in the caller's place; its own listeners. */
 int	 broker_held_find(const struct broker *, unsigned long ino);
@@ -190,7 +191,6 @@ int	 broker_owned_port(struct broker *, unsigned short port);
 bool	 broker_port_taken(struct broker *, const struct sockaddr_storage *);
 
 /* The acts of broker_calls.c's families, by file. */
-void	 broker_proceed(struct broker *, uint64_t id);
 void	 broker_connect(struct broker *, const struct seccomp_notif *,
 	    const struct brokered *);		/* broker_sock.c */
 void	 broker_bind(struct broker *, const struct seccomp_notif *,

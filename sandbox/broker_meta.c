@@ -100,34 +100,16 @@ meta_target(struct broker *b, struct caller *who,
 	return fd;
 }
 
-/* Is real in a read-only root inside the writable root w? */
-static bool
-readonly_within(const struct broker *b, const char *real, const char *w)
-{
-	size_t i;
-
-	for (i = 0; i < b->nreadonly; i++)
-		if (strcmp(b->readonly[i], w) != 0 &&
-		    path_under(b->readonly[i], w) &&
-		    path_under(real, b->readonly[i]))
-			return true;
-	return false;
-}
-
 /* Does the file fd is lie in a writable root (and no read-only one)? */
 static bool
 meta_writable(const struct broker *b, int fd)
 {
 	char real[PATH_MAX];
-	size_t i;
 
 	if (fd_path(fd, real, sizeof(real)) == -1)
 		return false;
-	for (i = 0; i < b->nwritable; i++)
-		if (path_under(real, b->writable[i]) &&
-		    !readonly_within(b, real, b->writable[i]))
-			return true;
-	return false;
+	return broker_meta_writable((const char *const *)b->writable,
+	    b->nwritable, (const char *const *)b->readonly, b->nreadonly, real);
 }
 
 /* The times a call gives, as utimensat's; NULL for "now". */
@@ -183,37 +165,15 @@ our_group(gid_t gid)
 	return false;
 }
 
-/*
- * What the broker never does for the command, whatever the kernel would
- * let the command itself do (SPEC 6.2): a set-ID mode, another owner, a
- * security.* (file capabilities, LSM labels) or trusted.* attribute.
- */
+/* The invariants (broker_rules.c), for the command: our ids are its. */
 static int
 meta_allowed(const struct brokered *m, const struct seccomp_notif *req,
     int a, const char *name)
 {
-	uid_t uid;
-	gid_t gid;
+	uint64_t args[6];
 
-	switch (m->op) {
-	case M_CHMOD:
-		return (req->data.args[a] & (S_ISUID | S_ISGID)) ? EPERM : 0;
-	case M_CHOWN:
-		uid = (uid_t)req->data.args[a];
-		gid = (gid_t)req->data.args[a + 1];
-		if ((uid != (uid_t)-1 && uid != geteuid()) ||
-		    (gid != (gid_t)-1 && !our_group(gid)))
-			return EPERM;
-		return 0;
-	case M_SETX:
-	case M_REMX:
-		if (strncmp(name, "security.", 9) == 0 ||
-		    strncmp(name, "trusted.", 8) == 0)
-			return EPERM;
-		return 0;
-	default:
-		return 0;
-	}
+	memcpy(args, req->data.args, sizeof(args));
+	return broker_meta_allowed(m, args, a, name, geteuid(), our_group);
 }
 
 /* The call itself, on fd, as the command (which we are): 0 or errno. */

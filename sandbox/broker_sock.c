@@ -677,9 +677,7 @@ broker_connect(struct broker *b, const struct seccomp_notif *req,
 		p->own = b->mode == BROKER_LL;
 	}
 	/* Out of the root (a link, ".."), or another's listener: logged. */
-	if (err == EACCES) {
-		d.direct = true;
-		d.err = EACCES;
+	if (broker_refuse_found(&d, err)) {
 		refuse_call(b, req, p, BROKER_OP_CONNECT, &d, call.cwd);
 		return;
 	}
@@ -781,13 +779,9 @@ broker_bind(struct broker *b, const struct seccomp_notif *req,
 	 * A port a host process listens on (with SO_REUSEPORT the kernel
 	 * would share its connections with us): not the command's to take.
 	 */
-	if (d.verdict == BROKER_AS_IS && b->mode == BROKER_LL && d.port != 0 &&
-	    (call.domain == AF_INET || call.domain == AF_INET6) &&
-	    broker_port_taken(b, &p->addr)) {
-		d.verdict = BROKER_REFUSE;
-		d.err = EADDRINUSE;
-		d.direct = true;
-	}
+	if (broker_bind_port_check(&d, b->mode, call.domain) &&
+	    broker_port_taken(b, &p->addr))
+		broker_refuse_taken(&d);
 	if (d.verdict == BROKER_REFUSE) {
 		refuse_call(b, req, p, BROKER_OP_BIND, &d, call.cwd);
 		return;

@@ -370,6 +370,16 @@ void	 broker_signal_target(enum broker_sigcall, const uint64_t *args,
 	    struct broker_target *);
 void	 broker_procall_target(const struct brokered *,
 	    const uint64_t *args, struct broker_target *);
+/* The metadata calls' invariants, and where metadata may change. */
+int	 broker_meta_allowed(const struct brokered *, const uint64_t *args,
+	    int a, const char *name, uid_t euid, bool (*ours)(gid_t));
+bool	 broker_meta_writable(const char *const *writable, size_t nwritable,
+	    const char *const *readonly, size_t nreadonly, const char *real);
+/* The overrides of a decision by what is found when it is made. */
+bool	 broker_bind_port_check(const struct broker_decision *,
+	    enum broker_mode, int domain);
+void	 broker_refuse_taken(struct broker_decision *);
+bool	 broker_refuse_found(struct broker_decision *, int err);
 
 /* What the broker refused on the way out (SPEC 5's not_through_proxy). */
 enum broker_op {
