@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The broker's own header (sandbox/broker.c and the calls it hands to
- * files of its own, sandbox/accept.c): its state and the helpers they
- * share.  No other file includes it.
+ * The broker's own header (sandbox/broker*.c, accept.c, and the tests of
+ * them): its state and the helpers its files share.  broker.c is the
+ * loop; the acts are by family (broker_sock.c, broker_meta.c,
+ * broker_proc.c, accept.c), over broker_answer.c, broker_mem.c and
+ * broker_held.c.  No other file includes it.
  */
 #ifndef SANDBOX_BROKER_INT_H
 #define SANDBOX_BROKER_INT_H
