@@ -355,9 +355,9 @@ fresh_kind(struct broker *b, struct pending *p, const char *pname,
 
 /*
  * Socket options.  SO_REUSEPORT is refused (accept.c).  Where the broker
- * makes a fresh socket in the caller's place: seen as the caller sets them (the call goes on as made), set
- * again on the fresh one.  Keyed by the socket's inode, so a descriptor
- * closed and reused is no confusion.
+ * makes a fresh socket in the caller's place: seen as the caller sets
+ * them (the call goes on as made), set again on the fresh one.  Keyed by
+ * the socket's inode, so a descriptor closed and reused is no confusion.
  */
 void
 broker_setsockopt(struct broker *b, const struct seccomp_notif *req,
