@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The broker's own header (sandbox/broker.c and the calls it hands to
- * files of its own, sandbox/accept.c): its state and the helpers they
- * share.  No other file includes it.
+ * The broker's own header (sandbox/broker*.c, accept.c, and the tests of
+ * them): its state and the helpers its files share.  broker.c is the
+ * loop; the acts are by family (broker_sock.c, broker_meta.c,
+ * broker_proc.c, accept.c), over broker_answer.c, broker_mem.c and
+ * broker_held.c.  No other file includes it.
  */
 #ifndef SANDBOX_BROKER_INT_H
 #define SANDBOX_BROKER_INT_H
@@ -156,11 +158,24 @@ struct broker {
 	size_t			 nstash;
 };
 
-/* Answers, and the callers' memory, descriptors and processes. */
+/* broker_answer.c: answers, and refusals said. */
 int	 broker_respond(struct broker *, uint64_t id, int err);
 bool	 broker_alive(const struct broker *, uint64_t id);
+void	 broker_proceed(struct broker *, uint64_t id);
+void	 broker_say_refused(struct broker *, pid_t tid, enum broker_op,
+	    const struct sockaddr_storage *, socklen_t, const char *cwd,
+	    unsigned short port);
+
+/* broker_mem.c: the callers' memory, descriptors and processes. */
+int	 broker_proc_open(const char *path, int flags);
 ssize_t	 broker_proc_readlink(const char *path, char *buf, size_t len);
 struct caller *broker_caller_of(struct broker *, pid_t tid);
+void	 broker_caller_close(struct caller *);
+int	 broker_read_str(struct broker *, struct caller *, uint64_t at,
+	    char *buf, size_t len, int toolong);
+bool	 broker_read_cwd(const struct broker *, pid_t pid, char *buf,
+	    size_t len);
+bool	 broker_watched(pid_t tid, int fd, unsigned long ino);
 int	 broker_read_mem(struct broker *, struct caller *, uint64_t at,
 	    void *buf, size_t len);
 int	 broker_write_mem(struct broker *, struct caller *, uint64_t at,
@@ -168,10 +183,33 @@ int	 broker_write_mem(struct broker *, struct caller *, uint64_t at,
 int	 broker_take_socket(struct broker *, struct caller *, int fd, int *err);
 int	 broker_describe(pid_t tid, int fd, unsigned long *ino, int *flags,
 	    bool *cloexec, char *proto, size_t protolen);
+
+/* broker_held.c: sockets bound in the caller's place; its own listeners. */
 int	 broker_held_find(const struct broker *, unsigned long ino);
-void	 broker_say_refused(struct broker *, pid_t tid, enum broker_op,
-	    const struct sockaddr_storage *, socklen_t, const char *cwd,
-	    unsigned short port);
+void	 broker_held_drop(struct broker *, size_t i);
+void	 broker_held_sweep(struct broker *);
+int	 broker_held_add(struct broker *, int sock, unsigned long ino);
+int	 broker_owned_port(struct broker *, unsigned short port);
+bool	 broker_port_taken(struct broker *, const struct sockaddr_storage *);
+
+/* The acts of broker_calls.c's families, by file. */
+void	 broker_connect(struct broker *, const struct seccomp_notif *,
+	    const struct brokered *);		/* broker_sock.c */
+void	 broker_bind(struct broker *, const struct seccomp_notif *,
+	    const struct brokered *);
+void	 broker_listen(struct broker *, const struct seccomp_notif *,
+	    const struct brokered *);
+void	 broker_setsockopt(struct broker *, const struct seccomp_notif *,
+	    const struct brokered *);
+void	 broker_pending_free(struct broker *, bool gone);
+void	 broker_meta(struct broker *, const struct seccomp_notif *,
+	    const struct brokered *);		/* broker_meta.c */
+void	 broker_signal(struct broker *, const struct seccomp_notif *,
+	    const struct brokered *);		/* broker_proc.c */
+void	 broker_procall(struct broker *, const struct seccomp_notif *,
+	    const struct brokered *);
+void	 broker_fork(struct broker *, const struct seccomp_notif *,
+	    const struct brokered *);
 
 /* accept.c: accept() and SO_REUSEPORT in the landlock confinement. */
 void	 broker_accept(struct broker *, const struct seccomp_notif *,

@@ -33,6 +33,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <linux/netlink.h>
 #include <linux/ioprio.h>
@@ -506,14 +507,14 @@ broker_signal_target(enum broker_sigcall call, const uint64_t *args,
  * the caller's user", which no check of ours could bound: refused.
  */
 void
-broker_procall_target(const struct broker_procall_name *p,
+broker_procall_target(const struct brokered *p,
     const uint64_t *args, struct broker_target *t)
 {
-	int which = (int)args[0], id = (int)args[p->pid_arg];
+	int which = (int)args[0], id = (int)args[p->arg[0]];
 
 	memset(t, 0, sizeof(*t));
 	t->kind = TARGET_KERNEL;
-	if (p->kind != PROCALL_PID && which == p->user_value) {
+	if (p->op != PROCALL_PID && which == p->user) {
 		t->kind = TARGET_REFUSE;
 		t->err = EPERM;
 		return;
@@ -522,10 +523,107 @@ broker_procall_target(const struct broker_procall_name *p,
 		return;		/* the caller's own, or EINVAL/ESRCH */
 	t->id = id;
 	t->kind = TARGET_PROCESS;
-	if ((p->kind == PROCALL_PRIORITY && which == PRIO_PGRP) ||
-	    (p->kind == PROCALL_IOPRIO && which == IOPRIO_WHO_PGRP))
+	if ((p->op == PROCALL_PRIORITY && which == PRIO_PGRP) ||
+	    (p->op == PROCALL_IOPRIO && which == IOPRIO_WHO_PGRP))
 		t->kind = TARGET_GROUP;
-	else if ((p->kind == PROCALL_PRIORITY && which != PRIO_PROCESS) ||
-	    (p->kind == PROCALL_IOPRIO && which != IOPRIO_WHO_PROCESS))
+	else if ((p->op == PROCALL_PRIORITY && which != PRIO_PROCESS) ||
+	    (p->op == PROCALL_IOPRIO && which != IOPRIO_WHO_PROCESS))
 		t->kind = TARGET_KERNEL;	/* EINVAL, from the kernel */
+}
+
+/*
+ * What the broker never does for the command, whatever the kernel would
+ * let the command itself do (SPEC 6.2): a set-ID mode, another owner, a
+ * security.* (file capabilities, LSM labels) or trusted.* attribute.
+ * args are the call's registers, a the index of its mode or owner, name
+ * the attribute's; ours tells whether a group is one of the command's.
+ * 0, or EPERM.
+ */
+int
+broker_meta_allowed(const struct brokered *m, const uint64_t *args, int a,
+    const char *name, uid_t euid, bool (*ours)(gid_t))
+{
+	uid_t uid;
+	gid_t gid;
+
+	switch (m->op) {
+	case M_CHMOD:
+		return (args[a] & (S_ISUID | S_ISGID)) ? EPERM : 0;
+	case M_CHOWN:
+		uid = (uid_t)args[a];
+		gid = (gid_t)args[a + 1];
+		if ((uid != (uid_t)-1 && uid != euid) ||
+		    (gid != (gid_t)-1 && !ours(gid)))
+			return EPERM;
+		return 0;
+	case M_SETX:
+	case M_REMX:
+		if (strncmp(name, "security.", 9) == 0 ||
+		    strncmp(name, "trusted.", 8) == 0)
+			return EPERM;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * May metadata change at real (a canonical path)?  Under a writable root,
+ * and not in a read-only root inside that one (a --ro-root beneath the
+ * workspace, say).
+ */
+bool
+broker_meta_writable(const char *const *writable, size_t nwritable,
+    const char *const *readonly, size_t nreadonly, const char *real)
+{
+	size_t i, k;
+	bool ro;
+
+	for (i = 0; i < nwritable; i++) {
+		if (!path_under(real, writable[i]))
+			continue;
+		for (k = 0, ro = false; k < nreadonly && !ro; k++)
+			ro = strcmp(readonly[k], writable[i]) != 0 &&
+			    path_under(readonly[k], writable[i]) &&
+			    path_under(real, readonly[k]);
+		if (!ro)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A bind() let through as it is, of a TCP port, in the landlock
+ * confinement: the host's listeners are to be looked at first (with
+ * SO_REUSEPORT the kernel would share a host service's connections with
+ * the command).
+ */
+bool
+broker_bind_port_check(const struct broker_decision *d, enum broker_mode mode,
+    int domain)
+{
+	return d->verdict == BROKER_AS_IS && mode == BROKER_LL &&
+	    d->port != 0 && (domain == AF_INET || domain == AF_INET6);
+}
+
+/* A port a host process listens on: not the command's to take. */
+void
+broker_refuse_taken(struct broker_decision *d)
+{
+	refuse_direct(d, EADDRINUSE);
+}
+
+/*
+ * A connect() let through whose target turned out, when made, to be out
+ * of its root (a link, "..") or another's listener (EACCES): a refused
+ * endpoint, said.  True when err is one.
+ */
+bool
+broker_refuse_found(struct broker_decision *d, int err)
+{
+	if (err != EACCES)
+		return false;
+	d->direct = true;
+	d->err = EACCES;
+	return true;
 }

@@ -146,36 +146,59 @@ int	 sandbox_seccomp_export_bpf(int which, int fd, char *err,
  * -1 with err set.
  */
 int	 sandbox_seccomp_load_broker(int which, char *err, size_t errlen);
-/* The metadata calls the landlock confinement's broker makes (broker.c). */
-extern const char *const broker_meta_names[];
-/* The calls on another process by its id (broker.c). */
+/*
+ * The brokered calls, one row each (sandbox/broker_calls.c): the broker's
+ * filter stops a row's call in the variants its where names, and the
+ * broker answers it with its family's act (broker.c's acts[]).  Neither
+ * has a list of its own.
+ */
+enum broker_family {
+	BCALL_CONNECT,		/* broker.c */
+	BCALL_BIND,
+	BCALL_LISTEN,
+	BCALL_PROCESS,		/* a call on another process by its id */
+	BCALL_FORK,		/* a command that keeps uid 0: max_procs */
+	BCALL_META,		/* file metadata (landlock) */
+	BCALL_SIGNAL,		/* whom a signal reaches (landlock) */
+	BCALL_SETSOCKOPT,	/* kept for fresh sockets; SO_REUSEPORT */
+	BCALL_ACCEPT,		/* accept.c; op 1: accept4() */
+	BCALL_FAMILIES
+};
+enum broker_stop {
+	STOP_ALWAYS,
+	STOP_UNLESS_ZERO,	/* arg[0] is not 0 (0: the caller itself) */
+	STOP_MATCH		/* arg[i] == val[i] for each i < nmatch */
+};
+/* The calls on another process by its id. */
 enum broker_procall {
-	PROCALL_PID,		/* pid in pid_arg; 0: the caller */
+	PROCALL_PID,		/* pid in arg[0]; 0: the caller */
 	PROCALL_PRIORITY,	/* setpriority(which, who, ...) */
 	PROCALL_IOPRIO		/* ioprio_set(which, who, ...) */
 };
-struct broker_procall_name {
+/* What a metadata call changes, and where it finds its file. */
+enum meta_op { M_CHMOD, M_CHOWN, M_UTIMENS, M_UTIMES, M_UTIME, M_SETX,
+	M_REMX, M_TRUNC };
+enum meta_layout { K_PATH, K_FD, K_AT };
+struct brokered {
 	const char		*name;
-	enum broker_procall	 kind;
-	unsigned		 pid_arg;
-	int			 user_value;	/* "which": all of the uid */
+	enum broker_family	 family;
+	int			 where;		/* SECCOMP_BROKER_* it needs */
+	bool			 optional;	/* not on every architecture */
+	enum broker_stop	 stop;
+	unsigned		 arg[2];
+	uint32_t		 val[2];
+	unsigned		 nmatch;
+	/* STOP_UNLESS_ZERO: arg 0's "every process of the user", or -1. */
+	int			 user;
+	/* PROCESS: enum broker_procall; SIGNAL: broker_sigcall; META: meta_op */
+	int			 op;
+	/* META: where the file is named, and AT_* flags' argument or -1. */
+	enum meta_layout	 layout;
+	bool			 nofollow;	/* works on a symlink itself */
+	int			 flags_arg;
 };
-extern const struct broker_procall_name broker_process_names[];
-struct broker_sigcall_name {
-	const char	*name;
-	int		 call;		/* enum broker_sigcall */
-};
-extern const struct broker_sigcall_name broker_signal_names[];
-/*
- * The socket options a connect on a fresh socket (no pidfd_getfd) keeps:
- * the broker sees them set and sets them again.  None needs a privilege.
- */
-struct broker_sockopt {
-	int		 level;
-	int		 name;
-};
-extern const struct broker_sockopt broker_sockopts[];
-extern const size_t broker_nsockopts;
+extern const struct brokered brokered_calls[];
+extern const size_t brokered_ncalls;
 
 /* ------------------------------------------------------------ paths */
 
@@ -390,8 +413,18 @@ struct broker_target {
 
 void	 broker_signal_target(enum broker_sigcall, const uint64_t *args,
 	    struct broker_target *);
-void	 broker_procall_target(const struct broker_procall_name *,
+void	 broker_procall_target(const struct brokered *,
 	    const uint64_t *args, struct broker_target *);
+/* The metadata calls' invariants, and where metadata may change. */
+int	 broker_meta_allowed(const struct brokered *, const uint64_t *args,
+	    int a, const char *name, uid_t euid, bool (*ours)(gid_t));
+bool	 broker_meta_writable(const char *const *writable, size_t nwritable,
+	    const char *const *readonly, size_t nreadonly, const char *real);
+/* The overrides of a decision by what is found when it is made. */
+bool	 broker_bind_port_check(const struct broker_decision *,
+	    enum broker_mode, int domain);
+void	 broker_refuse_taken(struct broker_decision *);
+bool	 broker_refuse_found(struct broker_decision *, int err);
 
 /* What the broker refused on the way out (SPEC 5's not_through_proxy). */
 enum broker_op {

@@ -767,68 +767,6 @@ build(char *err, size_t errlen)
 	return NULL;
 }
 
-/*
- * The calls that change file metadata, which no Landlock right covers
- * (truncate before ABI 3):
- * in the landlock confinement, without a read-only host, the connect
- * broker judges them too (sandbox/broker.c).
- */
-const char *const broker_meta_names[] = {
-	"chmod", "fchmod", "fchmodat", "fchmodat2", "chown", "lchown", "fchown",
-	"fchownat", "truncate",
-	"utime", "utimes", "futimesat", "utimensat", "setxattr", "lsetxattr",
-	"fsetxattr", "removexattr", "lremovexattr", "fremovexattr", NULL
-};
-
-/*
- * The calls that signal a process, or choose whom a later signal
- * reaches: in the landlock confinement the broker lets them go on only
- * toward the command's own processes (SPEC 6.5).  Where Landlock's signal
- * scope exists (ABI >= 6) it says the same, and the broker is depth.
- */
-const struct broker_sigcall_name broker_signal_names[] = {
-	{ "kill", SIGCALL_KILL },
-	{ "tkill", SIGCALL_TKILL },
-	{ "tgkill", SIGCALL_TGKILL },
-	{ "rt_sigqueueinfo", SIGCALL_SIGQUEUE },
-	{ "rt_tgsigqueueinfo", SIGCALL_TGSIGQUEUE },
-	{ "pidfd_open", SIGCALL_PIDFD_OPEN },
-	{ "pidfd_send_signal", SIGCALL_PIDFD_SEND },
-	{ NULL, 0 }
-};
-
-/*
- * The calls that act on another process by its id (which argument holds
- * it), and the value of their "which" argument that means every process
- * of the caller's user, or -1.
- */
-const struct broker_procall_name broker_process_names[] = {
-	{ "setpriority", PROCALL_PRIORITY, 1, PRIO_USER },
-	{ "ioprio_set", PROCALL_IOPRIO, 1, IOPRIO_WHO_USER },
-	{ "sched_setaffinity", PROCALL_PID, 0, -1 },
-	{ "sched_setscheduler", PROCALL_PID, 0, -1 },
-	{ "sched_setparam", PROCALL_PID, 0, -1 },
-	{ "sched_setattr", PROCALL_PID, 0, -1 },
-	{ "prlimit64", PROCALL_PID, 0, -1 },
-	{ NULL, 0, 0, 0 }
-};
-
-const struct broker_sockopt broker_sockopts[] = {
-	{ SOL_SOCKET, SO_KEEPALIVE }, { SOL_SOCKET, SO_LINGER },
-	{ SOL_SOCKET, SO_RCVBUF }, { SOL_SOCKET, SO_SNDBUF },
-	{ SOL_SOCKET, SO_RCVTIMEO }, { SOL_SOCKET, SO_SNDTIMEO },
-	{ SOL_SOCKET, SO_REUSEADDR }, { SOL_SOCKET, SO_REUSEPORT },
-	{ SOL_SOCKET, SO_OOBINLINE }, { SOL_SOCKET, SO_PASSCRED },
-	{ IPPROTO_TCP, TCP_NODELAY }, { IPPROTO_TCP, TCP_KEEPIDLE },
-	{ IPPROTO_TCP, TCP_KEEPINTVL }, { IPPROTO_TCP, TCP_KEEPCNT },
-	{ IPPROTO_TCP, TCP_USER_TIMEOUT }, { IPPROTO_TCP, TCP_SYNCNT },
-	{ IPPROTO_TCP, TCP_QUICKACK }, { IPPROTO_TCP, TCP_NOTSENT_LOWAT },
-	{ IPPROTO_TCP, TCP_WINDOW_CLAMP }, { IPPROTO_IP, IP_TOS },
-	{ IPPROTO_IP, IP_TTL }, { IPPROTO_IPV6, IPV6_V6ONLY },
-	{ IPPROTO_IPV6, IPV6_TCLASS }, { IPPROTO_IPV6, IPV6_UNICAST_HOPS },
-};
-const size_t broker_nsockopts = NELEM(broker_sockopts);
-
 /* The main filter, built now and loaded (tests/test_seccomp.c). */
 int
 sandbox_seccomp_load(char *err, size_t errlen)
@@ -847,39 +785,29 @@ sandbox_seccomp_load(char *err, size_t errlen)
 }
 
 /*
- * The landlock confinement's signal calls (broker_signal_names, and
- * fcntl(F_SETOWN)) stop for the broker.  An owner given through memory
- * (F_SETOWN_EX, FIOSETOWN, SIOCSPGRP) could change after a check: those
- * are refused.
+ * An owner given through memory (F_SETOWN_EX, FIOSETOWN, SIOCSPGRP)
+ * could change after a check: those are refused in the landlock
+ * confinement (F_SETOWN itself is the broker's, brokered_calls.c).
  */
 static int
-broker_signals(scmp_filter_ctx ctx)
+refuse_owners(scmp_filter_ctx ctx)
 {
 	static const struct {
 		int		 nr;
-		unsigned	 arg;
 		unsigned long	 value;
-		uint32_t	 action;
 	} args[] = {
-		{ SCMP_SYS(fcntl), 1, F_SETOWN, SCMP_ACT_NOTIFY },
-		{ SCMP_SYS(fcntl), 1, F_SETOWN_EX, SCMP_ACT_ERRNO(EPERM) },
-		{ SCMP_SYS(ioctl), 1, FIOSETOWN, SCMP_ACT_ERRNO(EPERM) },
-		{ SCMP_SYS(ioctl), 1, SIOCSPGRP, SCMP_ACT_ERRNO(EPERM) },
+		{ SCMP_SYS(fcntl), F_SETOWN_EX },
+		{ SCMP_SYS(ioctl), FIOSETOWN },
+		{ SCMP_SYS(ioctl), SIOCSPGRP },
 	};
 	struct scmp_arg_cmp cmp;
 	size_t i;
-	int rc, nr;
+	int rc;
 
-	for (i = 0; broker_signal_names[i].name != NULL; i++) {
-		if ((nr = seccomp_syscall_resolve_name(
-		    broker_signal_names[i].name)) < 0)
-			return -EINVAL;
-		if ((rc = rule(ctx, SCMP_ACT_NOTIFY, nr, 0, NULL)) < 0)
-			return rc;
-	}
 	for (i = 0; i < NELEM(args); i++) {
-		cmp = masked(args[i].arg, 0xffffffffUL, args[i].value);
-		if ((rc = rule(ctx, args[i].action, args[i].nr, 1, &cmp)) < 0)
+		cmp = masked(1, 0xffffffffUL, args[i].value);
+		if ((rc = rule(ctx, SCMP_ACT_ERRNO(EPERM), args[i].nr, 1,
+		    &cmp)) < 0)
 			return rc;
 	}
 	return 0;
@@ -895,57 +823,31 @@ notify_unless_zero(scmp_filter_ctx ctx, int nr, unsigned int arg)
 	    0);
 }
 
-/*
- * The calls that act on another process by its id: the broker lets them
- * go on only toward the command's own processes (broker_process_names).
- * 0 names the caller itself, which needs no broker; so does
- * setpriority's and ioprio_set's "the caller's group".  "The caller's
- * user" reaches every process of the uid: it stops for the broker, which
- * refuses it.
- */
+/* One row of brokered_calls[] stopped for the broker, as it says. */
 static int
-broker_processes(scmp_filter_ctx ctx)
+notify_call(scmp_filter_ctx ctx, const struct brokered *c)
 {
-	struct scmp_arg_cmp cmp;
-	size_t i;
+	struct scmp_arg_cmp cmp[2];
+	unsigned i;
 	int rc, nr;
 
-	for (i = 0; broker_process_names[i].name != NULL; i++) {
-		const struct broker_procall_name *p = &broker_process_names[i];
-
-		if ((nr = seccomp_syscall_resolve_name(p->name)) < 0)
-			return -EINVAL;
-		if ((rc = notify_unless_zero(ctx, nr, p->pid_arg)) < 0)
+	if ((nr = seccomp_syscall_resolve_name(c->name)) < 0)
+		return c->optional ? 0 : -EINVAL;
+	switch (c->stop) {
+	case STOP_ALWAYS:
+		return rule(ctx, SCMP_ACT_NOTIFY, nr, 0, NULL);
+	case STOP_UNLESS_ZERO:
+		if ((rc = notify_unless_zero(ctx, nr, c->arg[0])) < 0 ||
+		    c->user < 0)
 			return rc;
-		if (p->user_value < 0)
-			continue;
-		cmp = masked(0, ARG32, (uint32_t)p->user_value);
-		if ((rc = rule(ctx, SCMP_ACT_NOTIFY, nr, 1, &cmp)) < 0)
-			return rc;
+		cmp[0] = masked(0, ARG32, (uint32_t)c->user);
+		return rule(ctx, SCMP_ACT_NOTIFY, nr, 1, cmp);
+	case STOP_MATCH:
+		for (i = 0; i < c->nmatch && i < NELEM(cmp); i++)
+			cmp[i] = masked(c->arg[i], 0xffffffffUL, c->val[i]);
+		return rule(ctx, SCMP_ACT_NOTIFY, nr, i, cmp);
 	}
-	return 0;
-}
-
-/*
- * A root caller's command that keeps uid 0 (SECCOMP_BROKER_ROOT): uid 0
- * is exempt from RLIMIT_NPROC, so the broker counts its processes at
- * each fork.
- */
-static const char *const root_forks[] = { "clone", "fork", "vfork" };
-
-static int
-broker_root(scmp_filter_ctx ctx)
-{
-	size_t i;
-	int rc, nr;
-
-	for (i = 0; i < NELEM(root_forks); i++) {
-		if ((nr = seccomp_syscall_resolve_name(root_forks[i])) < 0)
-			continue;
-		if ((rc = rule(ctx, SCMP_ACT_NOTIFY, nr, 0, NULL)) < 0)
-			return rc;
-	}
-	return 0;
+	return -EINVAL;
 }
 
 /*
@@ -1003,61 +905,22 @@ broker_host(scmp_filter_ctx ctx)
 }
 
 /*
- * The host's loopback (landlock): accept() is the broker's, which hands
- * the command only its own connections, and SO_REUSEPORT stops there to
- * be refused, so no host service can share a port with the command.
- * accept() does not exist on every architecture: accept4() does.
- */
-static int
-broker_inbound(scmp_filter_ctx ctx)
-{
-	struct scmp_arg_cmp cmp[2] = {
-		masked(1, 0xffffffffUL, SOL_SOCKET),
-		masked(2, 0xffffffffUL, SO_REUSEPORT),
-	};
-	int rc, nr;
-
-	if ((nr = seccomp_syscall_resolve_name("accept")) >= 0 &&
-	    (rc = rule(ctx, SCMP_ACT_NOTIFY, nr, 0, NULL)) < 0)
-		return rc;
-	if ((rc = rule(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(accept4), 0, NULL)) < 0)
-		return rc;
-	return rule(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(setsockopt), 2, cmp);
-}
-
-static int
-notify_names(scmp_filter_ctx ctx, const char *const *names)
-{
-	size_t i;
-	int rc, nr;
-
-	for (i = 0; names[i] != NULL; i++) {
-		if ((nr = seccomp_syscall_resolve_name(names[i])) < 0)
-			return -EINVAL;
-		if ((rc = rule(ctx, SCMP_ACT_NOTIFY, nr, 0, NULL)) < 0)
-			return rc;
-	}
-	return 0;
-}
-
-/*
  * The connect broker's filter, the command's second: the calls the
  * broker decides stop for it (user notification), everything else is
- * left to the main filter.  A foreign ABI is killed here too.  Always:
+ * left to the main filter.  A foreign ABI is killed here too.  Which
+ * calls stop, in which variant, is brokered_calls.c's table: always
  * connect, bind and listen (SPEC 6.2, 6.5: nothing inbound) and the calls
- * on another process.  In the landlock confinement (LL), the metadata and
- * signal calls as well; where it connects fresh sockets (OPTS), the
- * socket options it must carry over; for a command that keeps uid 0
- * (ROOT), its forks.
+ * on another process; in the landlock confinement (LL) the metadata,
+ * signal and accept calls as well; where it connects fresh sockets
+ * (OPTS), the socket options it must carry over; for a command that
+ * keeps uid 0 (ROOT), its forks.  LL refuses the host's IPC here too.
  */
 static scmp_filter_ctx
 build_broker(int which, char *err, size_t errlen)
 {
-	static const char *const sockets[] = { "connect", "bind", "listen",
-	    NULL };
 	scmp_filter_ctx ctx;
 	size_t i;
-	int rc;
+	int rc = 0;
 
 	if ((ctx = seccomp_init(SCMP_ACT_ALLOW)) == NULL) {
 		fail(err, errlen, "seccomp_init", NULL, -ENOMEM);
@@ -1065,29 +928,14 @@ build_broker(int which, char *err, size_t errlen)
 	}
 	if ((rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH,
 	    SCMP_ACT_KILL_PROCESS)) < 0 ||
-	    (rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 1)) < 0 ||
-	    (rc = notify_names(ctx, sockets)) < 0 ||
-	    (rc = broker_processes(ctx)) < 0)
+	    (rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 1)) < 0)
 		goto bad;
-	/* Without a read-only host, metadata is the broker's to judge too. */
-	if ((which & SECCOMP_BROKER_LL) &&
-	    ((rc = notify_names(ctx, broker_meta_names)) < 0 ||
-	    (rc = broker_signals(ctx)) < 0 || (rc = broker_host(ctx)) < 0 ||
-	    (rc = broker_inbound(ctx)) < 0))
-		goto bad;
-	for (i = 0; (which & SECCOMP_BROKER_OPTS) && i < broker_nsockopts;
-	    i++) {
-		const struct broker_sockopt *o = &broker_sockopts[i];
-		struct scmp_arg_cmp cmp[2] = {
-			masked(1, 0xffffffffUL, (uint32_t)o->level),
-			masked(2, 0xffffffffUL, (uint32_t)o->name),
-		};
-
-		if ((rc = rule(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(setsockopt), 2,
-		    cmp)) < 0)
+	for (i = 0; i < brokered_ncalls; i++)
+		if ((which & brokered_calls[i].where) == brokered_calls[i].where &&
+		    (rc = notify_call(ctx, &brokered_calls[i])) < 0)
 			goto bad;
-	}
-	if ((which & SECCOMP_BROKER_ROOT) && (rc = broker_root(ctx)) < 0)
+	if ((which & SECCOMP_BROKER_LL) && ((rc = refuse_owners(ctx)) < 0 ||
+	    (rc = broker_host(ctx)) < 0))
 		goto bad;
 	return ctx;
 bad:

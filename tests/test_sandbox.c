@@ -832,16 +832,17 @@ test_broker_procall(void **state UNUSED)
 		{ "ioprio_set", { 2, 55 }, TARGET_GROUP, 55 },
 		{ "ioprio_set", { 3, 0 }, TARGET_REFUSE, 0 },
 	};
-	const struct broker_procall_name *p;
+	const struct brokered *p;
 	struct broker_target t;
 	uint64_t a[6];
 	size_t i;
 
 	for (i = 0; i < NELEM(rows); i++) {
-		for (p = broker_process_names; p->name != NULL; p++)
-			if (strcmp(p->name, rows[i].name) == 0)
+		for (p = brokered_calls; p < brokered_calls + brokered_ncalls; p++)
+			if (p->family == BCALL_PROCESS &&
+			    strcmp(p->name, rows[i].name) == 0)
 				break;
-		assert_non_null(p->name);
+		assert_true(p < brokered_calls + brokered_ncalls);
 		memcpy(a, rows[i].a, sizeof(a));
 		broker_procall_target(p, a, &t);
 		if ((int)t.kind != rows[i].kind || (t.kind != TARGET_KERNEL &&
