@@ -5,7 +5,7 @@
  * be reached by any process of the machine.  The broker makes every
  * connect() of the command itself; each one to a loopback listener of the
  * command's own is recorded here, and an accept() hands the command only
- * a connection recorded here (broker.c resets the others).
+ * a connection recorded here (accept.c resets the others).
  *
  * A record holds a reference to the connecting socket until its
  * connection is accepted.  While that socket lives, no other socket of

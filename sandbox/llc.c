@@ -10,7 +10,7 @@
  *     signals of processes outside out of reach (scopes, ABI 6), and no
  *     ptrace or /proc/PID/mem and environ of them (Landlock's own rule);
  *   - seccomp, and the connect broker for every connect() and the calls
- *     that change file metadata (sandbox/broker.c);
+ *     that change file metadata (sandbox/broker_meta.c);
  *   - init, the subreaper of everything the command starts, which ends
  *     whatever is left when the command ends (setsid and double forks
  *     included).
