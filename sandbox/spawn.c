@@ -539,6 +539,14 @@ enter_sandbox_userns(struct job *j)
 {
 	char c = 'u';
 
+	/*
+	 * setup's ends are not ours: holding map_ack's write end, init
+	 * would wait for ever when setup dies (harn-egressd ended as the
+	 * run starts), the new user namespace having cleared its parent-
+	 * death signal.  Without it, setup's death is EOF here.
+	 */
+	(void)close(j->map_req[0]);
+	(void)close(j->map_ack[1]);
 	if (unshare(CLONE_NEWUSER) == -1)
 		child_fail(j->ctl, AREA_WRITE, MECH_NAMESPACES,
 		    "user namespace: %s", strerror(errno));

@@ -346,12 +346,33 @@ sigterm_run() {
 		wait "$epid"
 		[ -n "$(ls -A "$base")" ] && left="$left after ${d}s: $(ls -A "$base" | tr '\n' ' ')"
 	done
+	# ... nor a process of the run (each of harn-egressd's children
+	# carries its command line, which names the workspace).
+	wn=0
+	while [ -n "$(run_procs "$sw")" ] && [ $wn -lt 50 ]; do
+		sleep 0.1
+		wn=$((wn + 1))
+	done
+	for p in $(run_procs "$sw"); do
+		left="$left process $p ($(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | cut -c1-80)) lives on;"
+		kill -KILL "$p" 2>/dev/null
+	done
 	if [ -z "$left" ]; then
-		ok "$sc: SIGTERM while the run starts: nothing is left"
+		ok "$sc: SIGTERM while the run starts: nothing is left, no process of the run"
 	else
 		not_ok "$sc: SIGTERM while the run starts: nothing is left" "$left"
 	fi
 	[ "$sc" = landlock ] && sigkill_run "$sw" "$base"
+}
+
+# run_procs WS: the pids whose command line names WS (never a reader's
+# own: the name is looked for in what tr reads, not in its arguments).
+run_procs() {
+	for f in /proc/[0-9]*/cmdline; do
+		case $(tr '\0' ' ' <"$f" 2>/dev/null) in
+		*" $1 "*) f=${f#/proc/}; echo "${f%/cmdline}" ;;
+		esac
+	done
 }
 
 # sigkill_run WS BASE: harn-egressd killed (SIGKILL) mid-run cannot
