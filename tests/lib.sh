@@ -251,3 +251,30 @@ relay() {
 		not_ok "$1the pass ran to its end" "exit $3"
 	fi
 }
+
+# nobody_pass NAME PASSVAR [FILE...]: tests/NAME.sh again as nobody, from
+# copies nobody may read (the script, lib.sh, FILEs, the binary), with
+# PASSVAR=unprivileged; its lines come back as ours, prefixed "nobody: ".
+nobody_pass() {
+	np_name=$1 np_var=$2
+	shift 2
+	NB=$(mktemp -d "/tmp/harn-$np_name.XXXXXX")
+	NB_DIR=$NB
+	at_exit rm_nobody
+	mkdir -p "$NB/src/tests" "$NB/tmp"
+	cp "$top_srcdir/tests/$np_name.sh" "$top_srcdir/tests/lib.sh" "$@" \
+	    "$NB/src/tests/"
+	cp "$EGRESSD" "$NB/harn-egressd"
+	chmod -R a+rX "$NB"
+	chown -R nobody "$NB"
+	su nobody -s /bin/sh -c "cd '$NB' && env -i \
+	    PATH=/usr/local/bin:/usr/bin:/bin TMPDIR='$NB/tmp' HOME='$NB' \
+	    LANG=C PYTHON='$PYIN' $np_var=unprivileged \
+	    HARN_EGRESSD='$NB/harn-egressd' top_srcdir='$NB/src' \
+	    top_builddir='$NB' sh '$NB/src/tests/$np_name.sh'" \
+	    </dev/null >"$TMP/nobody.out" 2>&1
+	relay "nobody: " "$TMP/nobody.out" $?
+}
+rm_nobody() {
+	rm -rf "$NB_DIR"
+}

@@ -377,35 +377,13 @@ suite() {
 	done
 }
 
-# The same script as nobody; its lines come back prefixed "nobody: ".
-nobody_pass() {
-	NB=$(mktemp -d /tmp/harn-observe.XXXXXX)
-	NB_DIR=$NB
-	at_exit rm_nobody
-	mkdir -p "$NB/src/tests" "$NB/tmp"
-	cp "$top_srcdir/tests/observe.sh" "$top_srcdir/tests/lib.sh" \
-	    "$top_srcdir/tests/dnsd.py" "$top_srcdir/tests/pyhelpers.py" \
-	    "$NB/src/tests/"
-	cp "$EGRESSD" "$NB/harn-egressd"
-	chmod -R a+rX "$NB"
-	chown -R nobody "$NB"
-	su nobody -s /bin/sh -c "cd '$NB' && env -i PATH=/usr/local/bin:/usr/bin:/bin \
-	    TMPDIR='$NB/tmp' HOME='$NB' LANG=C PYTHON='$PYIN' \
-	    HARN_OBSERVE_PASS=unprivileged HARN_EGRESSD='$NB/harn-egressd' \
-	    top_srcdir='$NB/src' top_builddir='$NB' \
-	    sh '$NB/src/tests/observe.sh'" >"$TMP/nobody.out" 2>&1
-	relay "nobody: " "$TMP/nobody.out" $?
-}
-rm_nobody() {
-	rm -rf "$NB_DIR"
-}
-
 if [ "$PASS" = unprivileged ] || [ "$(id -u)" -ne 0 ]; then
 	suite unprivileged
 else
 	suite root
 	if id nobody >/dev/null 2>&1; then
-		nobody_pass
+		nobody_pass observe HARN_OBSERVE_PASS \
+		    "$top_srcdir/tests/dnsd.py" "$top_srcdir/tests/pyhelpers.py"
 	else
 		skip "unprivileged pass: no user 'nobody'"
 	fi

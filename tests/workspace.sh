@@ -558,34 +558,12 @@ suite() {
 	usage_checks
 }
 
-# The same script as nobody; its lines come back prefixed "nobody: ".
-nobody_pass() {
-	NB=$(mktemp -d /tmp/harn-ws-nobody.XXXXXX)
-	NB_DIR=$NB
-	at_exit rm_nobody
-	mkdir -p "$NB/src/tests" "$NB/tmp"
-	cp "$top_srcdir/tests/workspace.sh" "$top_srcdir/tests/lib.sh" \
-	    "$NB/src/tests/"
-	cp "$EGRESSD" "$NB/harn-egressd"
-	chmod -R a+rX "$NB"
-	chown -R nobody "$NB"
-	su nobody -s /bin/sh -c "cd '$NB' && env -i PATH=/usr/local/bin:/usr/bin:/bin \
-	    TMPDIR='$NB/tmp' HOME='$NB' LANG=C \
-	    HARN_WORKSPACE_PASS=unprivileged HARN_EGRESSD='$NB/harn-egressd' \
-	    top_srcdir='$NB/src' top_builddir='$NB' \
-	    sh '$NB/src/tests/workspace.sh'" >"$TMP/nobody.out" 2>&1
-	relay "nobody: " "$TMP/nobody.out" $?
-}
-rm_nobody() {
-	rm -rf "$NB_DIR"
-}
-
 if [ "$PASS" = unprivileged ] || [ "$ME" -ne 0 ]; then
 	suite unprivileged
 else
 	suite root
 	if id nobody >/dev/null 2>&1; then
-		nobody_pass
+		nobody_pass workspace HARN_WORKSPACE_PASS
 	else
 		skip "unprivileged pass: no user 'nobody'"
 	fi
