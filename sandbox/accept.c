@@ -453,13 +453,13 @@ static void
 say_reuseport(pid_t tid)
 {
 	static bool said;
-	char path[64], exe[256];
+	char exe[256];
 
 	if (said)
 		return;
 	said = true;
-	snprintf(path, sizeof(path), "/proc/%ld/exe", (long)tid);
-	if (broker_proc_readlink(path, exe, sizeof(exe)) <= 0)
+	broker_exe_of(tid, exe, sizeof(exe));
+	if (exe[0] == '\0')
 		snprintf(exe, sizeof(exe), "?");
 	fprintf(stderr, "harn-egressd: sandbox: refused SO_REUSEPORT from pid "
 	    "%ld (%s): in the landlock confinement loopback is the host's, "

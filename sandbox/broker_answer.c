@@ -90,15 +90,12 @@ broker_alive(const struct broker *b, uint64_t id)
 static pid_t
 caller_process(pid_t tid, char *exe, size_t len)
 {
-	char path[64];
 	pid_t tgid;
 
 	tgid = diag_tgid(tid);
 	if (tgid <= 0)
 		tgid = tid;
-	snprintf(path, sizeof(path), "/proc/%ld/exe", (long)tgid);
-	if (broker_proc_readlink(path, exe, len) <= 0)
-		exe[0] = '\0';
+	broker_exe_of(tgid, exe, len);
 	return tgid;
 }
 

@@ -169,6 +169,8 @@ void	 broker_say_refused(struct broker *, pid_t tid, enum broker_op,
 /* broker_mem.c: the callers' memory, descriptors and processes. */
 int	 broker_proc_open(const char *path, int flags);
 ssize_t	 broker_proc_readlink(const char *path, char *buf, size_t len);
+/* The program pid runs (its /proc/PID/exe); "" when it cannot be read. */
+void	 broker_exe_of(pid_t pid, char *exe, size_t len);
 struct caller *broker_caller_of(struct broker *, pid_t tid);
 void	 broker_caller_close(struct caller *);
 int	 broker_read_str(struct broker *, struct caller *, uint64_t at,

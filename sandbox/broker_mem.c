@@ -95,6 +95,16 @@ broker_caller_of(struct broker *b, pid_t tid)
 	return old;
 }
 
+void
+broker_exe_of(pid_t pid, char *exe, size_t len)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%ld/exe", (long)pid);
+	if (broker_proc_readlink(path, exe, len) <= 0)
+		exe[0] = '\0';
+}
+
 /*
  * Once a run: a process that made itself non-dumpable (ssh does; so does
  * harn-egressd) keeps its memory from the broker too, which has only the
@@ -104,13 +114,13 @@ static void
 say_undumpable(pid_t tid)
 {
 	static bool said;
-	char path[64], exe[256];
+	char exe[256];
 
 	if (said)
 		return;
 	said = true;
-	snprintf(path, sizeof(path), "/proc/%ld/exe", (long)tid);
-	if (broker_proc_readlink(path, exe, sizeof(exe)) <= 0)
+	broker_exe_of(tid, exe, sizeof(exe));
+	if (exe[0] == '\0')
 		snprintf(exe, sizeof(exe), "?");
 	fprintf(stderr, "harn-egressd: sandbox: broker: pid %ld (%s) is not "
 	    "dumpable (prctl PR_SET_DUMPABLE 0, or a binary it may not "

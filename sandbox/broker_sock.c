@@ -56,7 +56,6 @@ say_connecting(struct broker *b, const struct seccomp_notif *req, int sock)
 {
 	struct broker_conn c;
 	struct stat st;
-	char path[64];
 
 	if (b->connecting == NULL || fstat(sock, &st) == -1)
 		return;
@@ -69,9 +68,7 @@ say_connecting(struct broker *b, const struct seccomp_notif *req, int sock)
 			return;
 		c.pidfd = (int)syscall(SYS_pidfd_open, c.pid, 0);
 	}
-	snprintf(path, sizeof(path), "/proc/%ld/exe", (long)c.pid);
-	if (broker_proc_readlink(path, c.exe, sizeof(c.exe)) <= 0)
-		c.exe[0] = '\0';
+	broker_exe_of(c.pid, c.exe, sizeof(c.exe));
 	if (c.pidfd != -1) {
 		b->connecting(b->arg, &c);
 		(void)close(c.pidfd);
