@@ -31,6 +31,7 @@ const char *const audit_protocol_names[P_COUNT] = {
 	[P_HTTP_CONNECT] = "http_connect",
 	[P_SOCKS5] = "socks5",
 	[P_DIRECT] = "direct",		/* run mode: around the proxy */
+	[P_TRANSPARENT] = "transparent", /* run mode: a program's own TCP */
 };
 
 /* Indexed by "is it an allow". */

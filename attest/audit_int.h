@@ -15,7 +15,8 @@
 
 #include "egress/egress.h"
 
-enum audit_protocol { P_HTTP, P_HTTP_CONNECT, P_SOCKS5, P_DIRECT, P_COUNT };
+enum audit_protocol { P_HTTP, P_HTTP_CONNECT, P_SOCKS5, P_DIRECT, P_TRANSPARENT,
+    P_COUNT };
 
 extern const char *const audit_protocol_names[P_COUNT];
 

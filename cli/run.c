@@ -294,6 +294,7 @@ build_request(const struct options *o, enum sandbox_profile profile,
 	r->limits.max_procs = o->max_procs;
 	r->limits.tmpfs_size = o->tmpfs_size;
 	r->limits.max_memory = o->max_memory;
+	r->transparent = true;	/* TODO(conf): the policy's transparent */
 	return 0;
 }
 
@@ -585,10 +586,11 @@ listen_inside(struct run *r)
 
 /* Who opened a connection the proxy accepted: the sandbox knows. */
 static int
-run_owner(void *arg, int fd, pid_t *pid, char *exe, size_t len)
+run_owner(void *arg, int fd, pid_t *pid, char *exe, size_t len,
+    bool *transparent)
 {
 	struct run *r = arg;
-	int rv = sandbox_owner(r->child, fd, pid, exe, len);
+	int rv = sandbox_owner(r->child, fd, pid, exe, len, transparent);
 
 	/* Refusals read on the way wait for ctl_cb: init waits for them. */
 	if (sandbox_queued(r->child) && r->ctl_ev != NULL)

@@ -43,6 +43,7 @@ static const char *const protocols[] = {
 	[PROXY_HTTP] = "http",
 	[PROXY_HTTP_CONNECT] = "http_connect",
 	[PROXY_SOCKS5] = "socks5",
+	[PROXY_TRANSPARENT] = "transparent",
 };
 
 struct terminal *

@@ -78,6 +78,7 @@ static const char *const protocol_names[] = {
 	[PROXY_HTTP] = "http",
 	[PROXY_HTTP_CONNECT] = "http_connect",
 	[PROXY_SOCKS5] = "socks5",
+	[PROXY_TRANSPARENT] = "transparent",
 };
 
 static int	flush_held(struct dlog *);

@@ -56,7 +56,8 @@ bool		 dlog_admits(struct dlog *, bool serve);
 enum proxy_protocol {
 	PROXY_HTTP,
 	PROXY_HTTP_CONNECT,
-	PROXY_SOCKS5
+	PROXY_SOCKS5,
+	PROXY_TRANSPARENT	/* run mode: SOCKS5 from the broker (SPEC 6.6) */
 };
 
 /*

@@ -219,6 +219,7 @@ struct conn {
 	struct egress_target	 target;
 	pid_t			 pid;		/* run mode: who connected; 0 */
 	char			*exe;		/*   and its program, or NULL */
+	bool			 transparent;	/*   for a program (SPEC 6.6) */
 	bool			 logged;	/* this request's line is written */
 	const char		*detail;	/* a refusal's why, for people */
 	/*

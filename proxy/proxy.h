@@ -36,9 +36,11 @@ void		 proxy_free(struct proxy *);
 /*
  * Run mode: who opened a connection the proxy accepted (SPEC 5's pid and
  * exe), asked once at each accept; 0, or -1 when it cannot be known.
+ * *transparent: the sandbox's broker opened it for a program that ignores
+ * the proxy, and asks in SOCKS5 for that program's target (SPEC 6.6).
  */
 typedef int	(*proxy_owner_fn)(void *arg, int fd, pid_t *pid, char *exe,
-		    size_t len);
+		    size_t len, bool *transparent);
 void		 proxy_set_owner(struct proxy *, proxy_owner_fn, void *arg);
 
 /*

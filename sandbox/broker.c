@@ -271,6 +271,7 @@ take_conf(struct broker *b, struct event_base *base,
 	b->bindfds = conf->bindfds;
 	b->nbinds = conf->nbinds;
 	b->proxy_port = conf->proxy_port;
+	b->transparent = conf->transparent;
 	b->landlock_abi = conf->landlock_abi;
 	b->init = conf->init;
 	b->getfd = conf->getfd;

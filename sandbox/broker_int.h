@@ -81,6 +81,7 @@ struct pending {
 	bool			 own;		/* to a listener of the command's */
 	int			 target;	/* O_PATH of a unix peer, or -1 */
 	unsigned long		 ino;		/* the caller's socket's */
+	struct tproxy		*tp;		/* through the proxy (6.6) */
 	struct sockaddr_storage	 addr;
 	socklen_t		 addrlen;
 	struct event		*ev;
@@ -103,6 +104,7 @@ struct broker {
 	int			*bindfds;
 	size_t			 nbinds;
 	unsigned short		 proxy_port;
+	bool			 transparent;	/* other TCP through the proxy */
 	int			 landlock_abi;	/* the command's */
 	pid_t			 init;
 	bool			 getfd;
@@ -186,6 +188,27 @@ int	 broker_take_socket(struct broker *, struct caller *, int fd, int *err);
 int	 broker_describe(pid_t tid, int fd, unsigned long *ino, int *flags,
 	    bool *cloexec, char *proto, size_t protolen);
 
+/* broker_pending.c: a connect made without blocking the loop. */
+void	 broker_run_connect(struct pending *);
+void	 broker_finish(struct pending *, int err);	/* answered, freed */
+int	 broker_install(struct pending *);	/* the fresh socket, in place */
+void	 broker_pending_release(struct pending *);	/* freed, unanswered */
+void	 broker_pending_free(struct broker *, bool gone);
+
+/* tproxy.c: a TCP connect carried through the proxy (SPEC 6.6). */
+#define TPROXY_REPLY_MAX	(6 + 1 + 255 + 2)
+struct tproxy *tproxy_new(const struct sockaddr_storage *target, socklen_t);
+void	 tproxy_free(struct tproxy *);
+bool	 tproxy_asked(const struct tproxy *);
+int	 tproxy_proxy_addr(int family, unsigned short port,
+	    struct sockaddr_storage *, socklen_t *);
+int	 tproxy_ask(struct tproxy *, struct event_base *, int sock,
+	    void (*cb)(void *, int), void *arg);
+/* Pure: the SOCKS5 request for a target; the bytes of a reply still due. */
+size_t	 tproxy_request(const struct sockaddr_storage *, socklen_t,
+	    uint8_t *buf, size_t len);
+int	 tproxy_reply(const uint8_t *, size_t got);
+
 /* broker_held.c: sockets bound in the caller's place; its own listeners. */
 int	 broker_held_find(const struct broker *, unsigned long ino);
 void	 broker_held_drop(struct broker *, size_t i);
@@ -203,7 +226,7 @@ void	 broker_listen(struct broker *, const struct seccomp_notif *,
 	    const struct brokered *);
 void	 broker_setsockopt(struct broker *, const struct seccomp_notif *,
 	    const struct brokered *);
-void	 broker_pending_free(struct broker *, bool gone);
+
 void	 broker_meta(struct broker *, const struct seccomp_notif *,
 	    const struct brokered *);		/* broker_meta.c */
 void	 broker_signal(struct broker *, const struct seccomp_notif *,

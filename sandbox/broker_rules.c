@@ -171,6 +171,11 @@ decide_tcp(const struct broker_rules *r, const struct broker_call *c,
 	d->port = ntohs(c->addr->ss_family == AF_INET ? sin->sin_port :
 	    sin6->sin6_port);
 	if (!loopback(c->addr, &lo)) {
+		/* TCP goes through the proxy, which decides it (SPEC 6.6). */
+		if (r->transparent && c->tcp) {
+			d->verdict = BROKER_TRANSPARENT;
+			return;
+		}
 		/* No route off loopback in the namespace: as it would say. */
 		refuse_direct(d, r->mode == BROKER_NS ? ENETUNREACH : EACCES);
 		return;
@@ -618,6 +623,24 @@ broker_refuse_taken(struct broker_decision *d)
  * of its root (a link, "..") or another's listener (EACCES): a refused
  * endpoint, said.  True when err is one.
  */
+/*
+ * A loopback port of the host's that another process listens on: not
+ * CMD's own server, so the proxy decides it like any other address (it
+ * refuses loopback unless the policy allows it).  A port nobody listens
+ * on stays ECONNREFUSED, unlogged, as the kernel says: a test suite
+ * polling for its own server's port is not trying a way out.
+ */
+bool
+broker_transparent_found(const struct broker_rules *r,
+    const struct broker_call *c, struct broker_decision *d, int err)
+{
+	if (err != EACCES || !r->transparent || !c->tcp ||
+	    d->verdict != BROKER_OWNED)
+		return false;
+	d->verdict = BROKER_TRANSPARENT;
+	return true;
+}
+
 bool
 broker_refuse_found(struct broker_decision *d, int err)
 {

@@ -26,6 +26,7 @@
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/un.h>
+#include <netinet/in.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 #include <utime.h>
@@ -52,7 +53,8 @@
  * /proc/PID/status to read for its tgid).
  */
 static void
-say_connecting(struct broker *b, const struct seccomp_notif *req, int sock)
+say_connecting(struct broker *b, const struct seccomp_notif *req, int sock,
+    bool transparent)
 {
 	struct broker_conn c;
 	struct stat st;
@@ -61,6 +63,7 @@ say_connecting(struct broker *b, const struct seccomp_notif *req, int sock)
 		return;
 	memset(&c, 0, sizeof(c));
 	c.ino = (unsigned long)st.st_ino;
+	c.transparent = transparent;
 	c.pid = (pid_t)req->pid;
 	if ((c.pidfd = (int)syscall(SYS_pidfd_open, c.pid, 0)) == -1) {
 		/* Another thread of its process: by the process's leader. */
@@ -72,177 +75,6 @@ say_connecting(struct broker *b, const struct seccomp_notif *req, int sock)
 	if (c.pidfd != -1) {
 		b->connecting(b->arg, &c);
 		(void)close(c.pidfd);
-	}
-}
-
-static void
-pending_free(struct pending *p)
-{
-	if (p->ev != NULL)
-		event_free(p->ev);
-	if (p->sock != -1)
-		(void)close(p->sock);
-	if (p->target != -1)
-		(void)close(p->target);
-	free(p);
-}
-
-static void
-unlink_pending(struct pending *p)
-{
-	TAILQ_REMOVE(&p->b->pending, p, entry);
-	p->b->npending--;
-}
-
-static void
-finish(struct pending *p, int err)
-{
-	(void)broker_respond(p->b, p->id, err);
-	pending_free(p);
-}
-
-/*
- * A fresh socket goes in the caller's place, with the caller's O_NONBLOCK
- * and FD_CLOEXEC: then the answer.  0 or an errno.
- */
-static int
-install(struct pending *p)
-{
-	struct seccomp_notif_addfd a;
-
-	if (fcntl(p->sock, F_SETFL, p->flags & O_NONBLOCK) == -1)
-		return errno;
-	memset(&a, 0, sizeof(a));
-	a.id = p->id;
-	a.flags = SECCOMP_ADDFD_FLAG_SETFD;
-	a.srcfd = (uint32_t)p->sock;
-	a.newfd = (uint32_t)p->fdno;
-	a.newfd_flags = p->cloexec ? O_CLOEXEC : 0;
-	if (ioctl(p->b->notify, SECCOMP_IOCTL_NOTIF_ADDFD, &a) == -1)
-		return errno == ENOENT ? ENOENT : EBADF;
-	return 0;
-}
-
-/* The end of a connect: put a fresh socket in place if it connected. */
-static void
-complete(struct pending *p, int err)
-{
-	int e;
-
-	if (p->fresh && (err == 0 || err == EINPROGRESS) &&
-	    (e = install(p)) != 0)
-		err = e;
-	finish(p, err);
-}
-
-/* One attempt, without blocking the loop. */
-static int
-try_connect(struct pending *p)
-{
-	struct sockaddr_un sun;
-	const struct sockaddr *sa = (const void *)&p->addr;
-	socklen_t len = p->addrlen;
-	int rv, err;
-
-	if (p->target != -1) {
-		memset(&sun, 0, sizeof(sun));
-		sun.sun_family = AF_UNIX;
-		snprintf(sun.sun_path, sizeof(sun.sun_path), "/proc/self/fd/%d",
-		    p->target);
-		sa = (const void *)&sun;
-		len = (socklen_t)sizeof(sun);
-	}
-	/* The caller's own socket: non-blocking for this one call. */
-	if (!p->fresh && !(p->flags & O_NONBLOCK))
-		(void)fcntl(p->sock, F_SETFL, p->flags | O_NONBLOCK);
-	rv = connect(p->sock, len > 0 ? sa : NULL, len);
-	err = rv == 0 ? 0 : errno;
-	if (!p->fresh && !(p->flags & O_NONBLOCK))
-		(void)fcntl(p->sock, F_SETFL, p->flags);
-	return err;
-}
-
-static void wait_cb(evutil_socket_t, short, void *);
-
-/* A blocking caller waits until its connect ends one way or the other. */
-static void
-wait_for(struct pending *p, int err)
-{
-	struct timeval tv = { 0, RETRY_MS * 1000 };
-	short what = err == EINPROGRESS ? EV_WRITE : EV_TIMEOUT;
-
-	if (p->b->npending >= MAX_PENDING) {
-		finish(p, EAGAIN);
-		return;
-	}
-	p->ev = event_new(p->b->base, err == EINPROGRESS ? p->sock : -1, what,
-	    wait_cb, p);
-	if (p->ev == NULL || event_add(p->ev, err == EINPROGRESS ? NULL :
-	    &tv) == -1) {
-		finish(p, ENOMEM);
-		return;
-	}
-	TAILQ_INSERT_TAIL(&p->b->pending, p, entry);
-	p->b->npending++;
-}
-
-/* Connect, and answer now, or when it is done for a blocking caller. */
-static void
-run_connect(struct pending *p)
-{
-	int err = try_connect(p);
-
-	/* To a listener of the command's: known as its own at accept. */
-	if (p->own && (err == 0 || err == EINPROGRESS)) {
-		p->own = false;
-		if (inbound_add(&p->b->inbound, p->sock, &p->addr) != 0) {
-			complete(p, ENOBUFS);
-			return;
-		}
-	}
-
-	if ((p->flags & O_NONBLOCK) || (err != EINPROGRESS && err != EAGAIN))
-		complete(p, err);
-	else
-		wait_for(p, err);
-}
-
-static void
-wait_cb(evutil_socket_t fd, short what, void *arg)
-{
-	struct pending *p = arg;
-	socklen_t len = sizeof(int);
-	int err;
-
-	unlink_pending(p);
-	event_free(p->ev);
-	p->ev = NULL;
-	if (what & EV_WRITE) {
-		if (getsockopt(p->sock, SOL_SOCKET, SO_ERROR, &err, &len) == -1)
-			err = errno;
-		complete(p, err);
-		return;
-	}
-	if (!broker_alive(p->b, p->id)) {
-		pending_free(p);
-		return;
-	}
-	/* A unix listener's backlog was full: try again. */
-	run_connect(p);
-}
-
-/* The connects waiting: all of them, or (gone) those whose caller is. */
-void
-broker_pending_free(struct broker *b, bool gone)
-{
-	struct pending *p, *next;
-
-	for (p = TAILQ_FIRST(&b->pending); p != NULL; p = next) {
-		next = TAILQ_NEXT(p, entry);
-		if (gone && broker_alive(b, p->id))
-			continue;
-		unlink_pending(p);
-		pending_free(p);
 	}
 }
 
@@ -435,25 +267,30 @@ say_watched(pid_t tid, int fd)
  */
 static int
 the_socket(struct broker *b, struct caller *who, struct pending *p,
-    int *domain, int *type, int *proto)
+    struct broker_call *call, int *type, int *proto)
 {
 	socklen_t optlen = sizeof(int);
 	char pname[32];
-	int err;
+	int err, *domain = &call->domain;
 
 	if (b->getfd) {
 		if ((p->sock = broker_take_socket(b, who, p->fdno, &err)) == -1)
 			return err;
 		if (getsockopt(p->sock, SOL_SOCKET, SO_DOMAIN, domain,
-		    &optlen) == -1 || (p->flags = fcntl(p->sock, F_GETFL)) ==
-		    -1)
+		    &optlen) == -1 || getsockopt(p->sock, SOL_SOCKET, SO_TYPE,
+		    type, &optlen) == -1 || getsockopt(p->sock, SOL_SOCKET,
+		    SO_PROTOCOL, proto, &optlen) == -1 ||
+		    (p->flags = fcntl(p->sock, F_GETFL)) == -1)
 			return errno == ENOTSOCK ? ENOTSOCK : EBADF;
+		call->tcp = (*domain == AF_INET || *domain == AF_INET6) &&
+		    *type == SOCK_STREAM && *proto == IPPROTO_TCP;
 		return 0;
 	}
 	if ((err = broker_describe(who->tid, p->fdno, &p->ino, &p->flags,
 	    &p->cloexec, pname, sizeof(pname))) != 0 ||
 	    (err = fresh_kind(b, p, pname, domain, type, proto)) != 0)
 		return err;
+	call->tcp = strcmp(pname, "TCP") == 0 || strcmp(pname, "TCPv6") == 0;
 	if ((p->flags & O_NONBLOCK) && broker_watched(who->tid, p->fdno, p->ino)) {
 		say_watched(who->tid, p->fdno);
 		return EOPNOTSUPP;
@@ -486,25 +323,25 @@ socket_call(struct broker *b, const struct seccomp_notif *req,
 	/* connect(fd, addr, len), bind: the kernel reads len as an int. */
 	if ((int)req->data.args[2] < 0 ||
 	    (size_t)(int)req->data.args[2] > sizeof(p->addr)) {
-		finish(p, EINVAL);
+		broker_finish(p, EINVAL);
 		return NULL;
 	}
 	p->addrlen = (socklen_t)(int)req->data.args[2];
 	who = broker_caller_of(b, (pid_t)req->pid);
 	if (p->addrlen > 0 && (err = broker_read_mem(b, who, req->data.args[1],
 	    &p->addr, p->addrlen)) != 0) {
-		finish(p, err);
+		broker_finish(p, err);
 		return NULL;
 	}
 	memset(call, 0, sizeof(*call));
 	call->domain = AF_UNSPEC;
-	if ((err = the_socket(b, who, p, &call->domain, type, proto)) != 0) {
-		finish(p, err);
+	if ((err = the_socket(b, who, p, call, type, proto)) != 0) {
+		broker_finish(p, err);
 		return NULL;
 	}
 	/* Only now is what was read known to be the caller's. */
 	if (!broker_alive(b, req->id)) {
-		pending_free(p);
+		broker_pending_release(p);
 		return NULL;
 	}
 	call->addr = &p->addr;
@@ -629,6 +466,7 @@ rules_of(const struct broker *b, struct broker_rules *r)
 	r->roots = (const char *const *)b->roots;
 	r->nroots = b->nroots;
 	r->proxy_port = b->proxy_port;
+	r->transparent = b->transparent;
 	r->binds = (const char *const *)b->binds;
 	r->nbinds = b->nbinds;
 }
@@ -642,7 +480,20 @@ refuse_call(struct broker *b, const struct seccomp_notif *req,
 	if (d->direct)
 		broker_say_refused(b, (pid_t)req->pid, op, &p->addr, p->addrlen,
 		    cwd, 0);
-	finish(p, d->err);
+	broker_finish(p, d->err);
+}
+
+/*
+ * A connect carried through the proxy: made to the proxy's port, the
+ * target kept for the request.  0, or an errno.
+ */
+static int
+through_proxy(struct broker *b, struct pending *p, int domain)
+{
+	p->own = false;
+	if ((p->tp = tproxy_new(&p->addr, p->addrlen)) == NULL)
+		return ENOMEM;
+	return tproxy_proxy_addr(domain, b->proxy_port, &p->addr, &p->addrlen);
 }
 
 /* One connect() of the command: decided, then made. */
@@ -672,7 +523,11 @@ broker_connect(struct broker *b, const struct seccomp_notif *req,
 	else if (d.verdict == BROKER_OWNED) {
 		err = broker_owned_port(b, d.port);
 		p->own = b->mode == BROKER_LL;
+		if (broker_transparent_found(&rules, &call, &d, err))
+			err = 0;
 	}
+	if (d.verdict == BROKER_TRANSPARENT)
+		err = through_proxy(b, p, call.domain);
 	/* Out of the root (a link, ".."), or another's listener: logged. */
 	if (broker_refuse_found(&d, err)) {
 		refuse_call(b, req, p, BROKER_OP_CONNECT, &d, call.cwd);
@@ -684,12 +539,12 @@ broker_connect(struct broker *b, const struct seccomp_notif *req,
 	if (err == 0 && p->fresh)
 		opts_apply(b, p->ino, p->sock);
 	if (err != 0) {
-		finish(p, err);
+		broker_finish(p, err);
 		return;
 	}
-	if (d.to_proxy)
-		say_connecting(b, req, p->sock);
-	run_connect(p);
+	if (d.to_proxy || p->tp != NULL)
+		say_connecting(b, req, p->sock, p->tp != NULL);
+	broker_run_connect(p);
 }
 
 /* The caller's umask, for a unix socket made in its name. */
@@ -785,7 +640,7 @@ broker_bind(struct broker *b, const struct seccomp_notif *req,
 	}
 	if (p->fresh && (p->sock = socket(call.domain, type | SOCK_CLOEXEC,
 	    proto)) == -1) {
-		finish(p, errno);
+		broker_finish(p, errno);
 		return;
 	}
 	if (p->fresh)
@@ -807,10 +662,10 @@ broker_bind(struct broker *b, const struct seccomp_notif *req,
 		snprintf(path, sizeof(path), "/proc/self/fd/%d", p->sock);
 		if (broker_proc_readlink(path, link, sizeof(link)) > 0)
 			ino = diag_socket_inode(link);
-		if ((err = ino == 0 ? EBADF : install(p)) == 0)
+		if ((err = ino == 0 ? EBADF : broker_install(p)) == 0)
 			err = broker_held_add(b, p->sock, ino);
 	}
-	finish(p, err);
+	broker_finish(p, err);
 }
 
 /*

@@ -341,6 +341,7 @@ enum broker_verdict {
 	BROKER_AS_IS,		/* act with the copied address as it is */
 	BROKER_BENEATH,		/* a unix path: rest beneath roots[root] */
 	BROKER_OWNED,		/* loopback: only to a listener of CMD's */
+	BROKER_TRANSPARENT,	/* TCP elsewhere: through the proxy (6.6) */
 	BROKER_REFUSE		/* fail the call with err */
 };
 
@@ -354,12 +355,14 @@ struct broker_rules {
 	const char *const	*roots;		/* connect: canonical dirs */
 	size_t			 nroots;
 	unsigned short		 proxy_port;	/* on 127.0.0.1 */
+	bool			 transparent;	/* other TCP through the proxy */
 	const char *const	*binds;		/* unix bind: canonical dirs */
 	size_t			 nbinds;
 };
 
 struct broker_call {
 	int				 domain;	/* the socket's */
+	bool				 tcp;		/* a TCP stream socket */
 	const struct sockaddr_storage	*addr;
 	socklen_t			 addrlen;
 	const char			*cwd;	/* NULL: unknown */
@@ -425,6 +428,9 @@ bool	 broker_bind_port_check(const struct broker_decision *,
 	    enum broker_mode, int domain);
 void	 broker_refuse_taken(struct broker_decision *);
 bool	 broker_refuse_found(struct broker_decision *, int err);
+/* Landlock: a loopback port another's listener holds, through the proxy? */
+bool	 broker_transparent_found(const struct broker_rules *,
+	    const struct broker_call *, struct broker_decision *, int err);
 
 /* What the broker refused on the way out (SPEC 5's not_through_proxy). */
 enum broker_op {
@@ -451,6 +457,7 @@ struct broker_conn {
 	pid_t		 pid;		/* as we see it */
 	int		 pidfd;		/* of pid; the broker's, closed after */
 	char		 exe[256];	/* "" when it cannot be read */
+	bool		 transparent;	/* the broker asks for CMD's target */
 };
 
 struct broker;
@@ -470,6 +477,7 @@ struct broker_conf {
 	const char *const	*readonly;	/*   but not in these */
 	size_t			 nreadonly;
 	unsigned short		 proxy_port;	/* on 127.0.0.1, as CMD sees it */
+	bool			 transparent;	/* other TCP through the proxy */
 	int			 landlock_abi;	/* the command's (scopes: 6) */
 	pid_t			 init;		/* the command's processes below */
 	bool			 getfd;		/* pidfd_getfd may be used */
@@ -491,6 +499,7 @@ struct owner_entry {
 	unsigned long	 ino;
 	pid_t		 pid;		/* the host's; 0: unknown */
 	char		 exe[256];
+	bool		 transparent;	/* carried through the proxy (6.6) */
 };
 struct owner_table {
 	struct owner_entry	 e[OWNER_MAX];	/* a ring, oldest at head */
@@ -498,10 +507,10 @@ struct owner_table {
 };
 void	 owner_table_init(struct owner_table *);
 void	 owner_add(struct owner_table *, unsigned long ino, pid_t pid,
-	    const char *exe);
+	    const char *exe, bool transparent);
 /* The owner of ino, taken out of the table; false: not known. */
 bool	 owner_take(struct owner_table *, unsigned long ino, pid_t *pid,
-	    char *exe, size_t len);
+	    char *exe, size_t len, bool *transparent);
 
 /*
  * The command's own loopback connections, made by the broker, until a

@@ -213,6 +213,7 @@ struct sandbox_request {
 	const char		 *sign_key;	/* denied like a credential */
 	struct sandbox_limits	  limits;
 	unsigned short		  host_port;	/* the proxy, without netns */
+	bool			  transparent;	/* other TCP through it (6.6) */
 	const struct sandbox_tty *tty;		/* NULL: streams as they are */
 	bool			  trial;	/* no exec: sandbox_trial's steps */
 };
@@ -319,10 +320,11 @@ bool	 sandbox_queued(const struct sandbox_child *);
  * The confined process that opened fd, a connection accepted on the
  * proxy's port (SPEC 5's pid, as the host sees it, and exe): 0, or -1
  * when it cannot be known (not a confined command's, or gone already).
- * Each connection's owner is told once.
+ * Each connection's owner is told once.  *transparent: the broker made
+ * it for a connect elsewhere, and asks for CMD's target (SPEC 6.6).
  */
 int	 sandbox_owner(struct sandbox_child *, int fd, pid_t *pid, char *exe,
-	    size_t len);
+	    size_t len, bool *transparent);
 
 /* The proxy's listener inside CMD's network namespace, or -1 (taken). */
 int	 sandbox_take_listener(struct sandbox_child *, unsigned short *port);

@@ -753,6 +753,7 @@ init_broker(struct job *j, struct event_base *base, int notify)
 	bc.readonly = j->req->ro_roots;
 	bc.nreadonly = j->req->nro_roots;
 	bc.proxy_port = j->ns ? j->port : j->req->host_port;
+	bc.transparent = j->req->transparent;
 	bc.landlock_abi = j->plan->landlock ? j->plan->landlock_abi : 0;
 	bc.init = getpid();
 	bc.getfd = j->plan->getfd;
@@ -1288,7 +1289,8 @@ dispatch(struct sandbox_child *c, const struct msg *m, int *fds,
 		/* A process gone already has no pid to give: no owner. */
 		pid = c->ns ? (nfds > 0 ? pidfd_pid(fds[0]) : 0) : m->conn.pid;
 		if (pid > 0)
-			owner_add(&c->owners, m->conn.ino, pid, m->conn.exe);
+			owner_add(&c->owners, m->conn.ino, pid, m->conn.exe,
+			    m->conn.transparent);
 		break;
 	case MSG_EXIT:
 		c->wstatus = m->wstatus;
@@ -1463,11 +1465,12 @@ sandbox_queued(const struct sandbox_child *c)
 
 int
 sandbox_owner(struct sandbox_child *c, int fd, pid_t *pid, char *exe,
-    size_t len)
+    size_t len, bool *transparent)
 {
 	unsigned long ino;
 
 	*pid = 0;
+	*transparent = false;
 	if (len > 0)
 		exe[0] = '\0';
 	if ((ino = diag_tcp_peer(c->diag, fd)) == 0)
@@ -1476,7 +1479,7 @@ sandbox_owner(struct sandbox_child *c, int fd, pid_t *pid, char *exe,
 	 * The broker said so before the connect was made: if not read yet,
 	 * it is queued on the control socket now.
 	 */
-	while (!owner_take(&c->owners, ino, pid, exe, len))
+	while (!owner_take(&c->owners, ino, pid, exe, len, transparent))
 		if (pump(c, 0) == -1)
 			return -1;
 	return 0;
