@@ -116,6 +116,7 @@ static act_fn *const acts[BCALL_FAMILIES] = {
 	[BCALL_SIGNAL] = broker_signal,
 	[BCALL_SETSOCKOPT] = broker_setsockopt,
 	[BCALL_ACCEPT] = handle_accept,
+	[BCALL_PEERNAME] = broker_getpeername,
 };
 
 /* Each row's number here, resolved once (broker_new); -1: none here. */

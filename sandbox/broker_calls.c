@@ -74,6 +74,8 @@ const struct brokered brokered_calls[] = {
 	SOCK("connect", BCALL_CONNECT),
 	SOCK("bind", BCALL_BIND),
 	SOCK("listen", BCALL_LISTEN),
+	/* The address a connect through the proxy asked for (SPEC 6.6). */
+	SOCK("getpeername", BCALL_PEERNAME),
 
 	PROC("setpriority", PROCALL_PRIORITY, 1, PRIO_USER),
 	PROC("ioprio_set", PROCALL_IOPRIO, 1, IOPRIO_WHO_USER),

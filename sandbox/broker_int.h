@@ -87,6 +87,14 @@ struct pending {
 	struct event		*ev;
 };
 
+/* A socket connected through the proxy, and the address asked for. */
+#define PEERS_MAX	1024
+struct broker_peer {
+	unsigned long		 ino;
+	struct sockaddr_storage	 addr;
+	socklen_t		 len;
+};
+
 struct broker {
 	struct event_base	*base;
 	enum broker_mode	 mode;
@@ -105,6 +113,8 @@ struct broker {
 	size_t			 nbinds;
 	unsigned short		 proxy_port;
 	bool			 transparent;	/* other TCP through the proxy */
+	struct broker_peer	 peers[PEERS_MAX];
+	size_t			 npeers, peers_next;
 	int			 landlock_abi;	/* the command's */
 	pid_t			 init;
 	bool			 getfd;
@@ -195,11 +205,19 @@ int	 broker_install(struct pending *);	/* the fresh socket, in place */
 void	 broker_pending_release(struct pending *);	/* freed, unanswered */
 void	 broker_pending_free(struct broker *, bool gone);
 
+/* broker_peer.c: the peer a connect through the proxy asked for. */
+void	 broker_peer_add(struct broker *, int sock,
+	    const struct sockaddr_storage *, socklen_t);
+void	 broker_getpeername(struct broker *, const struct seccomp_notif *,
+	    const struct brokered *);
+
 /* tproxy.c: a TCP connect carried through the proxy (SPEC 6.6). */
 #define TPROXY_REPLY_MAX	(6 + 1 + 255 + 2)
 struct tproxy *tproxy_new(const struct sockaddr_storage *target, socklen_t);
 void	 tproxy_free(struct tproxy *);
 bool	 tproxy_asked(const struct tproxy *);
+const struct sockaddr_storage *tproxy_target(const struct tproxy *,
+	    socklen_t *);
 int	 tproxy_proxy_addr(int family, unsigned short port,
 	    struct sockaddr_storage *, socklen_t *);
 int	 tproxy_ask(struct tproxy *, struct event_base *, int sock,

@@ -113,6 +113,8 @@ static void
 complete(struct pending *p, int err)
 {
 	struct sockaddr unspec = { .sa_family = AF_UNSPEC };
+	const struct sockaddr_storage *to;
+	socklen_t tolen;
 	int e;
 
 	if (p->tp != NULL && !tproxy_asked(p->tp)) {
@@ -122,6 +124,11 @@ complete(struct pending *p, int err)
 	}
 	if (p->tp != NULL && err != 0 && !p->fresh)
 		(void)connect(p->sock, &unspec, sizeof(unspec));
+	/* getpeername() says the address asked for (broker_peer.c). */
+	if (p->tp != NULL && err == 0) {
+		to = tproxy_target(p->tp, &tolen);
+		broker_peer_add(p->b, p->sock, to, tolen);
+	}
 	if (p->fresh && (err == 0 || err == EINPROGRESS) &&
 	    (e = broker_install(p)) != 0)
 		err = e;

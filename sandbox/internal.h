@@ -162,6 +162,7 @@ enum broker_family {
 	BCALL_SIGNAL,		/* whom a signal reaches (landlock) */
 	BCALL_SETSOCKOPT,	/* kept for fresh sockets; SO_REUSEPORT */
 	BCALL_ACCEPT,		/* accept.c; op 1: accept4() */
+	BCALL_PEERNAME,		/* broker_peer.c: a connect through the proxy */
 	BCALL_FAMILIES
 };
 enum broker_stop {

@@ -66,6 +66,13 @@ tproxy_asked(const struct tproxy *t)
 	return t->asked;
 }
 
+const struct sockaddr_storage *
+tproxy_target(const struct tproxy *t, socklen_t *len)
+{
+	*len = t->targetlen;
+	return &t->target;
+}
+
 /* The proxy's address (127.0.0.1:port) in the family of the socket. */
 int
 tproxy_proxy_addr(int family, unsigned short port,

@@ -14,7 +14,11 @@
  *   - the overrides: a TCP bind let through in the landlock confinement
  *     has the host's listeners looked at, and is refused EADDRINUSE
  *     (said) when taken; a connect found out of its root is refused
- *     EACCES (said).
+ *     EACCES (said);
+ *   - transparent (SPEC 6.6): TCP off loopback goes through the proxy, UDP
+ *     and transparent off do not; in landlock, a loopback port another's
+ *     listener holds goes through it, a port nobody holds stays
+ *     ECONNREFUSED; the SOCKS5 request asked and the reply read exactly.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -30,7 +34,11 @@
 #include <cmocka.h>
 #include <seccomp.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
 #include "sandbox/internal.h"
+#include "sandbox/broker_int.h"
 
 #define UNUSED	__attribute__((unused))
 
@@ -193,6 +201,118 @@ test_overrides(void **state UNUSED)
 	assert_true(d.direct);
 }
 
+static void
+v4(struct sockaddr_storage *ss, socklen_t *len, const char *a, int port)
+{
+	struct sockaddr_in *sin = (void *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	sin->sin_family = AF_INET;
+	sin->sin_port = htons((uint16_t)port);
+	assert_int_equal(inet_pton(AF_INET, a, &sin->sin_addr), 1);
+	*len = sizeof(*sin);
+}
+
+/* Which connects go through the proxy. */
+static void
+test_transparent_decide(void **state UNUSED)
+{
+	struct broker_rules on = { .mode = BROKER_NS, .proxy_port = 8080,
+	    .transparent = true }, off = on;
+	struct sockaddr_storage ss;
+	struct broker_call c = { .domain = AF_INET, .tcp = true, .addr = &ss };
+	struct broker_decision d;
+
+	off.transparent = false;
+	v4(&ss, &c.addrlen, "192.0.2.7", 5432);
+	broker_decide(&on, &c, &d);
+	assert_int_equal(d.verdict, BROKER_TRANSPARENT);
+	assert_int_equal(d.port, 5432);
+	broker_decide(&off, &c, &d);
+	assert_int_equal(d.verdict, BROKER_REFUSE);
+	assert_int_equal(d.err, ENETUNREACH);
+	on.mode = off.mode = BROKER_LL;
+	broker_decide(&off, &c, &d);
+	assert_int_equal(d.err, EACCES);
+	/* UDP (a connected datagram socket) is not carried. */
+	c.tcp = false;
+	broker_decide(&on, &c, &d);
+	assert_int_equal(d.verdict, BROKER_REFUSE);
+	assert_true(d.direct);
+	/* Loopback, landlock: the proxy itself, a port nobody or another holds. */
+	c.tcp = true;
+	v4(&ss, &c.addrlen, "127.0.0.1", 8080);
+	broker_decide(&on, &c, &d);
+	assert_true(d.to_proxy);
+	assert_int_equal(d.verdict, BROKER_AS_IS);
+	v4(&ss, &c.addrlen, "127.0.0.1", 5432);
+	broker_decide(&on, &c, &d);
+	assert_int_equal(d.verdict, BROKER_OWNED);
+	assert_false(broker_transparent_found(&on, &c, &d, ECONNREFUSED));
+	assert_false(broker_transparent_found(&on, &c, &d, 0));
+	assert_false(broker_transparent_found(&off, &c, &d, EACCES));
+	assert_true(broker_transparent_found(&on, &c, &d, EACCES));
+	assert_int_equal(d.verdict, BROKER_TRANSPARENT);
+	/* Namespaces: loopback is the command's own. */
+	on.mode = BROKER_NS;
+	broker_decide(&on, &c, &d);
+	assert_int_equal(d.verdict, BROKER_AS_IS);
+}
+
+/* The SOCKS5 request the broker sends, and the reply it reads. */
+static void
+test_transparent_socks(void **state UNUSED)
+{
+	static const uint8_t want4[] = { 5, 1, 0, 5, 1, 0, 1, 192, 0, 2, 7,
+	    0x15, 0x38 };
+	static const uint8_t ok[] = { 5, 0, 5, 0, 0, 1, 0, 0, 0, 0, 0, 0 };
+	struct sockaddr_storage ss;
+	struct sockaddr_in6 *sin6 = (void *)&ss;
+	uint8_t buf[64], r[12];
+	socklen_t len;
+	size_t n;
+
+	v4(&ss, &len, "192.0.2.7", 5432);
+	n = tproxy_request(&ss, len, buf, sizeof(buf));
+	assert_int_equal(n, sizeof(want4));
+	assert_memory_equal(buf, want4, n);
+	assert_int_equal(tproxy_request(&ss, len, buf, 12), 0);
+	assert_int_equal(tproxy_request(&ss, len - 1, buf, sizeof(buf)), 0);
+	/* IPv6, and v4-mapped asked for as IPv4. */
+	memset(&ss, 0, sizeof(ss));
+	sin6->sin6_family = AF_INET6;
+	sin6->sin6_port = htons(443);
+	assert_int_equal(inet_pton(AF_INET6, "2001:db8::1", &sin6->sin6_addr),
+	    1);
+	n = tproxy_request(&ss, sizeof(*sin6), buf, sizeof(buf));
+	assert_int_equal(n, 3 + 4 + 16 + 2);
+	assert_int_equal(buf[6], 4);
+	assert_int_equal(inet_pton(AF_INET6, "::ffff:192.0.2.7",
+	    &sin6->sin6_addr), 1);
+	n = tproxy_request(&ss, sizeof(*sin6), buf, sizeof(buf));
+	assert_int_equal(n, 3 + 4 + 4 + 2);
+	assert_int_equal(buf[6], 1);
+	/* The reply: read to its last byte, and no further. */
+	assert_int_equal(tproxy_reply(ok, 0), 6);
+	assert_int_equal(tproxy_reply(ok, 2), 4);
+	assert_int_equal(tproxy_reply(ok, 6), 6);
+	assert_int_equal(tproxy_reply(ok, 11), 1);
+	assert_int_equal(tproxy_reply(ok, 12), 0);
+	memcpy(r, ok, sizeof(r));
+	r[3] = 2;		/* not allowed by the rules */
+	assert_int_equal(tproxy_reply(r, 4), -ECONNREFUSED);
+	r[3] = 0;
+	r[1] = 0xff;		/* no acceptable method */
+	assert_int_equal(tproxy_reply(r, 2), -ECONNREFUSED);
+	r[1] = 0;
+	r[5] = 9;		/* no such address type */
+	assert_int_equal(tproxy_reply(r, 6), -ECONNREFUSED);
+	r[5] = 4;
+	assert_int_equal(tproxy_reply(r, 6), 18);
+	memcpy(r, "HTTP/1.1 200", 12);	/* not SOCKS5 */
+	assert_int_equal(tproxy_reply(r, 2), -ECONNREFUSED);
+}
+
 int
 main(void)
 {
@@ -201,6 +321,8 @@ main(void)
 		cmocka_unit_test(test_meta_allowed),
 		cmocka_unit_test(test_meta_writable),
 		cmocka_unit_test(test_overrides),
+		cmocka_unit_test(test_transparent_decide),
+		cmocka_unit_test(test_transparent_socks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
