@@ -140,6 +140,14 @@ d_log_failure(struct parser *ps, const struct directive *d,
 }
 
 static int
+d_transparent(struct parser *ps, const struct directive *d,
+    const struct word *w, int n)
+{
+	return parse_switch(ps, d, &w[0], "on", "off",
+	    &ps->conf->transparent);
+}
+
+static int
 d_allow_loopback(struct parser *ps, const struct directive *d,
     const struct word *w, int n)
 {
@@ -311,6 +319,7 @@ static const struct directive directives[] = {
 	{ "block_private", 1, 1, false, d_block_private, 0, 0, 0 },
 	{ "allow_loopback", 1, 1, false, d_allow_loopback, 0, 0, 0 },
 	{ "mode", 1, 1, false, d_mode, 0, 0, 0 },
+	{ "transparent", 1, 1, false, d_transparent, 0, 0, 0 },
 	{ "allow", 1, -1, true, d_rules, 0, 0, 0 },
 	{ "deny", 1, -1, true, d_rules, 0, 0, 0 },
 	{ "exempt", 1, -1, true, d_exempt, 0, 0, 0 },
@@ -412,6 +421,7 @@ conf_new(const char *source)
 	c->drain_timeout = DEFAULT_DRAIN_TIMEOUT;
 	c->max_connections = DEFAULT_MAX_CONNECTIONS;
 	c->max_header_bytes = DEFAULT_MAX_HEADER;
+	c->transparent = true;
 	return c;
 }
 

@@ -33,6 +33,7 @@ print_settings(FILE *f, const struct conf *c)
 		    "and logged report_only\n");
 	fprintf(f, "mode %s\n", egress_policy_report(c->policy) ? "report" :
 	    "enforce");
+	fprintf(f, "transparent %s\n", c->transparent ? "on" : "off");
 	if (c->nresolver == 0)
 		fprintf(f, "# resolver: the system's (/etc/resolv.conf)\n");
 	for (i = 0; i < c->nresolver; i++) {

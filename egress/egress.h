@@ -183,6 +183,16 @@ void	 egress_judge_target(const struct egress_policy *,
 	    const struct egress_target *, const struct egress_listener *,
 	    size_t nlisteners, struct egress_verdict *);
 /*
+ * Run mode's DNS answerer (SPEC 6.6): does 3.3 admit the name on some port
+ * before any address is judged?  Admitted: EGRESS_ALLOW or EGRESS_RESOLVE
+ * (report mode's report_only included), the verdict of an admitting port.
+ * Refused (EGRESS_DENY): the verdict of a port no rule names, with its
+ * reason and rule.  A name that is not a valid name, or reads as an
+ * address, is refused invalid_target.
+ */
+void	 egress_judge_name(const struct egress_policy *, const char *name,
+	    struct egress_verdict *);
+/*
  * Step 6 over every resolved address: the first failure denies them all.
  * pending is the EGRESS_RESOLVE verdict egress_judge_target gave for the
  * same target and policy; any other verdict is copied through unchanged.

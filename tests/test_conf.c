@@ -77,6 +77,7 @@ static const char default_text[] =
 	"block_private on\n"
 	"allow_loopback off\n"
 	"mode enforce\n"
+	"transparent on\n"
 	"# resolver: the system's (/etc/resolv.conf)\n"
 	"# listen: 127.0.0.1:0 unless --listen is given\n"
 	"connect_timeout 15s\n"
@@ -111,6 +112,7 @@ check_defaults(const struct conf *c, const char *source)
 	assert_int_equal(c->max_connections, 4096);
 	assert_int_equal(c->max_header_bytes, 65536);
 	assert_false(c->log_failure_serve);
+	assert_true(c->transparent);
 	assert_non_null(text = conf_format(c));
 	assert_string_equal(text, default_text);
 	free(text);
@@ -170,6 +172,10 @@ static const struct accept_case accept_cases[] = {
 	A_LINE("mode report", "mode report", "# report mode: what the rules "
 	    "refuse is let through and logged report_only"),
 	A_LINE("mode enforce", "mode enforce", NULL),
+	A_LINE("transparent off", "transparent off", NULL),
+	A_LINE("transparent on", "transparent on", NULL),
+	A_LINE("transparent off # proxy-aware programs only", "transparent off",
+	    NULL),
 	A_LINE("mode report # first run\r\n", "mode report", NULL),
 	A_LINE("listen_backlog 512", "listen_backlog 512", NULL),
 	A_LINE("log_failure_action refuse", "log_failure_action refuse",
@@ -377,6 +383,11 @@ static const struct error_case error_cases[] = {
 	E("mode report enforce", 1, "one value"),
 	E("mode report\nmode enforce", 2, "twice"),
 	E("log_failure_action ignore", 1, "is not serve or refuse"),
+	E("transparent yes", 1, "'yes' is not on or off"),
+	E("transparent On", 1, "is not on or off"),
+	E("transparent", 1, "needs a value"),
+	E("transparent on off", 1, "one value"),
+	E("transparent on\ntransparent off", 2, "twice"),
 	E("log_failure_action", 1, "needs a value"),
 	/* Rules. */
 	E("allow", 1, "needs a value"),
@@ -598,10 +609,11 @@ test_format_exact(void **state)
 	    "allow_loopback on\nallow B.example:80 *.c.example\n"
 	    "deny 10.0.0.0/8\nresolver 1.1.1.1\nlisten [::1]:0\n"
 	    "idle_timeout 90s\ndrain_timeout 0s\nconnect_timeout 1500ms\n"
-	    "default allow\n";
+	    "default allow\ntransparent off\n";
 	static const char want[] =
 	    "default allow\nblock_private on\nallow_loopback on\n"
-	    "mode enforce\nresolver 1.1.1.1:53\nlisten [::1]:0\n"
+	    "mode enforce\ntransparent off\nresolver 1.1.1.1:53\n"
+	    "listen [::1]:0\n"
 	    "connect_timeout 1500ms\ndns_timeout 5s\nheader_timeout 10s\n"
 	    "idle_timeout 90s\ndrain_timeout 0ms\nmax_connections 4096\n"
 	    "max_header_bytes 65536\n"
