@@ -32,6 +32,7 @@ const char *const audit_protocol_names[P_COUNT] = {
 	[P_SOCKS5] = "socks5",
 	[P_DIRECT] = "direct",		/* run mode: around the proxy */
 	[P_TRANSPARENT] = "transparent", /* run mode: a program's own TCP */
+	[P_DNS] = "dns",		/* run mode: a name lookup refused */
 };
 
 /* Indexed by "is it an allow". */

@@ -16,6 +16,7 @@
 #include "egress/egress.h"
 
 enum audit_protocol { P_HTTP, P_HTTP_CONNECT, P_SOCKS5, P_DIRECT, P_TRANSPARENT,
+    P_DNS,
     P_COUNT };
 
 extern const char *const audit_protocol_names[P_COUNT];

@@ -294,7 +294,6 @@ build_request(const struct options *o, enum sandbox_profile profile,
 	r->limits.max_procs = o->max_procs;
 	r->limits.tmpfs_size = o->tmpfs_size;
 	r->limits.max_memory = o->max_memory;
-	r->transparent = true;	/* TODO(conf): the policy's transparent */
 	return 0;
 }
 
@@ -587,10 +586,15 @@ listen_inside(struct run *r)
 /* Who opened a connection the proxy accepted: the sandbox knows. */
 static int
 run_owner(void *arg, int fd, pid_t *pid, char *exe, size_t len,
-    bool *transparent)
+    enum proxy_via *via)
 {
 	struct run *r = arg;
-	int rv = sandbox_owner(r->child, fd, pid, exe, len, transparent);
+	enum sandbox_via sv;
+	int rv = sandbox_owner(r->child, fd, pid, exe, len, &sv);
+
+	*via = sv == SANDBOX_VIA_DNS ? PROXY_VIA_DNS :
+	    sv == SANDBOX_VIA_TRANSPARENT ? PROXY_VIA_TRANSPARENT :
+	    PROXY_VIA_CLIENT;
 
 	/* Refusals read on the way wait for ctl_cb: init waits for them. */
 	if (sandbox_queued(r->child) && r->ctl_ev != NULL)
@@ -838,6 +842,7 @@ run_mode(const struct options *o, struct conf *c, struct report *rep)
 	    check_outputs(o, &r.req) == -1 || check_policy(o, &r.req) == -1 ||
 	    subjects_place(rep, o, &r.req) == -1)
 		goto out;
+	r.req.transparent = c->transparent;
 	if (o->log != NULL && ((logfd = serve_open_log(o->log)) == -1 ||
 	    check_links("--log", o->log, logfd, profile) == -1 ||
 	    report_log_fd(rep, logfd) == -1))

@@ -44,6 +44,7 @@ static const char *const protocols[] = {
 	[PROXY_HTTP_CONNECT] = "http_connect",
 	[PROXY_SOCKS5] = "socks5",
 	[PROXY_TRANSPARENT] = "transparent",
+	[PROXY_DNS] = "dns",
 };
 
 struct terminal *

@@ -76,14 +76,14 @@ static void
 conn_owner(struct conn *c)
 {
 	char exe[256];
-	bool transparent = false;
+	enum proxy_via via = PROXY_VIA_CLIENT;
 	pid_t pid;
 
 	if (c->px->owner == NULL || c->px->owner(c->px->owner_arg, c->fd,
-	    &pid, exe, sizeof(exe), &transparent) == -1 || pid <= 0)
+	    &pid, exe, sizeof(exe), &via) == -1 || pid <= 0)
 		return;
 	c->pid = pid;
-	c->transparent = transparent;
+	c->via = via;
 	if (exe[0] != '\0')
 		c->exe = strdup(exe);	/* none: the line says pid alone */
 }
@@ -175,10 +175,10 @@ sniff_start(struct conn *c)
 	/* Refused: it waits for its request only to log what it asked. */
 	if (c->over_limit)
 		inactive(c);
-	c->p = conn_proto_of(&first, 1);
-	c->proto = c->p->proto;
 	/* The broker asks in SOCKS5 for a program's own connect (6.6). */
-	if (c->transparent && c->proto == PROXY_SOCKS5)
+	c->p = c->via == PROXY_VIA_DNS ? &dns_proto : conn_proto_of(&first, 1);
+	c->proto = c->p->proto;
+	if (c->via == PROXY_VIA_TRANSPARENT && c->proto == PROXY_SOCKS5)
 		c->proto = PROXY_TRANSPARENT;
 	if (c->p->init != NULL && c->p->init(c) == -1) {
 		conn_close(c);

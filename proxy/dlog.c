@@ -79,6 +79,7 @@ static const char *const protocol_names[] = {
 	[PROXY_HTTP_CONNECT] = "http_connect",
 	[PROXY_SOCKS5] = "socks5",
 	[PROXY_TRANSPARENT] = "transparent",
+	[PROXY_DNS] = "dns",
 };
 
 static int	flush_held(struct dlog *);

@@ -57,7 +57,8 @@ enum proxy_protocol {
 	PROXY_HTTP,
 	PROXY_HTTP_CONNECT,
 	PROXY_SOCKS5,
-	PROXY_TRANSPARENT	/* run mode: SOCKS5 from the broker (SPEC 6.6) */
+	PROXY_TRANSPARENT,	/* run mode: SOCKS5 from the broker (SPEC 6.6) */
+	PROXY_DNS		/* run mode: a name lookup refused (SPEC 6.6) */
 };
 
 /*

@@ -100,6 +100,13 @@ struct proxy {
 	/* conn.c tells proxy.c when a connection is gone (for drain). */
 	void			(*conn_gone)(struct proxy *);
 	proxy_owner_fn		 owner;		/* run mode: who connected */
+	struct dns_fake		*fake;		/* run mode: names given (6.6) */
+	struct dns_said {		/* names refused lately: one line */
+		pid_t		 pid;
+		uint64_t	 ms;
+		char		 name[EGRESS_HOST_MAX + 1];
+	}			 dns_said[8];
+	size_t			 dns_said_next;
 	void			*owner_arg;
 };
 
@@ -193,7 +200,7 @@ struct conn_proto {
 	void			(*free)(struct conn *);
 };
 
-extern const struct conn_proto	http_proto, socks_proto;
+extern const struct conn_proto	http_proto, socks_proto, dns_proto;
 
 /* The protocol a client's first bytes name (HTTP when none are in). */
 const struct conn_proto	*conn_proto_of(const void *first, size_t got);
@@ -219,7 +226,7 @@ struct conn {
 	struct egress_target	 target;
 	pid_t			 pid;		/* run mode: who connected; 0 */
 	char			*exe;		/*   and its program, or NULL */
-	bool			 transparent;	/*   for a program (SPEC 6.6) */
+	enum proxy_via		 via;		/*   for a program (SPEC 6.6) */
 	bool			 logged;	/* this request's line is written */
 	const char		*detail;	/* a refusal's why, for people */
 	/*
@@ -265,6 +272,9 @@ void	 conn_start_tunnel(struct conn *, int origin_fd, const void *reply,
 	    size_t len);
 /* A new request on a kept-alive connection. */
 void	 conn_next_request(struct conn *);
+/* dnsconn.c: a target of the run's own range asks for its name. */
+void	 proxy_fake_target(struct conn *);
+
 /* Before a request is decided: the policy in force now (a reload). */
 void	 conn_policy_now(struct conn *);
 bool	 conn_over_limit(const struct proxy *);

@@ -150,6 +150,7 @@ proxy_free(struct proxy *px)
 	if (px->spare_fd != -1)
 		(void)close(px->spare_fd);
 	gen_release(px->gen);
+	dns_fake_free(px->fake);
 	free(px);
 }
 

@@ -36,11 +36,16 @@ void		 proxy_free(struct proxy *);
 /*
  * Run mode: who opened a connection the proxy accepted (SPEC 5's pid and
  * exe), asked once at each accept; 0, or -1 when it cannot be known.
- * *transparent: the sandbox's broker opened it for a program that ignores
- * the proxy, and asks in SOCKS5 for that program's target (SPEC 6.6).
+ * *via: whether the sandbox's broker opened it for a program that ignores
+ * the proxy (SPEC 6.6).
  */
+enum proxy_via {
+	PROXY_VIA_CLIENT,	/* a client that speaks to the proxy */
+	PROXY_VIA_TRANSPARENT,	/* the broker asks in SOCKS5 for its target */
+	PROXY_VIA_DNS		/* a DNS query over TCP, answered here */
+};
 typedef int	(*proxy_owner_fn)(void *arg, int fd, pid_t *pid, char *exe,
-		    size_t len, bool *transparent);
+		    size_t len, enum proxy_via *via);
 void		 proxy_set_owner(struct proxy *, proxy_owner_fn, void *arg);
 
 /*

@@ -188,6 +188,8 @@ request(struct conn *c, struct evbuffer *in)
 		return;
 	}
 	c->target = req.target;		/* zero when refused */
+	if (c->via == PROXY_VIA_TRANSPARENT)
+		proxy_fake_target(c);	/* an address the run's DNS gave */
 	if (rep != SOCKS_REP_OK) {
 		refuse(c, rep, req.reason, NULL);
 		return;

@@ -82,6 +82,7 @@ struct pending {
 	int			 target;	/* O_PATH of a unix peer, or -1 */
 	unsigned long		 ino;		/* the caller's socket's */
 	struct tproxy		*tp;		/* through the proxy (6.6) */
+	bool			 dns;		/*   a DNS query, answered there */
 	struct sockaddr_storage	 addr;
 	socklen_t		 addrlen;
 	struct event		*ev;

@@ -117,7 +117,8 @@ complete(struct pending *p, int err)
 	socklen_t tolen;
 	int e;
 
-	if (p->tp != NULL && !tproxy_asked(p->tp)) {
+	/* A DNS query over TCP: harn-egressd answers it on that socket. */
+	if (p->tp != NULL && !p->dns && !tproxy_asked(p->tp)) {
 		if (err == 0 && (err = ask_proxy(p)) == 0)
 			return;
 		err = ECONNREFUSED;

@@ -150,6 +150,8 @@ wildcard(const struct sockaddr_storage *ss)
 	    (a[12] | a[13] | a[14] | a[15]) == 0;
 }
 
+#define DNS_PORT	53
+
 /* TCP: the proxy, or a listener of CMD's (landlock); loopback (namespaces). */
 static void
 decide_tcp(const struct broker_rules *r, const struct broker_call *c,
@@ -174,6 +176,7 @@ decide_tcp(const struct broker_rules *r, const struct broker_call *c,
 		/* TCP goes through the proxy, which decides it (SPEC 6.6). */
 		if (r->transparent && c->tcp) {
 			d->verdict = BROKER_TRANSPARENT;
+			d->dns = d->port == DNS_PORT;
 			return;
 		}
 		/* No route off loopback in the namespace: as it would say. */
@@ -181,6 +184,17 @@ decide_tcp(const struct broker_rules *r, const struct broker_call *c,
 		return;
 	}
 	d->to_proxy = lo && d->port == r->proxy_port && r->proxy_port != 0;
+	/*
+	 * A resolver on loopback (systemd-resolved's 127.0.0.53, a cache on
+	 * 127.0.0.1) is answered by the run too: in the namespace nothing
+	 * can listen on 53 (no capability), in landlock it is the host's.
+	 */
+	if (r->transparent && c->tcp && d->port == DNS_PORT && !d->to_proxy &&
+	    r->mode == BROKER_NS) {
+		d->verdict = BROKER_TRANSPARENT;
+		d->dns = true;
+		return;
+	}
 	if (r->mode == BROKER_NS || d->to_proxy)
 		return;
 	d->verdict = BROKER_OWNED;
@@ -634,8 +648,12 @@ bool
 broker_transparent_found(const struct broker_rules *r,
     const struct broker_call *c, struct broker_decision *d, int err)
 {
-	if (err != EACCES || !r->transparent || !c->tcp ||
-	    d->verdict != BROKER_OWNED)
+	if (!r->transparent || !c->tcp || d->verdict != BROKER_OWNED ||
+	    err == 0)
+		return false;
+	/* Port 53 not the command's own: a resolver, answered by the run. */
+	d->dns = d->port == DNS_PORT;
+	if (err != EACCES && !d->dns)
 		return false;
 	d->verdict = BROKER_TRANSPARENT;
 	return true;

@@ -54,7 +54,7 @@
  */
 static void
 say_connecting(struct broker *b, const struct seccomp_notif *req, int sock,
-    bool transparent)
+    enum sandbox_via via)
 {
 	struct broker_conn c;
 	struct stat st;
@@ -63,7 +63,7 @@ say_connecting(struct broker *b, const struct seccomp_notif *req, int sock,
 		return;
 	memset(&c, 0, sizeof(c));
 	c.ino = (unsigned long)st.st_ino;
-	c.transparent = transparent;
+	c.via = via;
 	c.pid = (pid_t)req->pid;
 	if ((c.pidfd = (int)syscall(SYS_pidfd_open, c.pid, 0)) == -1) {
 		/* Another thread of its process: by the process's leader. */
@@ -488,9 +488,10 @@ refuse_call(struct broker *b, const struct seccomp_notif *req,
  * target kept for the request.  0, or an errno.
  */
 static int
-through_proxy(struct broker *b, struct pending *p, int domain)
+through_proxy(struct broker *b, struct pending *p, int domain, bool dns)
 {
 	p->own = false;
+	p->dns = dns;
 	if ((p->tp = tproxy_new(&p->addr, p->addrlen)) == NULL)
 		return ENOMEM;
 	return tproxy_proxy_addr(domain, b->proxy_port, &p->addr, &p->addrlen);
@@ -527,7 +528,7 @@ broker_connect(struct broker *b, const struct seccomp_notif *req,
 			err = 0;
 	}
 	if (d.verdict == BROKER_TRANSPARENT)
-		err = through_proxy(b, p, call.domain);
+		err = through_proxy(b, p, call.domain, d.dns);
 	/* Out of the root (a link, ".."), or another's listener: logged. */
 	if (broker_refuse_found(&d, err)) {
 		refuse_call(b, req, p, BROKER_OP_CONNECT, &d, call.cwd);
@@ -543,7 +544,9 @@ broker_connect(struct broker *b, const struct seccomp_notif *req,
 		return;
 	}
 	if (d.to_proxy || p->tp != NULL)
-		say_connecting(b, req, p->sock, p->tp != NULL);
+		say_connecting(b, req, p->sock, p->tp == NULL ?
+		    SANDBOX_VIA_CLIENT : p->dns ? SANDBOX_VIA_DNS :
+		    SANDBOX_VIA_TRANSPARENT);
 	broker_run_connect(p);
 }
 

@@ -164,6 +164,8 @@ env_is_ours(const char *entry, const struct sandbox_request *r,
 
 	if (sandbox_env_reserved(entry, n))
 		return true;
+	if (r->transparent && name_is(entry, n, "RES_OPTIONS"))
+		return true;	/* kept, with use-vc (env_add_resolver) */
 	if (named(r, entry, n))
 		return given_n(r, entry, n) != NULL;
 	return confined && (sandbox_env_dir_var(entry, n) ||
@@ -176,6 +178,25 @@ pair(const char *name, const char *value)
 	char *s;
 
 	return asprintf(&s, "%s=%s", name, value) == -1 ? NULL : s;
+}
+
+/*
+ * SPEC 6.6: the run answers names over TCP (the broker hands a connect to
+ * port 53 to harn-egressd): glibc's resolver asks over TCP with use-vc,
+ * the caller's other options kept.  0, or -1.
+ */
+static int
+env_add_resolver(struct strv *env, const struct sandbox_request *r)
+{
+	const char *v = getenv("RES_OPTIONS");
+	char *s;
+
+	if (!r->transparent)
+		return 0;
+	if (asprintf(&s, "RES_OPTIONS=%s%suse-vc", v != NULL ? v : "",
+	    v != NULL && v[0] != '\0' ? " " : "") == -1)
+		return -1;
+	return strv_add(env, s);
 }
 
 /* NAME=DIR/SUB */
@@ -393,7 +414,8 @@ sandbox_env_build(const struct sandbox_request *r, unsigned short port,
 		    "localhost,127.0.0.1,::1")) == -1)
 			goto fail;
 	/* Node's fetch ignores the proxy variables without it. */
-	if (port != 0 && strv_add(&env, pair("NODE_USE_ENV_PROXY", "1")) == -1)
+	if (port != 0 && (strv_add(&env, pair("NODE_USE_ENV_PROXY", "1")) ==
+	    -1 || env_add_resolver(&env, r) == -1))
 		goto fail;
 	err[0] = '\0';
 	return env.v;

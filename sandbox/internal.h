@@ -378,6 +378,7 @@ struct broker_decision {
 	char			 rest[4096];	/* relative to that root */
 	unsigned short		 port;		/* BROKER_OWNED */
 	bool			 to_proxy;	/* 127.0.0.1:proxy_port */
+	bool			 dns;		/* TRANSPARENT: a DNS query */
 };
 
 void	 broker_decide(const struct broker_rules *, const struct broker_call *,
@@ -458,7 +459,7 @@ struct broker_conn {
 	pid_t		 pid;		/* as we see it */
 	int		 pidfd;		/* of pid; the broker's, closed after */
 	char		 exe[256];	/* "" when it cannot be read */
-	bool		 transparent;	/* the broker asks for CMD's target */
+	enum sandbox_via via;		/* why the broker connects it */
 };
 
 struct broker;
@@ -500,7 +501,7 @@ struct owner_entry {
 	unsigned long	 ino;
 	pid_t		 pid;		/* the host's; 0: unknown */
 	char		 exe[256];
-	bool		 transparent;	/* carried through the proxy (6.6) */
+	enum sandbox_via via;		/* why the broker connected */
 };
 struct owner_table {
 	struct owner_entry	 e[OWNER_MAX];	/* a ring, oldest at head */
@@ -508,10 +509,10 @@ struct owner_table {
 };
 void	 owner_table_init(struct owner_table *);
 void	 owner_add(struct owner_table *, unsigned long ino, pid_t pid,
-	    const char *exe, bool transparent);
+	    const char *exe, enum sandbox_via);
 /* The owner of ino, taken out of the table; false: not known. */
 bool	 owner_take(struct owner_table *, unsigned long ino, pid_t *pid,
-	    char *exe, size_t len, bool *transparent);
+	    char *exe, size_t len, enum sandbox_via *);
 
 /*
  * The command's own loopback connections, made by the broker, until a

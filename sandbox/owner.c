@@ -22,7 +22,7 @@ owner_table_init(struct owner_table *t)
 
 void
 owner_add(struct owner_table *t, unsigned long ino, pid_t pid,
-    const char *exe, bool transparent)
+    const char *exe, enum sandbox_via via)
 {
 	struct owner_entry *e;
 	size_t i;
@@ -44,13 +44,13 @@ owner_add(struct owner_table *t, unsigned long ino, pid_t pid,
 fill:
 	e->ino = ino;
 	e->pid = pid;
-	e->transparent = transparent;
+	e->via = via;
 	snprintf(e->exe, sizeof(e->exe), "%s", exe);
 }
 
 bool
 owner_take(struct owner_table *t, unsigned long ino, pid_t *pid, char *exe,
-    size_t len, bool *transparent)
+    size_t len, enum sandbox_via *via)
 {
 	size_t i, k;
 
@@ -61,7 +61,7 @@ owner_take(struct owner_table *t, unsigned long ino, pid_t *pid, char *exe,
 		if (t->e[k].ino != ino)
 			continue;
 		*pid = t->e[k].pid;
-		*transparent = t->e[k].transparent;
+		*via = t->e[k].via;
 		snprintf(exe, len, "%s", t->e[k].exe);
 		/* Closed up: the entries after it move down one. */
 		for (; i + 1 < t->n; i++)

@@ -320,11 +320,16 @@ bool	 sandbox_queued(const struct sandbox_child *);
  * The confined process that opened fd, a connection accepted on the
  * proxy's port (SPEC 5's pid, as the host sees it, and exe): 0, or -1
  * when it cannot be known (not a confined command's, or gone already).
- * Each connection's owner is told once.  *transparent: the broker made
- * it for a connect elsewhere, and asks for CMD's target (SPEC 6.6).
+ * Each connection's owner is told once.  *via: whether the broker made
+ * it for a program that ignores the proxy (SPEC 6.6).
  */
+enum sandbox_via {
+	SANDBOX_VIA_CLIENT,	/* the command's own connect to the proxy */
+	SANDBOX_VIA_TRANSPARENT, /* the broker asks in SOCKS5 for its target */
+	SANDBOX_VIA_DNS		/* a DNS query over TCP, to be answered */
+};
 int	 sandbox_owner(struct sandbox_child *, int fd, pid_t *pid, char *exe,
-	    size_t len, bool *transparent);
+	    size_t len, enum sandbox_via *via);
 
 /* The proxy's listener inside CMD's network namespace, or -1 (taken). */
 int	 sandbox_take_listener(struct sandbox_child *, unsigned short *port);

@@ -1290,7 +1290,7 @@ dispatch(struct sandbox_child *c, const struct msg *m, int *fds,
 		pid = c->ns ? (nfds > 0 ? pidfd_pid(fds[0]) : 0) : m->conn.pid;
 		if (pid > 0)
 			owner_add(&c->owners, m->conn.ino, pid, m->conn.exe,
-			    m->conn.transparent);
+			    m->conn.via);
 		break;
 	case MSG_EXIT:
 		c->wstatus = m->wstatus;
@@ -1465,12 +1465,12 @@ sandbox_queued(const struct sandbox_child *c)
 
 int
 sandbox_owner(struct sandbox_child *c, int fd, pid_t *pid, char *exe,
-    size_t len, bool *transparent)
+    size_t len, enum sandbox_via *via)
 {
 	unsigned long ino;
 
 	*pid = 0;
-	*transparent = false;
+	*via = SANDBOX_VIA_CLIENT;
 	if (len > 0)
 		exe[0] = '\0';
 	if ((ino = diag_tcp_peer(c->diag, fd)) == 0)
@@ -1479,7 +1479,7 @@ sandbox_owner(struct sandbox_child *c, int fd, pid_t *pid, char *exe,
 	 * The broker said so before the connect was made: if not read yet,
 	 * it is queued on the control socket now.
 	 */
-	while (!owner_take(&c->owners, ino, pid, exe, len, transparent))
+	while (!owner_take(&c->owners, ino, pid, exe, len, via))
 		if (pump(c, 0) == -1)
 			return -1;
 	return 0;

@@ -374,31 +374,31 @@ static void
 test_owner_table(void **state UNUSED)
 {
 	static struct owner_table t;
-	bool tr;
+	enum sandbox_via tr;
 	char exe[256];
 	pid_t pid;
 	unsigned long i;
 
 	owner_table_init(&t);
 	assert_false(owner_take(&t, 7, &pid, exe, sizeof(exe), &tr));
-	owner_add(&t, 7, 100, "/usr/bin/curl", false);
-	owner_add(&t, 8, 101, "/usr/bin/python3", true);
-	owner_add(&t, 0, 102, "/ignored", false);
+	owner_add(&t, 7, 100, "/usr/bin/curl", SANDBOX_VIA_CLIENT);
+	owner_add(&t, 8, 101, "/usr/bin/python3", SANDBOX_VIA_TRANSPARENT);
+	owner_add(&t, 0, 102, "/ignored", SANDBOX_VIA_CLIENT);
 	assert_true(owner_take(&t, 8, &pid, exe, sizeof(exe), &tr));
-	assert_true(tr);	/* a connect carried through the proxy */
+	assert_int_equal(tr, SANDBOX_VIA_TRANSPARENT);
 	assert_int_equal(pid, 101);
 	assert_string_equal(exe, "/usr/bin/python3");
 	assert_false(owner_take(&t, 8, &pid, exe, sizeof(exe), &tr));
 	assert_false(owner_take(&t, 0, &pid, exe, sizeof(exe), &tr));
-	owner_add(&t, 7, 200, "/usr/bin/git", false);
+	owner_add(&t, 7, 200, "/usr/bin/git", SANDBOX_VIA_CLIENT);
 	assert_true(owner_take(&t, 7, &pid, exe, sizeof(exe), &tr));
-	assert_false(tr);
+	assert_int_equal(tr, SANDBOX_VIA_CLIENT);
 	assert_int_equal(pid, 200);
 	assert_string_equal(exe, "/usr/bin/git");
 	assert_false(owner_take(&t, 7, &pid, exe, sizeof(exe), &tr));
 	/* Full: the first ones go, the rest stay, in any order of taking. */
 	for (i = 1; i <= OWNER_MAX + 10; i++)
-		owner_add(&t, i, (pid_t)i, "/bin/sh", false);
+		owner_add(&t, i, (pid_t)i, "/bin/sh", SANDBOX_VIA_CLIENT);
 	for (i = 1; i <= 10; i++)
 		assert_false(owner_take(&t, i, &pid, exe, sizeof(exe), &tr));
 	for (i = OWNER_MAX + 10; i > 10; i -= 3) {
@@ -412,7 +412,7 @@ test_owner_table(void **state UNUSED)
 	/* Absurdly long names are cut, not overrun. */
 	memset(exe, 'x', sizeof(exe) - 1);
 	exe[sizeof(exe) - 1] = '\0';
-	owner_add(&t, 9, 1, exe, false);
+	owner_add(&t, 9, 1, exe, SANDBOX_VIA_CLIENT);
 	assert_true(owner_take(&t, 9, &pid, exe, 16, &tr));
 	assert_int_equal(strlen(exe), 15);
 }
