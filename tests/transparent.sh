@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: Apache-2.0
 # Programs that ignore the proxy (SPEC 6.6): a TCP connect of the command
 # to anything but the proxy and its own loopback servers is carried
-# through the proxy and decided by the policy, in the landlock
+# through the proxy and decided by the policy, and its name lookups are
+# answered by harn-egressd (a DNS server of the test's own behind the
+# proxy's resolver line, which must never hear of a refused name), in the landlock
 # confinement (as the host lets us, and under tests/dockerish.c, a
 # default Docker container: no pidfd_getfd, so the broker's fresh
 # sockets) and in namespaces; as root and then as nobody.
@@ -48,6 +50,53 @@ tls_origin() {
 	done
 }
 
+# dns_server: the test's own DNS server behind the proxy's resolver line:
+# app.test and bad.test are 127.0.0.1 there; every question in qlog.
+dns_server() {
+	printf 'app.test A 127.0.0.1\nbad.test A 127.0.0.1\n' >"$TMP/orig/zone"
+	$PY "$top_srcdir/tests/dnsd.py" --zone "$TMP/orig/zone" \
+	    --port-file "$TMP/orig/dns.port" --log "$TMP/orig/qlog" \
+	    >"$TMP/orig/dnsd.out" 2>&1 &
+	BG_PIDS="$BG_PIDS $!"
+	wait_file "$TMP/orig/dns.port" 100 $! || return 1
+	DNSPORT=$(cat "$TMP/orig/dns.port")
+}
+
+# names C LAUNCH NAME: lookups and connects by name inside (SPEC 6.6).
+names() {
+	nc=$1 nl=$2 n=$3
+	POL=$TMP/policy/$n-names.conf
+	printf 'resolver 127.0.0.1:%s\nallow_loopback on\nallow app.test:%s\n' \
+	    "$DNSPORT" "$OPORT" >"$POL"
+	run "$nc" "$nl" "$POL" "$O-getent.out" -- getent hosts app.test
+	expect_grep "$n: getent hosts gives an allowed name an address of 198.18.0.0/15" \
+	    "$O-getent.out" "^198\.1[89]\.[0-9]+\.[0-9]+ +app\.test$"
+	run "$nc" "$nl" "$POL" "$O-getent-bad.out" -- getent hosts bad.test
+	expect_rc "$n: getent hosts fails for a name no rule admits" 0 \
+	    test ! -s "$O-getent-bad.out"
+	expect_rc "$n: with one dns deny line for it" 0 test "$(grep -c \
+	    '"protocol":"dns","host":"bad.test","port":0,"decision":"deny","reason":"no_allow_rule"' \
+	    "$O-getent-bad.out.log")" -eq 1
+	expect_no_grep "$n: and the test's DNS server was never asked for it" \
+	    "$TMP/orig/qlog" "^bad\.test"
+	run "$nc" "$nl" "$POL" "$O-byname.out" -- $PYIN -S \
+	    "$DIR/transparent.py" client app.test "$OPORT" blocking
+	expect_grep "$n: a raw socket to an allowed name and port reaches the origin" \
+	    "$O-byname.out" "^ok 198\.1[89]\.[0-9.]+:$OPORT SSH-2.0-origin echo:ping$"
+	expect_grep "$n: its line names the name, resolved and checked by the proxy" \
+	    "$O-byname.out.log" "\"protocol\":\"transparent\",\"host\":\"app.test\",\"port\":$OPORT,\"decision\":\"allow\",\"reason\":\"allow_rule\",\"addr\":\"127.0.0.1\""
+	run "$nc" "$nl" "$POL" "$O-curlname.out" -- curl -sS --noproxy '*' \
+	    --max-time 20 "http://app.test:$OPORT/"
+	expect_grep "$n: curl --noproxy '*' by name gets the origin's answer" \
+	    "$O-curlname.out" "^hello from the origin$"
+	run "$nc" "$nl" "$POL" "$O-byname-bad.out" -- $PYIN -S \
+	    "$DIR/transparent.py" client app.test "$DPORT" blocking
+	expect_grep "$n: an allowed name on a port no rule admits is ECONNREFUSED" \
+	    "$O-byname-bad.out" "^refused ECONNREFUSED$"
+	expect_grep "$n: with a transparent deny line" "$O-byname-bad.out.log" \
+	    "\"protocol\":\"transparent\",\"host\":\"app.test\",\"port\":$DPORT,\"decision\":\"deny\""
+}
+
 # ws NAME: a fresh workspace with the helper and the CA in it.
 ws() {
 	DIR=$TMP/ws-$1
@@ -69,7 +118,8 @@ run() {
 	shift 5
 	# shellcheck disable=SC2086
 	$rl "$EGRESSD" --quiet --policy "$rp" --workspace "$DIR" \
-	    --log "$ro.log" --confinement "$rc" -- "$@" >"$ro" 2>"$ro.err"
+	    --log "$ro.log" --confinement "$rc" -- "$@" >"$ro" 2>"$ro.err" ||
+	    true	# what it says is checked, not its status (expect_rc's set -e)
 }
 
 seen() {
@@ -140,6 +190,16 @@ landlockish() {
 	expect_grep "$n: a loopback port nobody listens on is ECONNREFUSED" \
 	    "$O-none.out" "^refused ECONNREFUSED$"
 	expect_no_grep "$n: and not logged" "$O-none.out.log" "\"port\":$FREEPORT,"
+	names landlock "$l" "$n"
+	# transparent off: the refusal of 6.1 (EACCES, a direct line).
+	printf 'transparent off\nallow_loopback on\nallow 127.0.0.1:%s\n' \
+	    "$DPORT" >"$TMP/policy/$n-off.conf"
+	run landlock "$l" "$TMP/policy/$n-off.conf" "$O-off.out" -- $PYIN -S \
+	    "$DIR/transparent.py" client 127.0.0.1 "$DPORT" blocking
+	expect_grep "$n: transparent off: a connect elsewhere is refused EACCES" \
+	    "$O-off.out" "^refused EACCES$"
+	expect_grep "$n: with a direct not_through_proxy line" "$O-off.out.log" \
+	    "\"protocol\":\"direct\".*\"reason\":\"not_through_proxy\""
 }
 
 namespaces() {
@@ -168,6 +228,14 @@ namespaces() {
 	    "$O-lo.out" "^refused ECONNREFUSED$"
 	expect_no_grep "namespaces: and nothing went through the proxy" \
 	    "$O-lo.out.log" "transparent"
+	names namespaces "" namespaces
+	printf 'transparent off\nallow_loopback on\n' >"$TMP/policy/ns-off.conf"
+	run namespaces "" "$TMP/policy/ns-off.conf" "$O-off.out" -- $PYIN -S \
+	    "$DIR/transparent.py" client 192.0.2.1 9 blocking
+	expect_grep "namespaces: transparent off: off loopback is ENETUNREACH" \
+	    "$O-off.out" "^refused ENETUNREACH$"
+	expect_grep "namespaces: with a direct not_through_proxy line" \
+	    "$O-off.out.log" "\"protocol\":\"direct\".*\"reason\":\"not_through_proxy\""
 }
 
 suite() {
@@ -179,6 +247,7 @@ suite() {
 	origin denied || { not_ok "the unlisted origin starts"; return; }
 	DPORT=$PORT
 	tls_origin || { not_ok "the TLS origin starts"; return; }
+	dns_server || { not_ok "the test's DNS server starts"; return; }
 	FREEPORT=$($PY -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 	echo "default deny" >"$TMP/policy/probe.conf"
 	mkdir -p "$TMP/probe-ws"
@@ -203,7 +272,8 @@ else
 	suite root
 	if id nobody >/dev/null 2>&1; then
 		nobody_pass transparent HARN_TRANSPARENT_PASS \
-		    "$top_srcdir/tests/transparent.py" "$top_srcdir/tests/dockerish.c"
+		    "$top_srcdir/tests/transparent.py" \
+		    "$top_srcdir/tests/dnsd.py" "$top_srcdir/tests/dockerish.c"
 	else
 		skip "unprivileged pass: no user 'nobody'"
 	fi
