@@ -93,6 +93,8 @@ target_of(const char *host, unsigned port, char *out, size_t len)
 	printable(host != NULL ? host : "", h, sizeof(h));
 	if (h[0] == '\0')
 		snprintf(out, len, "-");
+	else if (port == 0)
+		snprintf(out, len, "%s", h);	/* a name lookup (SPEC 6.6) */
 	else if (strchr(h, ':') != NULL)
 		snprintf(out, len, "[%s]:%u", h, port);
 	else
@@ -129,8 +131,12 @@ remedy(const struct terminal *t, const struct dlog_entry *e,
 		egress_addr_format(e->addr, a, sizeof(a));
 	switch (e->reason) {
 	case EGRESS_R_NO_ALLOW_RULE:
-		snprintf(out, len, ": the policy line 'allow %s' would admit "
-		    "it", target);
+		if (e->proto == PROXY_DNS)
+			snprintf(out, len, ": the policy line 'allow %s:PORT' "
+			    "(the port it connects to) would admit it", target);
+		else
+			snprintf(out, len, ": the policy line 'allow %s' would "
+			    "admit it", target);
 		break;
 	case EGRESS_R_DENY_RULE:
 		snprintf(out, len, ": a deny line of the policy refuses it "
