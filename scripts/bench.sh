@@ -14,6 +14,12 @@
 #                               bench/run-peers.sh, this build beside
 #                               tinyproxy, squid, dante, microsocks and
 #                               direct loopback (bench/README.md)
+#   scripts/bench.sh transparent  from a command inside each confinement:
+#                               a connect carried through the proxy (a
+#                               program that ignores it) against CONNECT
+#                               through the proxy, to the same origin;
+#                               a name lookup inside (answered by the
+#                               run) against one on the host
 #   scripts/bench.sh loglat     from an answer to its decision line in the
 #                               --log file: median and max, idle and under
 #                               load (EGRESSD=path: another build's binary)
@@ -26,8 +32,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 what=${1:-all}
 
 case $what in
-all|tunnels|peers|decide|sandbox|loglat) ;;
-*) echo "usage: scripts/bench.sh [decide|sandbox|tunnels|peers|loglat]" >&2; exit 2 ;;
+all|tunnels|peers|decide|sandbox|loglat|transparent) ;;
+*) echo "usage: scripts/bench.sh [decide|sandbox|tunnels|peers|loglat|transparent]" >&2; exit 2 ;;
 esac
 
 sh "$top/scripts/bootstrap.sh" >/dev/null
@@ -55,6 +61,38 @@ if [ "$what" = all ] || [ "$what" = loglat ]; then
 	kill "$llpid" 2>/dev/null
 	wait "$llpid" 2>/dev/null
 	rm -rf "$ll"
+fi
+if [ "$what" = all ] || [ "$what" = transparent ]; then
+	tb=$(mktemp -d "${TMPDIR:-/tmp}/harn-transparent.XXXXXX")
+	mkdir "$tb/ws"
+	cp "$top/bench/transparent.py" "$tb/ws/"
+	chmod -R a+rX "$tb"
+	python3 "$top/bench/transparent.py" origin "$tb/oport" &
+	tbo=$!
+	printf 'app.test A 127.0.0.1\n' >"$tb/zone"
+	python3 "$top/tests/dnsd.py" --zone "$tb/zone" --port-file "$tb/dport" &
+	tbd=$!
+	n=0
+	while { [ ! -s "$tb/oport" ] || [ ! -s "$tb/dport" ]; } && [ $n -lt 100 ]; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+	op=$(cat "$tb/oport")
+	printf 'resolver 127.0.0.1:%s\nallow_loopback on\nallow app.test:%s\n' \
+	    "$(cat "$tb/dport")" "$op" >"$tb/p.conf"
+	for c in namespaces landlock; do
+		echo "== transparent, $c: to app.test:$op (loopback), 500 each way"
+		(cd "$tb/ws" && "${EGRESSD:-$top/build/harn-egressd}" --quiet \
+		    --policy "$tb/p.conf" --confinement "$c" --workspace "$tb/ws" \
+		    -- sh -c "python3 transparent.py connect app.test $op 500 &&
+		    python3 transparent.py lookup app.test 500") || true
+	done
+	echo "== on the host"
+	python3 "$top/bench/transparent.py" lookup localhost 500
+	python3 "$top/bench/transparent.py" tcpquery "$(cat "$tb/dport")" app.test 500
+	kill "$tbo" "$tbd" 2>/dev/null
+	wait "$tbo" "$tbd" 2>/dev/null
+	rm -rf "$tb"
 fi
 if [ "$what" = all ] || [ "$what" = sandbox ] || [ "$what" = tunnels ]; then
 	make -C "$top/build" tests/bench_broker >/dev/null
