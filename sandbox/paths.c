@@ -57,120 +57,12 @@ const char *const device_files[] = {
 };
 
 /*
- * The namespaces confinement's own, empty directories (SPEC 6.1), and
- * its own terminals: a private devpts, never the host's /dev/pts.
+ * The namespaces confinement's own terminals (its own, empty directories
+ * are nsbinds.c's): a private devpts, never the host's /dev/pts.
  */
-const char *const sandbox_private_dirs[] = {
-	"/tmp", "/var/tmp", "/run", "/dev/shm", NULL
-};
 static const char *const private_devices[] = {
 	"/dev/pts", "/dev/ptmx", NULL
 };
-
-int
-strv_add(struct strv *s, char *str)
-{
-	char **v;
-
-	if (str == NULL)
-		return -1;
-	if (s->n + 2 > s->cap) {
-		s->cap = s->cap ? s->cap * 2 : 32;
-		if ((v = reallocarray(s->v, s->cap, sizeof(*v))) == NULL) {
-			free(str);
-			return -1;
-		}
-		s->v = v;
-	}
-	s->v[s->n++] = str;
-	s->v[s->n] = NULL;
-	return 0;
-}
-
-/* An array of descriptors, each closed (-1: none), then the array. */
-void
-fds_free(int *fds, size_t n)
-{
-	size_t i;
-
-	for (i = 0; fds != NULL && i < n; i++)
-		if (fds[i] != -1)
-			(void)close(fds[i]);
-	free(fds);
-}
-
-void
-strv_free(struct strv *s)
-{
-	size_t i;
-
-	for (i = 0; i < s->n; i++)
-		free(s->v[i]);
-	free(s->v);
-	memset(s, 0, sizeof(*s));
-}
-
-char *
-path_join(const char *a, const char *b)
-{
-	char *s;
-
-	if (strcmp(a, "/") == 0)
-		a = "";
-	return asprintf(&s, "%s/%s", a, b) == -1 ? NULL : s;
-}
-
-int
-fd_path(int fd, char *buf, size_t len)
-{
-	char link[64];
-	ssize_t n;
-
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	if ((n = readlink(link, buf, len - 1)) <= 0 ||
-	    (size_t)n >= len - 1) {
-		if (n > 0)
-			errno = ENAMETOOLONG;
-		return -1;
-	}
-	buf[n] = '\0';
-	if (buf[0] != '/') {
-		errno = EINVAL;
-		return -1;
-	}
-	return 0;
-}
-
-/*
- * realpath(3) by the kernel: one open and one readlink, where glibc
- * reads every component's link.  NULL with errno as realpath's.
- */
-char *
-path_real(const char *path)
-{
-	char buf[PATH_MAX];
-	int fd, rv;
-
-	if ((fd = open(path, O_PATH | O_CLOEXEC)) == -1)
-		return NULL;
-	rv = fd_path(fd, buf, sizeof(buf));
-	(void)close(fd);
-	/* No /proc, or a name the kernel cannot give: the slow way. */
-	if (rv == -1 || strstr(buf, " (deleted)") != NULL)
-		return realpath(path, NULL);
-	return strdup(buf);
-}
-
-bool
-path_under(const char *path, const char *dir)
-{
-	size_t n = strlen(dir);
-
-	if (strcmp(dir, "/") == 0)
-		return path[0] == '/';
-	return strncmp(path, dir, n) == 0 &&
-	    (path[n] == '\0' || path[n] == '/');
-}
 
 static bool
 under_private(const char *path)
@@ -179,22 +71,6 @@ under_private(const char *path)
 
 	for (i = 0; sandbox_private_dirs[i] != NULL; i++)
 		if (path_under(path, sandbox_private_dirs[i]))
-			return true;
-	return false;
-}
-
-/*
- * Is a private directory at or below path?  A read-only root there
- * ($HOME=/var/tmp) is mounted beneath the private directory, which stays
- * the command's own (ns.c): what lies under it is out of reach.
- */
-bool
-sandbox_holds_private(const char *path)
-{
-	size_t i;
-
-	for (i = 0; sandbox_private_dirs[i] != NULL; i++)
-		if (path_under(sandbox_private_dirs[i], path))
 			return true;
 	return false;
 }
@@ -348,7 +224,6 @@ sandbox_home_root_ok(const char *path, char *err, size_t errlen)
 	return rv;
 }
 
-static char *canonical(const char *);
 static bool writable_root(const struct sandbox_request *, const char *);
 
 /*
@@ -458,7 +333,7 @@ unreachable(const struct build *b, const char *path)
 	if (!under_private(path) && (lstat(path, &st) == -1 ||
 	    !S_ISLNK(st.st_mode)) && !b->home_private)
 		return false;
-	if ((c = canonical(path)) == NULL)
+	if ((c = path_canonical(path)) == NULL)
 		return false;
 	out = under_private(c);
 	for (i = 0; out && i < p->nbinds; i++)
@@ -483,7 +358,7 @@ deny_inside(struct build *b, const char *path)
 	size_t i;
 	bool in = false;
 
-	if (!b->ns || (c = canonical(path)) == NULL)
+	if (!b->ns || (c = path_canonical(path)) == NULL)
 		return 0;
 	for (i = 0; !in && i < p->ninside; i++)
 		in = path_under(c, p->inside[i].path);
@@ -566,7 +441,8 @@ build_denied(struct build *b, const struct sandbox_request *r)
 	char *key, *home;
 	size_t i;
 
-	if (b->ns && r->home != NULL && (home = canonical(r->home)) != NULL) {
+	if (b->ns && r->home != NULL &&
+	    (home = path_canonical(r->home)) != NULL) {
 		b->home_private = under_private(home);
 		free(home);
 	}
@@ -691,58 +567,6 @@ sandbox_paths_free(struct sandbox_paths *p)
 	memset(p, 0, sizeof(*p));
 }
 
-/* The canonical path, or of its nearest existing directory plus the rest. */
-static char *
-canonical(const char *path)
-{
-	char buf[PATH_MAX], *r, *slash, *out;
-
-	if ((r = path_real(path)) != NULL || errno != ENOENT)
-		return r;
-	(void)snprintf(buf, sizeof(buf), "%s", path);
-	if ((slash = strrchr(buf, '/')) == NULL)
-		return NULL;
-	*slash = '\0';
-	if ((r = canonical(buf[0] != '\0' ? buf : "/")) == NULL)
-		return NULL;
-	out = path_join(r, slash + 1);
-	free(r);
-	return out;
-}
-
-/* "." and ".." taken out as written, "//" as "/": no file is looked at. */
-static void
-lexical(char *p)
-{
-	char *out = p, *c = p, *last;
-	size_t n;
-
-	while (*c != '\0') {
-		c += strspn(c, "/");
-		n = strcspn(c, "/");
-		if (n == 0)
-			break;
-		if (n == 1 && c[0] == '.') {
-			c += n;
-			continue;
-		}
-		if (n == 2 && c[0] == '.' && c[1] == '.') {
-			*out = '\0';
-			last = strrchr(p, '/');
-			out = last != NULL ? last : p;
-			c += n;
-			continue;
-		}
-		*out++ = '/';
-		memmove(out, c, n);
-		out += n;
-		c += n;
-	}
-	if (out == p)
-		*out++ = '/';
-	*out = '\0';
-}
-
 /*
  * A root the command line gives: absolute, canonical, and reached without
  * a symlink.  A link on the way could be one a command made in an earlier
@@ -766,7 +590,7 @@ sandbox_root_path(const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: out of memory", path);
 		return NULL;
 	}
-	lexical(abs);
+	path_lexical(abs);
 	if ((real = path_real(path)) == NULL) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		free(abs);
@@ -893,14 +717,14 @@ sandbox_may_write(const struct sandbox_request *r, const char *path)
 		return true;	/* unknown: assume the worst */
 	if (abs == NULL)
 		return true;
-	lexical(abs);
+	path_lexical(abs);
 	if (writable_root(r, abs))
 		goto out;
 	if ((dir = strdup(abs)) == NULL)
 		goto out;
 	slash = strrchr(dir, '/');
 	*(slash == dir ? slash + 1 : slash) = '\0';
-	if ((c = canonical(dir)) == NULL)
+	if ((c = path_canonical(dir)) == NULL)
 		goto out;
 	w = writable_root(r, c) || dir_in_reach(r, dir);
 out:
