@@ -62,6 +62,8 @@ int	 fsid_of_path(const char *, struct fs_id *);
 bool	 fsid_under(const struct fs_id *, const struct fs_id *dir);
 void	 fsid_free(struct fs_id *);
 
+/* c (canonical) is at or below the workspace or a write root, by name. */
+bool	 reach_writable(const struct sandbox_request *, const char *c);
 /*
  * open(2) of an absolute path, following its links only through names
  * out of the command's reach (EACCES at a name in a writable root, by
