@@ -79,13 +79,13 @@ net_rules(struct build *b)
 	np.allowed_access = LANDLOCK_ACCESS_NET_CONNECT_TCP;
 	np.port = (uint64_t)b->net_port;
 	if (ll_add_rule(b->fd, LL_RULE_NET_PORT, &np, 0) == -1) {
-		seterr(b, "TCP connect rule: %s", strerror(errno));
+		ll_seterr(b, "TCP connect rule: %s", strerror(errno));
 		return -1;
 	}
 	np.allowed_access = LANDLOCK_ACCESS_NET_BIND_TCP;
 	np.port = 0;
 	if (ll_add_rule(b->fd, LL_RULE_NET_PORT, &np, 0) == -1) {
-		seterr(b, "TCP bind rule: %s", strerror(errno));
+		ll_seterr(b, "TCP bind rule: %s", strerror(errno));
 		return -1;
 	}
 	b->st->rules += 2;
@@ -107,7 +107,8 @@ create_ruleset(struct build *b, int abi)
 		attr.scoped = LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET |
 		    LANDLOCK_SCOPE_SIGNAL;
 	if ((b->fd = ll_create_ruleset(&attr, attr_size(abi), 0)) == -1) {
-		seterr(b, "create ruleset (ABI %d): %s", abi, strerror(errno));
+		ll_seterr(b, "create ruleset (ABI %d): %s", abi,
+		    strerror(errno));
 		return -1;
 	}
 	if (attr.handled_access_net != 0 && net_rules(b) == -1)
@@ -154,7 +155,7 @@ build(int into, const struct landlock_path *grants, size_t n,
 
 	abi = sandbox_landlock_abi();
 	if (abi <= 0) {
-		seterr(&b, "not available: %s",
+		ll_seterr(&b, "not available: %s",
 		    errno == EOPNOTSUPP ? "disabled at boot" :
 		    errno == ENOSYS ? "not in this kernel" : strerror(errno));
 		goto fail;
@@ -172,7 +173,7 @@ build(int into, const struct landlock_path *grants, size_t n,
 	b.ngrants = n;
 	if ((b.canon = calloc(n + 1, sizeof(*b.canon))) == NULL ||
 	    (b.canon_err = calloc(n + 1, sizeof(*b.canon_err))) == NULL) {
-		seterr(&b, "out of memory");
+		ll_seterr(&b, "out of memory");
 		goto fail;
 	}
 	/* Each grant's real path, once: its own rule and the others' splits. */

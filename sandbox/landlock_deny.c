@@ -245,12 +245,12 @@ ll_resolve_denied(struct build *b, const char *const *deny, size_t ndeny)
 	size_t i;
 
 	if (ndeny > 0 && (b->d = calloc(ndeny, sizeof(*b->d))) == NULL) {
-		seterr(b, "out of memory");
+		ll_seterr(b, "out of memory");
 		return -1;
 	}
 	for (i = 0; i < ndeny; i++) {
 		if (deny[i] == NULL || deny[i][0] != '/') {
-			seterr(b, "denied path %s: not absolute",
+			ll_seterr(b, "denied path %s: not absolute",
 			    deny[i] == NULL ? "(null)" : deny[i]);
 			return -1;
 		}
@@ -262,14 +262,14 @@ ll_resolve_denied(struct build *b, const char *const *deny, size_t ndeny)
 			    (d->path = missing_path(deny[i])) == NULL) {
 				if (errno == ENOTDIR)
 					continue;
-				seterr(b, "denied path %s: %s", deny[i],
+				ll_seterr(b, "denied path %s: %s", deny[i],
 				    strerror(errno));
 				return -1;
 			}
 			b->nd++;
 			if (ll_walk_up(d->path, &d->up, &d->rest,
 			    &d->nup) == -1) {
-				seterr(b, "denied path %s: %s", deny[i],
+				ll_seterr(b, "denied path %s: %s", deny[i],
 				    strerror(errno));
 				return -1;
 			}
@@ -278,7 +278,7 @@ ll_resolve_denied(struct build *b, const char *const *deny, size_t ndeny)
 		b->nd++;
 		if (stat(d->path, &sb) == -1 ||
 		    ll_walk_up(d->path, &d->up, &d->rest, &d->nup) == -1) {
-			seterr(b, "denied path %s: %s", deny[i],
+			ll_seterr(b, "denied path %s: %s", deny[i],
 			    strerror(errno));
 			return -1;
 		}

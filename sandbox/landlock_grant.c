@@ -58,14 +58,14 @@ add_rule(struct build *b, int fd, uint64_t access, bool isdir,
 	if (access == 0)
 		return 0;
 	if (b->st->rules >= b->max) {
-		seterr(b, "%s: too many entries to grant around the denied "
+		ll_seterr(b, "%s: too many entries to grant around the denied "
 		    "paths (limit %u rules)", where, b->max);
 		return -1;
 	}
 	pb.allowed_access = access;
 	pb.parent_fd = fd;
 	if (ll_add_rule(b->fd, LL_RULE_PATH_BENEATH, &pb, 0) == -1) {
-		seterr(b, "add rule for %s: %s", where, strerror(errno));
+		ll_seterr(b, "add rule for %s: %s", where, strerror(errno));
 		return -1;
 	}
 	b->st->rules++;
@@ -137,11 +137,11 @@ grant_entry(struct build *b, int dirfd, const char *name, uint64_t access)
 	if ((fd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC)) == -1) {
 		if (errno == ENOENT)
 			return 0;	/* gone since the listing */
-		seterr(b, "%s/%s: %s", b->path, name, strerror(errno));
+		ll_seterr(b, "%s/%s: %s", b->path, name, strerror(errno));
 		return -1;
 	}
 	if (fstat(fd, &sb) == -1) {
-		seterr(b, "%s/%s: %s", b->path, name, strerror(errno));
+		ll_seterr(b, "%s/%s: %s", b->path, name, strerror(errno));
 		goto out;
 	}
 	/*
@@ -170,8 +170,8 @@ grant_entries(struct build *b, int dirfd, const char *const *rel,
 
 	if ((fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY |
 	    O_CLOEXEC)) == -1 || (dir = fdopendir(fd)) == NULL) {
-		seterr(b, "%s: cannot list to grant around a denied path: %s",
-		    b->path, strerror(errno));
+		ll_seterr(b, "%s: cannot list to grant around a denied path: "
+		    "%s", b->path, strerror(errno));
 		if (fd != -1)
 			(void)close(fd);
 		return -1;
@@ -188,7 +188,7 @@ grant_entries(struct build *b, int dirfd, const char *const *rel,
 			goto out;
 	}
 	if (errno != 0) {
-		seterr(b, "%s: cannot list: %s", b->path, strerror(errno));
+		ll_seterr(b, "%s: cannot list: %s", b->path, strerror(errno));
 		goto out;
 	}
 	rv = 0;
@@ -230,13 +230,13 @@ descend(struct build *b, int dirfd, const char *const *rel, size_t nrel,
 	int fd = -1, rv = -1;
 
 	if (n > NAME_MAX || plen + 1 + n >= sizeof(b->path)) {
-		seterr(b, "%s: name too long", b->path);
+		ll_seterr(b, "%s: name too long", b->path);
 		return -1;
 	}
 	memcpy(name, rel[i], n);
 	name[n] = '\0';
 	if ((sub = calloc(nrel, sizeof(*sub))) == NULL) {
-		seterr(b, "out of memory");
+		ll_seterr(b, "out of memory");
 		return -1;
 	}
 	for (j = 0; j < nrel; j++)
@@ -251,8 +251,8 @@ descend(struct build *b, int dirfd, const char *const *rel, size_t nrel,
 		goto out;
 	}
 	if (fd == -1) {
-		seterr(b, "%s: cannot list to grant around a denied path: %s",
-		    b->path, strerror(errno));
+		ll_seterr(b, "%s: cannot list to grant around a denied path: "
+		    "%s", b->path, strerror(errno));
 		goto out;
 	}
 	rv = expand(b, fd, sub, nsub, access);
@@ -332,7 +332,7 @@ root_denied(struct build *b, const char *p, const struct stat *sb,
 		return 0;
 	/* The same, by identity: a grant below a bind mount of one. */
 	if (ll_walk_up(p, &up, &rest, &n) == -1) {
-		seterr(b, "%s: %s", p, strerror(errno));
+		ll_seterr(b, "%s: %s", p, strerror(errno));
 		free(up);
 		free(rest);
 		return -1;
@@ -407,26 +407,27 @@ ll_grant_root(struct build *b, size_t gi)
 	int fd = -1, dfd = -1, rv = -1;
 
 	if (g->path == NULL || g->path[0] != '/') {
-		seterr(b, "grant %s: not absolute",
+		ll_seterr(b, "grant %s: not absolute",
 		    g->path == NULL ? "(null)" : g->path);
 		return -1;
 	}
 	if (b->canon[gi] == NULL) {
 		if (b->canon_err[gi] == ENOENT || b->canon_err[gi] == ENOTDIR)
 			return 0;	/* nothing there to grant */
-		seterr(b, "grant %s: %s", g->path, strerror(b->canon_err[gi]));
+		ll_seterr(b, "grant %s: %s", g->path,
+		    strerror(b->canon_err[gi]));
 		return -1;
 	}
 	(void)snprintf(canon, sizeof(canon), "%s", b->canon[gi]);
 	if ((fd = open(canon, O_PATH | O_CLOEXEC)) == -1 ||
 	    fstat(fd, &sb) == -1) {
-		seterr(b, "grant %s: %s", g->path, strerror(errno));
+		ll_seterr(b, "grant %s: %s", g->path, strerror(errno));
 		goto out;
 	}
 	/* A root: the directory that was checked, not one put there since. */
 	if (g->ino != 0 && (sb.st_dev != g->dev || sb.st_ino != g->ino)) {
-		seterr(b, "grant %s: no longer the directory that was checked "
-		    "(now %s)", g->path, canon);
+		ll_seterr(b, "grant %s: no longer the directory that was "
+		    "checked (now %s)", g->path, canon);
 		goto out;
 	}
 	if (root_denied(b, canon, &sb, &denied) == -1)
@@ -437,7 +438,7 @@ ll_grant_root(struct build *b, size_t gi)
 		goto out;
 	}
 	if ((rel = calloc(b->nd + b->ngrants + 1, sizeof(*rel))) == NULL) {
-		seterr(b, "out of memory");
+		ll_seterr(b, "out of memory");
 		goto out;
 	}
 	/*
@@ -458,8 +459,8 @@ ll_grant_root(struct build *b, size_t gi)
 	}
 	(void)snprintf(b->path, sizeof(b->path), "%s", canon);
 	if ((dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1) {
-		seterr(b, "%s: cannot list to grant around a denied path: %s",
-		    canon, strerror(errno));
+		ll_seterr(b, "%s: cannot list to grant around a denied path: "
+		    "%s", canon, strerror(errno));
 		goto out;
 	}
 	rv = expand(b, dfd, rel, nrel, access);

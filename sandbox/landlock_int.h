@@ -14,7 +14,6 @@
 #endif
 #endif
 
-
 #include <sys/syscall.h>
 #include <sys/types.h>
 
@@ -199,11 +198,11 @@ struct dir_cache {
 	size_t		 nreal;
 };
 
-static inline void seterr(struct build *, const char *, ...)
+static inline void ll_seterr(struct build *, const char *, ...)
     __attribute__((format(printf, 2, 3)));
 
 static inline void
-seterr(struct build *b, const char *fmt, ...)
+ll_seterr(struct build *b, const char *fmt, ...)
 {
 	va_list ap;
 
