@@ -26,15 +26,6 @@
 #define SECOND_LEN	19	/* "2026-12-02T15:30:00" */
 #define ENDPOINT_MAX	192
 
-const char *const audit_protocol_names[P_COUNT] = {
-	[P_HTTP] = "http",
-	[P_HTTP_CONNECT] = "http_connect",
-	[P_SOCKS5] = "socks5",
-	[P_DIRECT] = "direct",		/* run mode: around the proxy */
-	[P_TRANSPARENT] = "transparent", /* run mode: a program's own TCP */
-	[P_DNS] = "dns",		/* run mode: a name lookup refused */
-};
-
 /* Indexed by "is it an allow". */
 static const char *const decision_names[2] = { "deny", "allow" };
 
@@ -398,21 +389,6 @@ entry(json_t *map, const char *key)
 	    -1)
 		return NULL;
 	return o;
-}
-
-json_int_t
-audit_int(const json_t *o, const char *key)
-{
-	return json_integer_value(json_object_get(o, key));
-}
-
-void
-audit_target(const char *host, json_int_t port, char *buf, size_t len)
-{
-	if (strchr(host, ':') != NULL)
-		snprintf(buf, len, "[%s]:%" JSON_INTEGER_FORMAT, host, port);
-	else
-		snprintf(buf, len, "%s:%" JSON_INTEGER_FORMAT, host, port);
 }
 
 /*

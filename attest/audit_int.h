@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The audit's model, shared by its parts only (audit.c reads and counts
- * lines; audit_print.c, suggest.c and audit_html.c present them).  Maps
- * are jansson objects keyed by what a line said, escaped on output.
+ * lines; audit_print.c, suggest.c and audit_html.c present them; the small
+ * readers they share are in audit_model.c).  Maps are jansson objects
+ * keyed by what a line said, escaped on output.
  */
 #ifndef ATTEST_AUDIT_INT_H
 #define ATTEST_AUDIT_INT_H

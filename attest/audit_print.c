@@ -19,42 +19,6 @@
 
 #define NAME_W		19	/* "unsupported_command" */
 
-static int
-by_count(const void *x, const void *y)
-{
-	const struct audit_rank *a = x, *b = y;
-
-	if (a->n != b->n)
-		return a->n > b->n ? -1 : 1;
-	return strcmp(a->key, b->key);
-}
-
-/*
- * Every key of a map, the most counted first, ties by key.  count_key:
- * the member of each value that counts it, or NULL for integer values.
- */
-struct audit_rank *
-audit_ranked(const json_t *map, const char *count_key, size_t *np)
-{
-	struct audit_rank *t;
-	const char *key;
-	json_t *v;
-	size_t n = 0;
-
-	*np = json_object_size(map);
-	if ((t = calloc(*np ? *np : 1, sizeof(*t))) == NULL)
-		return NULL;
-	/* jansson iterates a const object; its API just does not say so. */
-	json_object_foreach((json_t *)map, key, v) {
-		t[n].key = key;
-		t[n].value = v;
-		t[n++].n = count_key != NULL ? audit_int(v, count_key) :
-		    json_integer_value(v);
-	}
-	qsort(t, n, sizeof(*t), by_count);
-	return t;
-}
-
 /* ---------------------------------------------------------------- */
 /* Text. */
 

@@ -76,6 +76,113 @@ parse_num(const char *arg, double lo, double hi)
 	return v;
 }
 
+static enum lg_mode
+parse_mode(const char *arg)
+{
+	if (strcmp(arg, "direct") == 0)
+		return MODE_DIRECT;
+	if (strcmp(arg, "connect") == 0)
+		return MODE_CONNECT;
+	if (strcmp(arg, "forward") == 0)
+		return MODE_FORWARD;
+	if (strcmp(arg, "socks5") == 0)
+		return MODE_SOCKS5;
+	bad("unknown mode", arg);
+	return MODE_DIRECT;	/* not reached: bad() exits */
+}
+
+/* Options given, for the checks that look at several at once. */
+struct given {
+	int	 proxy, d, k;
+};
+
+/* One option of the command line into o. */
+static void
+take_opt(int ch, struct lg_opts *o, struct given *g)
+{
+	switch (ch) {
+	case 'm':
+		o->mode = parse_mode(optarg);
+		break;
+	case 'P':
+		parse_addr(optarg, &o->proxy);
+		g->proxy = 1;
+		break;
+	case 't':
+		parse_addr(optarg, &o->target);
+		break;
+	case 'T':
+		o->target_ports = (int)parse_num(optarg, 1, LG_MAX_PORTS);
+		break;
+	case 'S':
+		o->src_ips = (int)parse_num(optarg, 1, 254);
+		break;
+	case 'p':
+		if (optarg[0] != '/' || strlen(optarg) > 512 ||
+		    strpbrk(optarg, " \r\n") != NULL)
+			bad("not a path", optarg);
+		o->path = optarg;
+		break;
+	case 'c':
+		o->conc = (int)parse_num(optarg, 1, 100000);
+		break;
+	case 'd':
+		o->duration = parse_num(optarg, 0.01, 86400);
+		g->d = 1;
+		break;
+	case 'n':
+		o->count = (uint64_t)parse_num(optarg, 1, 1e15);
+		break;
+	case 'k':
+		o->keepalive = (int)parse_num(optarg, 1, INT_MAX);
+		g->k = 1;
+		break;
+	case 'B':
+		o->expect_body = (uint64_t)parse_num(optarg, 1, 1e15);
+		break;
+	case 'I':
+		o->idle = (int)parse_num(optarg, 1, 100000);
+		break;
+	case 'H':
+		o->hold = parse_num(optarg, 0, 86400);
+		break;
+	case 'i':
+		o->pid = (pid_t)parse_num(optarg, 1, INT_MAX);
+		break;
+	case 'o':
+		o->timeout = parse_num(optarg, 0.01, 86400);
+		break;
+	case 'q':
+		o->quiet = 1;
+		break;
+	default:
+		usage();
+	}
+}
+
+/* The options as a whole: what goes together, and the defaults. */
+static void
+finish_opts(struct lg_opts *o, const struct given *g)
+{
+	if (o->mode != MODE_DIRECT && !g->proxy)
+		bad("this mode needs", "--proxy ADDR:PORT");
+	if (g->d && o->count)
+		bad("one of them", "-d or -n");
+	if ((uint32_t)ntohs(o->target.sin_port) + (uint32_t)o->target_ports >
+	    65536)
+		bad("past port 65535", "--target-ports");
+	if (o->expect_body) {	/* a bulk body: /big, one per connection */
+		if (o->path == NULL)
+			o->path = "/big";
+		if (!g->k)
+			o->keepalive = 1;
+		if (!g->d && o->count == 0)
+			o->count = 1;
+	}
+	if (o->path == NULL)
+		o->path = "/small";
+}
+
 static void
 parse_opts(int argc, char **argv, struct lg_opts *o)
 {
@@ -99,96 +206,14 @@ parse_opts(int argc, char **argv, struct lg_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	int ch, have_proxy = 0, have_d = 0, have_k = 0;
+	struct given g = { 0, 0, 0 };
+	int ch;
 
 	while ((ch = getopt_long(argc, argv, "c:d:n:k:qh", longs, NULL)) != -1)
-		switch (ch) {
-		case 'm':
-			if (strcmp(optarg, "direct") == 0)
-				o->mode = MODE_DIRECT;
-			else if (strcmp(optarg, "connect") == 0)
-				o->mode = MODE_CONNECT;
-			else if (strcmp(optarg, "forward") == 0)
-				o->mode = MODE_FORWARD;
-			else if (strcmp(optarg, "socks5") == 0)
-				o->mode = MODE_SOCKS5;
-			else
-				bad("unknown mode", optarg);
-			break;
-		case 'P':
-			parse_addr(optarg, &o->proxy);
-			have_proxy = 1;
-			break;
-		case 't':
-			parse_addr(optarg, &o->target);
-			break;
-		case 'T':
-			o->target_ports = (int)parse_num(optarg, 1,
-			    LG_MAX_PORTS);
-			break;
-		case 'S':
-			o->src_ips = (int)parse_num(optarg, 1, 254);
-			break;
-		case 'p':
-			if (optarg[0] != '/' || strlen(optarg) > 512 ||
-			    strpbrk(optarg, " \r\n") != NULL)
-				bad("not a path", optarg);
-			o->path = optarg;
-			break;
-		case 'c':
-			o->conc = (int)parse_num(optarg, 1, 100000);
-			break;
-		case 'd':
-			o->duration = parse_num(optarg, 0.01, 86400);
-			have_d = 1;
-			break;
-		case 'n':
-			o->count = (uint64_t)parse_num(optarg, 1, 1e15);
-			break;
-		case 'k':
-			o->keepalive = (int)parse_num(optarg, 1, INT_MAX);
-			have_k = 1;
-			break;
-		case 'B':
-			o->expect_body = (uint64_t)parse_num(optarg, 1, 1e15);
-			break;
-		case 'I':
-			o->idle = (int)parse_num(optarg, 1, 100000);
-			break;
-		case 'H':
-			o->hold = parse_num(optarg, 0, 86400);
-			break;
-		case 'i':
-			o->pid = (pid_t)parse_num(optarg, 1, INT_MAX);
-			break;
-		case 'o':
-			o->timeout = parse_num(optarg, 0.01, 86400);
-			break;
-		case 'q':
-			o->quiet = 1;
-			break;
-		default:
-			usage();
-		}
+		take_opt(ch, o, &g);
 	if (optind != argc)
 		usage();
-	if (o->mode != MODE_DIRECT && !have_proxy)
-		bad("this mode needs", "--proxy ADDR:PORT");
-	if (have_d && o->count)
-		bad("one of them", "-d or -n");
-	if ((uint32_t)ntohs(o->target.sin_port) + (uint32_t)o->target_ports >
-	    65536)
-		bad("past port 65535", "--target-ports");
-	if (o->expect_body) {	/* a bulk body: /big, one per connection */
-		if (o->path == NULL)
-			o->path = "/big";
-		if (!have_k)
-			o->keepalive = 1;
-		if (!have_d && o->count == 0)
-			o->count = 1;
-	}
-	if (o->path == NULL)
-		o->path = "/small";
+	finish_opts(o, &g);
 }
 
 /* Enough descriptors for the connections (the hard limit at most). */

@@ -211,6 +211,74 @@ doctor_policy(const char *path, bool *bad)
 	return c;
 }
 
+/* The host's mechanisms, each as tried, and a trial run of each confinement. */
+static void
+text_mechanisms(const struct findings *fd)
+{
+	const struct sandbox_host *h = &fd->h;
+	enum sandbox_confinement c;
+	char abi[160];
+
+	printf("mechanisms:\n");
+	line("namespaces", h->avail[MECH_NAMESPACES] == AVAIL_YES,
+	    "yes: user, net, mount, ipc, pid, and their set-up",
+	    h->why[MECH_NAMESPACES]);
+	snprintf(abi, sizeof(abi), "yes: ABI %d (%s)", h->landlock_abi,
+	    landlock_depth(h->landlock_abi));
+	line("landlock", h->avail[MECH_LANDLOCK] == AVAIL_YES, abi,
+	    h->why[MECH_LANDLOCK]);
+	line("seccomp", h->avail[MECH_SECCOMP] == AVAIL_YES,
+	    "yes: filters and user notification", h->why[MECH_SECCOMP]);
+	line("pidfd_getfd", h->getfd, "yes: the broker may take the "
+	    "command's socket", h->getfd_why);
+	printf("confinements (a trial run of each):\n");
+	for (c = CONFINEMENT_NAMESPACES; c < CONFINEMENT_COUNT; c++)
+		line(sandbox_confinement_name(c), fd->attaches[c],
+		    "attaches", fd->why[c]);
+}
+
+static void
+text_profiles(const struct sandbox_host *h, const struct conf *policy)
+{
+	struct sandbox_plan pl;
+	int p;
+
+	printf("confinement by profile:\n");
+	for (p = PROFILE_OS_HARDENED; p <= PROFILE_UNRESTRICTED; p++) {
+		plan_for(h, p, &pl);
+		printf("  %-22s %s, process_network_mode %s%s\n",
+		    sandbox_profile_name(p), pl.refused ? "refused" :
+		    p == PROFILE_UNRESTRICTED ? "no sandbox" :
+		    sandbox_confinement_name(pl.confinement), pl.network_mode,
+		    policy_note(policy));
+	}
+}
+
+/* The limits a worktree run can have, and where its files go. */
+static void
+text_limits(const struct sandbox_host *h)
+{
+	struct sandbox_plan pl;
+
+	plan_for(h, PROFILE_WORKTREE, &pl);
+	printf("limits:\n");
+	line("--max-procs", true, pl.confinement == CONFINEMENT_NAMESPACES ?
+	    "yes (RLIMIT_NPROC in its user namespace)" : h->root ?
+	    "yes (RLIMIT_NPROC as uid 65533; as uid 0, counted by the broker "
+	    "at each fork)" :
+	    "yes (RLIMIT_NPROC, on top of its uid's other processes)", "");
+	line("--tmpfs-size", pl.confinement == CONFINEMENT_NAMESPACES,
+	    "yes (its private tmpfs)", "no private tmpfs without the "
+	    "namespaces confinement");
+	line("--max-memory", h->memory, "yes (a cgroup v2 of its own)",
+	    h->memory_why);
+	printf("files of a run (worktree), never in the workspace:\n");
+	printf("  %-22s %s\n", "TMPDIR, caches, npmrc",
+	    private_dir(pl.refused ? CONFINEMENT_NONE : pl.confinement));
+	printf("  %-22s %s\n", "kept between runs", "--cache-dir DIR, --env "
+	    "XDG_CACHE_HOME=DIR, --env TMPDIR=DIR (granted writable)");
+}
+
 int
 cmd_doctor(int argc, char **argv)
 {
@@ -220,14 +288,11 @@ cmd_doctor(int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 	struct findings fd;
-	struct sandbox_host *h = &fd.h;
 	struct sandbox_plan pl;
 	struct conf *policy;
 	const char *path = NULL;
-	char abi[160];
 	bool json = false, bad;
-	int p, ch, rv;
-	enum sandbox_confinement c;
+	int ch, rv;
 
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -252,53 +317,14 @@ cmd_doctor(int argc, char **argv)
 		conf_free(policy);
 		return rv;
 	}
-	plan_for(h, PROFILE_WORKTREE, &pl);
+	plan_for(&fd.h, PROFILE_WORKTREE, &pl);
 	printf("harn-egressd doctor: what this host can enforce (tried, not "
 	    "guessed)\n");
 	printf("  %-22s %s\n", "running as", runs_as(&fd, pl.confinement));
-	printf("mechanisms:\n");
-	line("namespaces", h->avail[MECH_NAMESPACES] == AVAIL_YES,
-	    "yes: user, net, mount, ipc, pid, and their set-up",
-	    h->why[MECH_NAMESPACES]);
-	snprintf(abi, sizeof(abi), "yes: ABI %d (%s)", h->landlock_abi,
-	    landlock_depth(h->landlock_abi));
-	line("landlock", h->avail[MECH_LANDLOCK] == AVAIL_YES, abi,
-	    h->why[MECH_LANDLOCK]);
-	line("seccomp", h->avail[MECH_SECCOMP] == AVAIL_YES,
-	    "yes: filters and user notification", h->why[MECH_SECCOMP]);
-	line("pidfd_getfd", h->getfd, "yes: the broker may take the "
-	    "command's socket", h->getfd_why);
-	printf("confinements (a trial run of each):\n");
-	for (c = CONFINEMENT_NAMESPACES; c < CONFINEMENT_COUNT; c++)
-		line(sandbox_confinement_name(c), fd.attaches[c],
-		    "attaches", fd.why[c]);
-	printf("confinement by profile:\n");
-	for (p = PROFILE_OS_HARDENED; p <= PROFILE_UNRESTRICTED; p++) {
-		plan_for(h, p, &pl);
-		printf("  %-22s %s, process_network_mode %s%s\n",
-		    sandbox_profile_name(p), pl.refused ? "refused" :
-		    p == PROFILE_UNRESTRICTED ? "no sandbox" :
-		    sandbox_confinement_name(pl.confinement), pl.network_mode,
-		    policy_note(policy));
-	}
+	text_mechanisms(&fd);
+	text_profiles(&fd.h, policy);
 	conf_free(policy);
-	plan_for(h, PROFILE_WORKTREE, &pl);
-	printf("limits:\n");
-	line("--max-procs", true, pl.confinement == CONFINEMENT_NAMESPACES ?
-	    "yes (RLIMIT_NPROC in its user namespace)" : h->root ?
-	    "yes (RLIMIT_NPROC as uid 65533; as uid 0, counted by the broker "
-	    "at each fork)" :
-	    "yes (RLIMIT_NPROC, on top of its uid's other processes)", "");
-	line("--tmpfs-size", pl.confinement == CONFINEMENT_NAMESPACES,
-	    "yes (its private tmpfs)", "no private tmpfs without the "
-	    "namespaces confinement");
-	line("--max-memory", h->memory, "yes (a cgroup v2 of its own)",
-	    h->memory_why);
-	printf("files of a run (worktree), never in the workspace:\n");
-	printf("  %-22s %s\n", "TMPDIR, caches, npmrc",
-	    private_dir(pl.refused ? CONFINEMENT_NONE : pl.confinement));
-	printf("  %-22s %s\n", "kept between runs", "--cache-dir DIR, --env "
-	    "XDG_CACHE_HOME=DIR, --env TMPDIR=DIR (granted writable)");
+	text_limits(&fd.h);
 	return fflush(stdout) == 0 ? 0 : EXIT_RUNTIME;
 usage:
 	cli_error("usage: harn-egressd doctor [--json] [--policy FILE]");

@@ -730,6 +730,40 @@ relay_terminal(struct run *r)
 	return -1;
 }
 
+/* The run's loop taken down, in the order the caller is to see it. */
+static void
+serve_end(struct run *r, struct event **sigs)
+{
+	size_t i;
+
+	/* The caller's terminal as it was, before anything more is said. */
+	pty_free(r->pty);
+	r->pty = NULL;
+	for (i = 0; i < 3; i++)
+		if (sigs[i] != NULL)
+			event_free(sigs[i]);
+	if (r->ctl_ev != NULL)
+		event_free(r->ctl_ev);
+	/* The command is gone, its broker with it: the last folded lines. */
+	if (r->px != NULL)
+		proxy_set_owner(r->px, NULL, NULL);
+	sandbox_free(r->child);
+	r->child = NULL;
+	directs_free(r->directs);
+	r->directs = NULL;
+	proxy_free(r->px);
+	if (r->log != NULL)
+		report_log(r->rep, r->log, r->log_path);
+	dlog_free(r->log);
+	/* Every decision made, the terminal back: the summary, last. */
+	if (r->term != NULL)
+		terminal_summary(r->term);
+	terminal_free(r->term);
+	r->term = NULL;
+	if (r->base != NULL)
+		event_base_free(r->base);
+}
+
 /* Serve until the command ends; returns its exit code. */
 static int
 serve_command(struct run *r, struct conf *c, int logfd)
@@ -788,32 +822,7 @@ serve_command(struct run *r, struct conf *c, int logfd)
 	rv = exit_code(r->wstatus);
 	record_exit(r->rep, rv, r->wstatus);
 out:
-	/* The caller's terminal as it was, before anything more is said. */
-	pty_free(r->pty);
-	r->pty = NULL;
-	for (i = 0; i < 3; i++)
-		if (sigs[i] != NULL)
-			event_free(sigs[i]);
-	if (r->ctl_ev != NULL)
-		event_free(r->ctl_ev);
-	/* The command is gone, its broker with it: the last folded lines. */
-	if (r->px != NULL)
-		proxy_set_owner(r->px, NULL, NULL);
-	sandbox_free(r->child);
-	r->child = NULL;
-	directs_free(r->directs);
-	r->directs = NULL;
-	proxy_free(r->px);
-	if (log != NULL)
-		report_log(r->rep, log, r->log_path);
-	dlog_free(log);
-	/* Every decision made, the terminal back: the summary, last. */
-	if (r->term != NULL)
-		terminal_summary(r->term);
-	terminal_free(r->term);
-	r->term = NULL;
-	if (r->base != NULL)
-		event_base_free(r->base);
+	serve_end(r, sigs);
 	return rv;
 }
 

@@ -26,6 +26,11 @@
  * line, a pipelined request, the end).  A span starts only once every
  * byte before it has been written, so the order on the wire holds, and
  * the request's line was logged before its first byte went out.
+ *
+ * Each step returns what follows it (enum fwd_next); each callback hands
+ * that to forward_next, the one place that closes the connection or
+ * tells HTTP, through the protocol table, that the exchange is over.
+ * The kept origin connection's own handling is in kept.c.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -35,6 +40,7 @@
 #include <unistd.h>
 
 #include "proxy/forward.h"
+#include "proxy/kept.h"
 #include "proxy/span.h"
 
 /* A stretch of body worth a pipe: shorter ones go through the buffers. */
@@ -46,12 +52,43 @@ static const char *const hop_headers[] = {
 	"Proxy-Authenticate", "TE", "Trailer", "Upgrade", NULL
 };
 
-static void	origin_read_cb(struct bufferevent *, void *);
-static void	origin_write_cb(struct bufferevent *, void *);
-static void	origin_event_cb(struct bufferevent *, short, void *);
-static void	relay_request(struct conn *);
-static void	bad_response(struct conn *, const char *);
-static void	forward_done(struct conn *);
+/*
+ * What follows a step of the exchange.  Each step returns it, and
+ * forward_next, the one place, acts on it: the exchange goes on, the
+ * client's next request comes (through the protocol table), or the
+ * connection closes, and the client is told why when it can be.
+ */
+enum fwd_next {
+	FWD_ON,			/* the exchange goes on, or waits */
+	FWD_NEXT,		/* over: the client may send another request */
+	FWD_LAST,		/* over, and no request follows */
+	FWD_BAD_BODY,		/* the request body's framing is malformed */
+	FWD_FAILED,		/* a socket or libevent failed: close now */
+	FWD_CUT,		/* the client gets what is queued, then close */
+	/* The origin's response cannot be relayed: bad_response's words. */
+	FWD_MALFORMED,
+	FWD_CLOSED_EARLY,
+	FWD_STALLED,
+	FWD_RELAY_FAILED,
+	FWD_RETRY_FAILED,
+	FWD_CONNECT_FAILED
+};
+
+static const char *const bad_words[] = {
+	[FWD_MALFORMED] = "the origin's response is malformed",
+	[FWD_CLOSED_EARLY] = "the origin closed before its response was "
+	    "complete",
+	[FWD_STALLED] = "the origin's response stalled",
+	[FWD_RELAY_FAILED] = "relaying the response failed",
+	[FWD_RETRY_FAILED] = "the origin closed a kept connection, and "
+	    "connecting again failed",
+	[FWD_CONNECT_FAILED] = "connecting to the origin failed",
+};
+
+static void		forward_next(struct conn *, enum fwd_next);
+static enum fwd_next	origin_read(struct conn *);
+static enum fwd_next	relay_request(struct conn *);
+static enum fwd_next	forward_done(struct conn *);
 
 /*
  * Bytes appended to an evbuffer, with the first failure remembered: a head
@@ -155,22 +192,6 @@ write_request_head(struct conn *c, struct evbuffer *b)
 	return o.err;
 }
 
-static void
-origin_free(struct http_origin *o)
-{
-	if (o == NULL)
-		return;
-	bufferevent_free(o->bev);
-	free(o);
-}
-
-void
-forward_drop_kept(struct conn *c)
-{
-	origin_free(http_of(c)->kept);
-	http_of(c)->kept = NULL;
-}
-
 void
 forward_free(struct conn *c)
 {
@@ -208,7 +229,7 @@ spannable(const struct httpmsg_body *b)
 /*
  * Start *sp (made on first use) on n bytes from src's socket to dst's,
  * with src's bufferevent reading off meanwhile.  1 started; 0 not (the
- * bufferevents carry on); -1 failed, and the connection is closed.
+ * bufferevents carry on); -1 failed: the connection is to close.
  */
 static int
 span_go(struct conn *c, struct span **sp, struct bufferevent *src,
@@ -217,16 +238,12 @@ span_go(struct conn *c, struct span **sp, struct bufferevent *src,
 	if (*sp == NULL && (*sp = span_new(c->px->base,
 	    bufferevent_getfd(src), dst, idle_ms)) == NULL)
 		return 0;
-	if (bufferevent_disable(src, EV_READ) == -1) {
-		conn_close(c);
+	if (bufferevent_disable(src, EV_READ) == -1)
 		return -1;
-	}
 	if (span_start(*sp, n, cb, c) == 0)
 		return 1;
-	if (bufferevent_enable(src, EV_READ) == -1) {
-		conn_close(c);
+	if (bufferevent_enable(src, EV_READ) == -1)
 		return -1;
-	}
 	return 0;
 }
 
@@ -236,33 +253,32 @@ span_go(struct conn *c, struct span **sp, struct bufferevent *src,
  * the client ended its request before its body did, or a socket failed,
  * and the connection ends (with what is queued for the client, at EOF).
  */
+static enum fwd_next
+up_over(struct conn *c, enum span_end how)
+{
+	struct http_fwd *f = http_of(c)->fwd;
+
+	if (how != SPAN_DONE)
+		return how == SPAN_EOF &&
+		    evbuffer_get_length(bufferevent_get_output(c->bev)) > 0 ?
+		    FWD_CUT : FWD_FAILED;
+	httpmsg_body_moved(&http_of(c)->req->body, span_moved(f->up));
+	if (bufferevent_enable(c->bev, EV_READ) == -1)
+		return FWD_FAILED;
+	return relay_request(c);
+}
+
 static void
 up_done(enum span_end how, void *arg)
 {
-	struct conn *c = arg;
-	struct http_fwd *f = http_of(c)->fwd;
-
-	if (how != SPAN_DONE) {
-		if (how == SPAN_EOF &&
-		    evbuffer_get_length(bufferevent_get_output(c->bev)) > 0)
-			conn_close_after_flush(c);
-		else
-			conn_close(c);
-		return;
-	}
-	httpmsg_body_moved(&http_of(c)->req->body, span_moved(f->up));
-	if (bufferevent_enable(c->bev, EV_READ) == -1) {
-		conn_close(c);
-		return;
-	}
-	relay_request(c);
+	forward_next(arg, up_over(arg, how));
 }
 
 /*
  * The request body's next stretch by splice, client -> origin: once all
  * the client sent before it is with the origin.  idle_timeout bounds it
  * (the client's reads are off meanwhile, and the origin's write timeout
- * is not armed while its output is empty).  -1: closed.
+ * is not armed while its output is empty).  1 started, 0 not, -1 failed.
  */
 static int
 up_start(struct conn *c)
@@ -281,12 +297,11 @@ up_start(struct conn *c)
 /*
  * The response body's stretch is with the client: the framing goes on
  * from where it ends, or, read until close, the response is complete.
- * Cut short, it ends as the bufferevents' path ends it (bad_response).
+ * Cut short, it ends as the bufferevents' path ends it (a 502 or a cut).
  */
-static void
-down_done(enum span_end how, void *arg)
+static enum fwd_next
+down_over(struct conn *c, enum span_end how)
 {
-	struct conn *c = arg;
 	struct http_fwd *f = http_of(c)->fwd;
 
 	switch (how) {
@@ -294,34 +309,34 @@ down_done(enum span_end how, void *arg)
 		break;
 	case SPAN_EOF:
 		f->origin_eof = true;
-		bad_response(c, "the origin closed before its response was "
-		    "complete");
-		return;
+		return FWD_CLOSED_EARLY;
 	case SPAN_IDLE:
-		bad_response(c, "the origin's response stalled");
-		return;
+		return FWD_STALLED;
 	default:
-		bad_response(c, "relaying the response failed");
-		return;
+		return FWD_RELAY_FAILED;
 	}
 	if (f->resp.kind == BODY_UNTIL_CLOSE) {
 		f->origin_eof = true;
-		forward_done(c);
-		return;
+		return forward_done(c);
 	}
 	httpmsg_body_moved(&f->resp, span_moved(f->down));
-	if (bufferevent_enable(f->origin, EV_READ) == -1) {
-		conn_close(c);
-		return;
-	}
+	if (bufferevent_enable(f->origin, EV_READ) == -1)
+		return FWD_FAILED;
 	/* The framing goes on: the end, or a chunk's CRLF and next line. */
-	origin_read_cb(f->origin, c);
+	return origin_read(c);
+}
+
+static void
+down_done(enum span_end how, void *arg)
+{
+	forward_next(arg, down_over(arg, how));
 }
 
 /*
  * The response body's next stretch by splice, origin -> client: once its
  * head and all before the stretch are with the client.  idle_timeout
- * bounds it (neither bufferevent watches meanwhile).  -1: closed.
+ * bounds it (neither bufferevent watches meanwhile).  1 started, 0 not,
+ * -1 failed.
  */
 static int
 down_start(struct conn *c)
@@ -339,86 +354,6 @@ down_start(struct conn *c)
 }
 
 /*
- * A kept origin connection is idle: a byte from it now is one nobody
- * asked for, and its EOF or error ends it.  Either way it is dropped.
- */
-static void
-kept_read_cb(struct bufferevent *bev, void *arg)
-{
-	forward_drop_kept(arg);
-}
-
-static void
-kept_event_cb(struct bufferevent *bev, short what, void *arg)
-{
-	forward_drop_kept(arg);
-}
-
-/*
- * Still usable: nothing waiting in its buffer, and the socket neither
- * closed nor holding bytes (the loop may not have seen them yet).
- */
-static bool
-kept_alive(const struct http_origin *o)
-{
-	char b;
-
-	if (evbuffer_get_length(bufferevent_get_input(o->bev)) > 0)
-		return false;
-	return recv(bufferevent_getfd(o->bev), &b, 1,
-	    MSG_PEEK | MSG_DONTWAIT) == -1 &&
-	    (errno == EAGAIN || errno == EWOULDBLOCK);
-}
-
-const struct egress_addr *
-forward_reusable(struct conn *c)
-{
-	struct http_origin *o = http_of(c)->kept;
-	const struct http_req *r = http_of(c)->req;
-
-	if (o == NULL)
-		return NULL;
-	/*
-	 * Only a request that could be sent again goes on a kept
-	 * connection: one the origin closes under it is then never lost.
-	 */
-	if (!r->idempotent || r->body.kind != BODY_NONE ||
-	    o->port != c->target.port || strcmp(o->host, c->target.host) != 0 ||
-	    !kept_alive(o)) {
-		forward_drop_kept(c);
-		return NULL;
-	}
-	return &o->addr;
-}
-
-/*
- * The exchange is over and both sides agree the origin connection may
- * carry another: it is kept, idle, for this client's next request.
- */
-static void
-keep_origin(struct conn *c)
-{
-	struct http_fwd *f = http_of(c)->fwd;
-	struct http_origin *o;
-
-	forward_drop_kept(c);
-	if ((o = calloc(1, sizeof(*o))) == NULL)
-		return;
-	o->bev = f->origin;
-	o->addr = f->addr;
-	o->port = c->target.port;
-	memcpy(o->host, c->target.host, sizeof(o->host));
-	bufferevent_setcb(o->bev, kept_read_cb, NULL, kept_event_cb, c);
-	if (bufferevent_set_timeouts(o->bev, NULL, NULL) == -1 ||
-	    bufferevent_enable(o->bev, EV_READ) == -1) {
-		free(o);
-		return;		/* the exchange frees the connection */
-	}
-	f->origin = NULL;
-	http_of(c)->kept = o;
-}
-
-/*
  * No request follows this one on the client connection: it asked so, the
  * proxy drains, or the client sent its EOF and no byte of another request
  * came before it.
@@ -433,16 +368,14 @@ last_exchange(struct conn *c)
 }
 
 /* The exchange is over: keep the client for another request, or close. */
-static void
+static enum fwd_next
 forward_done(struct conn *c)
 {
 	struct http_fwd *f = http_of(c)->fwd;
 
 	if (last_exchange(c) || !f->req_done ||
-	    f->resp.kind == BODY_UNTIL_CLOSE) {
-		c->p->relay_over(c, RELAY_CLOSE);
-		return;
-	}
+	    f->resp.kind == BODY_UNTIL_CLOSE)
+		return FWD_LAST;
 	/*
 	 * Kept only when the origin took the whole request: one that
 	 * answered early may never read the rest, which the next request
@@ -451,7 +384,7 @@ forward_done(struct conn *c)
 	if (!f->resp_close && !f->origin_eof &&
 	    evbuffer_get_length(bufferevent_get_output(f->origin)) == 0)
 		keep_origin(c);
-	c->p->relay_over(c, RELAY_NEXT);
+	return FWD_NEXT;
 }
 
 /*
@@ -477,7 +410,7 @@ forward_client_eof(struct conn *c)
  * buffer, up to its high-water mark, until this exchange is over: the
  * client stays registered for reading all along, so epoll is not told.
  */
-static void
+static enum fwd_next
 relay_request(struct conn *c)
 {
 	struct http_fwd *f = http_of(c)->fwd;
@@ -485,74 +418,86 @@ relay_request(struct conn *c)
 	int rv;
 
 	if (f->req_done || span_running(f->up))
-		return;
+		return FWD_ON;
 	rv = httpmsg_relay_body(&http_of(c)->req->body,
 	    bufferevent_get_input(c->bev), out);
-	if (bev_write_now(f->origin) == -1) {
-		conn_close(c);
-		return;
-	}
-	if (rv == -1) {
-		/* What went before it is all the origin gets. */
-		c->p->relay_over(c, RELAY_BAD_BODY);
-		return;
-	}
+	if (bev_write_now(f->origin) == -1)
+		return FWD_FAILED;
+	/* What went before it is all the origin gets. */
+	if (rv == -1)
+		return FWD_BAD_BODY;
 	if (rv == 1)
 		f->req_done = true;
 	else if (evbuffer_get_length(out) >= RELAY_HIGH_WATER) {
 		if (bufferevent_disable(c->bev, EV_READ) == -1)
-			conn_close(c);
-	} else
-		(void)up_start(c);
+			return FWD_FAILED;
+	} else if (up_start(c) == -1)
+		return FWD_FAILED;
+	return FWD_ON;
 }
 
 void
 forward_client_read_cb(struct bufferevent *bev, void *arg)
 {
-	relay_request(arg);
+	forward_next(arg, relay_request(arg));
 }
 
 /*
  * The origin took what waited for it (bev_write_now's rest): the client
  * may send more, or the body's rest go by splice.
  */
+static enum fwd_next
+origin_wrote(struct conn *c, struct bufferevent *bev)
+{
+	struct http_fwd *f;
+	int rv;
+
+	if (evbuffer_get_length(bufferevent_get_output(bev)) == 0 &&
+	    bufferevent_disable(bev, EV_WRITE) == -1)
+		return FWD_FAILED;
+	f = http_of(c)->fwd;
+	if (f == NULL || f->req_done || span_running(f->up))
+		return FWD_ON;
+	if ((rv = up_start(c)) != 0)
+		return rv == -1 ? FWD_FAILED : FWD_ON;
+	if (bufferevent_enable(c->bev, EV_READ) == -1)
+		return FWD_FAILED;
+	return FWD_ON;
+}
+
 static void
 origin_write_cb(struct bufferevent *bev, void *arg)
 {
-	struct conn *c = arg;
-	struct http_fwd *f;
-
-	if (evbuffer_get_length(bufferevent_get_output(bev)) == 0 &&
-	    bufferevent_disable(bev, EV_WRITE) == -1) {
-		conn_close(c);
-		return;
-	}
-	f = http_of(c)->fwd;
-	if (f == NULL || f->req_done || span_running(f->up) || up_start(c) != 0)
-		return;
-	if (bufferevent_enable(c->bev, EV_READ) == -1)
-		conn_close(c);
+	forward_next(arg, origin_wrote(arg, bev));
 }
 
 /*
  * The client took what waited for it: the origin may send more, or the
  * body's rest go by splice.
  */
+static enum fwd_next
+client_wrote(struct conn *c, struct bufferevent *bev)
+{
+	struct http_fwd *f;
+	int rv;
+
+	if (evbuffer_get_length(bufferevent_get_output(bev)) == 0 &&
+	    bufferevent_disable(bev, EV_WRITE) == -1)
+		return FWD_FAILED;
+	f = http_of(c)->fwd;
+	if (f == NULL || f->origin_eof || span_running(f->down))
+		return FWD_ON;
+	if ((rv = down_start(c)) != 0)
+		return rv == -1 ? FWD_FAILED : FWD_ON;
+	if (bufferevent_enable(f->origin, EV_READ) == -1)
+		return FWD_FAILED;
+	return FWD_ON;
+}
+
 void
 forward_client_write_cb(struct bufferevent *bev, void *arg)
 {
-	struct conn *c = arg;
-
-	if (evbuffer_get_length(bufferevent_get_output(bev)) == 0 &&
-	    bufferevent_disable(bev, EV_WRITE) == -1) {
-		conn_close(c);
-		return;
-	}
-	if (http_of(c)->fwd == NULL || http_of(c)->fwd->origin_eof ||
-	    span_running(http_of(c)->fwd->down) || down_start(c) != 0)
-		return;
-	if (bufferevent_enable(http_of(c)->fwd->origin, EV_READ) == -1)
-		conn_close(c);
+	forward_next(arg, client_wrote(arg, bev));
 }
 
 static bool
@@ -683,24 +628,60 @@ bad_response(struct conn *c, const char *what)
 	conn_close_after_flush(c);
 }
 
+/* The one place that acts on what follows a step, and closes. */
 static void
-origin_read_cb(struct bufferevent *bev, void *arg)
+forward_next(struct conn *c, enum fwd_next n)
 {
-	struct conn *c = arg;
+	switch (n) {
+	case FWD_ON:
+		return;
+	case FWD_NEXT:
+		c->p->relay_over(c, RELAY_NEXT);
+		return;
+	case FWD_LAST:
+		c->p->relay_over(c, RELAY_CLOSE);
+		return;
+	case FWD_BAD_BODY:
+		c->p->relay_over(c, RELAY_BAD_BODY);
+		return;
+	case FWD_FAILED:
+		conn_close(c);
+		return;
+	case FWD_CUT:
+		conn_close_after_flush(c);
+		return;
+	case FWD_MALFORMED:
+	case FWD_CLOSED_EARLY:
+	case FWD_STALLED:
+	case FWD_RELAY_FAILED:
+	case FWD_RETRY_FAILED:
+	case FWD_CONNECT_FAILED:
+		bad_response(c, bad_words[n]);
+		return;
+	}
+}
 
+static enum fwd_next
+origin_read(struct conn *c)
+{
 	switch (pump_response(c)) {
 	case -1:
-		bad_response(c, "the origin's response is malformed");
-		return;
+		return FWD_MALFORMED;
 	case 1:
-		forward_done(c);
-		return;
+		return forward_done(c);
 	}
 	if (evbuffer_get_length(bufferevent_get_output(c->bev)) <
 	    RELAY_HIGH_WATER)
-		(void)down_start(c);
-	else if (bufferevent_disable(bev, EV_READ) == -1)
-		conn_close(c);
+		return down_start(c) == -1 ? FWD_FAILED : FWD_ON;
+	if (bufferevent_disable(http_of(c)->fwd->origin, EV_READ) == -1)
+		return FWD_FAILED;
+	return FWD_ON;
+}
+
+static void
+origin_read_cb(struct bufferevent *bev, void *arg)
+{
+	forward_next(arg, origin_read(arg));
 }
 
 static void
@@ -709,72 +690,75 @@ retry_connected_cb(const struct outbound_result *res, void *arg)
 	struct conn *c = arg;
 
 	c->ob = NULL;
-	if (res->fd == -1) {
-		bad_response(c, "the origin closed a kept connection, and "
-		    "connecting again failed");
-		return;
-	}
-	forward_start(c, res->fd, &res->addr, res->reason);
+	if (res->fd == -1)
+		forward_next(c, FWD_RETRY_FAILED);
+	else
+		forward_start(c, res->fd, &res->addr, res->reason);
 }
 
 /*
  * A kept connection the origin closed under a request it had not begun
  * to answer: an idempotent request without a body goes again, on a new
- * connection to the same checked address.  false: it cannot.
+ * connection to the same checked address (retry_on_new).
  */
 static bool
+can_retry(const struct conn *c)
+{
+	const struct http_fwd *f = http_of(c)->fwd;
+	const struct http_req *r = http_of(c)->req;
+
+	return f->reused && !f->resp_started && f->req_done &&
+	    r->idempotent && r->body.kind == BODY_NONE;
+}
+
+static enum fwd_next
 retry_on_new(struct conn *c)
 {
 	struct http_fwd *f = http_of(c)->fwd;
-	const struct http_req *r = http_of(c)->req;
 	struct egress_addr addr = f->addr;
 	enum egress_reason reason = f->reason;
 
-	if (!f->reused || f->resp_started || !f->req_done ||
-	    !r->idempotent || r->body.kind != BODY_NONE)
-		return false;
 	forward_free(c);
-	if (conn_enter(c, CONN_CONNECTING) == -1) {
-		conn_close(c);
-		return true;
-	}
+	if (conn_enter(c, CONN_CONNECTING) == -1)
+		return FWD_FAILED;
 	c->ob = outbound_connect(c->px, c->gen, &c->target, &addr, reason,
 	    retry_connected_cb, c);
-	if (c->ob == NULL)
-		bad_response(c, "connecting to the origin failed");
-	return true;
+	return c->ob == NULL ? FWD_CONNECT_FAILED : FWD_ON;
 }
 
 /*
  * The origin closed or failed.  What it sent before still goes to the
  * client; a response that was not complete ends the client connection.
  */
-static void
-origin_event_cb(struct bufferevent *bev, short what, void *arg)
+static enum fwd_next
+origin_ended(struct conn *c, short what)
 {
-	struct conn *c = arg;
 	struct http_fwd *f = http_of(c)->fwd;
 	int rv;
 
 	if (!(what & (BEV_EVENT_EOF | BEV_EVENT_ERROR | BEV_EVENT_TIMEOUT)))
-		return;
+		return FWD_ON;
 	f->origin_eof = true;
 	rv = pump_response(c);
 	f = http_of(c)->fwd;		/* read again after the pump */
 	if (rv == 1 || (rv == 0 && f->resp_head &&
 	    f->resp.kind == BODY_UNTIL_CLOSE)) {
 		f->resp.kind = BODY_UNTIL_CLOSE;	/* no reuse after EOF */
-		forward_done(c);
-		return;
+		return forward_done(c);
 	}
-	if (!(what & BEV_EVENT_TIMEOUT) && rv == 0 && retry_on_new(c))
-		return;
-	bad_response(c, rv == -1 ? "the origin's response is malformed" :
-	    "the origin closed before its response was complete");
+	if (!(what & BEV_EVENT_TIMEOUT) && rv == 0 && can_retry(c))
+		return retry_on_new(c);
+	return rv == -1 ? FWD_MALFORMED : FWD_CLOSED_EARLY;
+}
+
+static void
+origin_event_cb(struct bufferevent *bev, short what, void *arg)
+{
+	forward_next(arg, origin_ended(arg, what));
 }
 
 /* The exchange on origin (a new connection, or a kept one). */
-static void
+static enum fwd_next
 exchange_start(struct conn *c, struct bufferevent *origin,
     const struct egress_addr *addr, enum egress_reason reason, bool reused)
 {
@@ -784,8 +768,7 @@ exchange_start(struct conn *c, struct bufferevent *origin,
 	forward_free(c);
 	if ((f = calloc(1, sizeof(*f))) == NULL) {
 		bufferevent_free(origin);
-		conn_close(c);
-		return;
+		return FWD_FAILED;
 	}
 	http_of(c)->fwd = f;
 	f->origin = origin;
@@ -805,11 +788,9 @@ exchange_start(struct conn *c, struct bufferevent *origin,
 	    bufferevent_enable(origin, EV_READ) == -1 ||
 	    write_request_head(c, bufferevent_get_output(origin)) == -1 ||
 	    conn_enter(c, CONN_RELAY) == -1 ||
-	    bufferevent_set_timeouts(c->bev, NULL, &idle) == -1) {
-		conn_close(c);
-		return;
-	}
-	relay_request(c);
+	    bufferevent_set_timeouts(c->bev, NULL, &idle) == -1)
+		return FWD_FAILED;
+	return relay_request(c);
 }
 
 void
@@ -818,14 +799,14 @@ forward_start(struct conn *c, int fd, const struct egress_addr *addr,
 {
 	struct bufferevent *origin;
 
-	forward_drop_kept(c);
+	kept_drop(c);
 	origin = bufferevent_socket_new(c->px->base, fd, BEV_OPT_CLOSE_ON_FREE);
 	if (origin == NULL) {
 		close(fd);
-		conn_close(c);
+		forward_next(c, FWD_FAILED);
 		return;
 	}
-	exchange_start(c, origin, addr, reason, false);
+	forward_next(c, exchange_start(c, origin, addr, reason, false));
 }
 
 void
@@ -841,15 +822,15 @@ forward_start_kept(struct conn *c, const struct egress_addr *addr,
 	 */
 	if (o == NULL || !kept_alive(o) ||
 	    memcmp(&o->addr, addr, sizeof(*addr)) != 0) {
-		forward_drop_kept(c);
+		kept_drop(c);
 		c->ob = outbound_connect(c->px, c->gen, &c->target, addr,
 		    reason, retry_connected_cb, c);
 		if (c->ob == NULL)
-			bad_response(c, "connecting to the origin failed");
+			forward_next(c, FWD_CONNECT_FAILED);
 		return;
 	}
 	origin = o->bev;
 	http_of(c)->kept = NULL;
 	free(o);
-	exchange_start(c, origin, addr, reason, true);
+	forward_next(c, exchange_start(c, origin, addr, reason, true));
 }

@@ -211,7 +211,7 @@ http_free(struct conn *c)
 	if (c->pstate == NULL)
 		return;		/* its init failed */
 	http_req_free(c);
-	forward_drop_kept(c);
+	kept_drop(c);
 }
 
 /* Ready for the next request on a kept-alive connection. */
@@ -562,9 +562,9 @@ head_read_cb(struct bufferevent *bev, void *arg)
 		return;
 	}
 	if (!http_of(c)->req->connect)
-		reuse = forward_reusable(c);
+		reuse = kept_reusable(c);
 	else
-		forward_drop_kept(c);
+		kept_drop(c);
 	c->ob = outbound_start(c->px, c->gen, &c->target, reuse, connected_cb,
 	    c);
 	if (c->ob == NULL)

@@ -7,6 +7,7 @@
 #define PROXY_HTTP_H
 
 #include "proxy/forward.h"
+#include "proxy/kept.h"
 
 /*
  * A whole HTTP refusal response, as snprintf returns its length; to a

@@ -10,7 +10,7 @@
  * The broker runs in init, the command's parent and subreaper, which
  * took exactly the command's identity before the command was forked: its
  * uid and gids, its user namespace, no capability, no_new_privs
- * (spawn.c: become_command).  So whatever it does for the command, the
+ * (spawn_init.c: become_command).  So whatever it does for the command, the
  * command could have done itself outside the confinement's rules: the
  * kernel refuses it a file capability, a trusted.* xattr, another owner,
  * or a netlink message to another process, as it would the command; and

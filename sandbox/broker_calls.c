@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The brokered calls: one row each, the only list there is.  The broker's
- * filter (seccomp.c's build_broker) stops a row's call in the variants
- * its where names, with its arguments as stop says; the broker
+ * filter (seccomp_broker.c's sc_build_broker) stops a row's call in the
+ * variants its where names, with its arguments as stop says; the broker
  * (broker.c's notify_cb) answers it with the act of its family, and
  * fails to start if a row's name is no call here (an optional one
  * excepted, which some architectures lack).  So no call is stopped that
@@ -112,7 +112,10 @@ const struct brokered brokered_calls[] = {
 	SIG("rt_tgsigqueueinfo", SIGCALL_TGSIGQUEUE),
 	SIG("pidfd_open", SIGCALL_PIDFD_OPEN),
 	SIG("pidfd_send_signal", SIGCALL_PIDFD_SEND),
-	/* SIGIO's target; F_SETOWN_EX and the rest are refused (seccomp.c). */
+	/*
+	 * SIGIO's target; F_SETOWN_EX and the rest are refused
+	 * (seccomp_broker.c).
+	 */
 	{ .name = "fcntl", .family = BCALL_SIGNAL, .where = LL,
 	    .stop = STOP_MATCH, .arg = { 1 }, .val = { F_SETOWN }, .nmatch = 1,
 	    .user = -1, .op = SIGCALL_SETOWN, .flags_arg = -1 },

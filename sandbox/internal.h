@@ -42,6 +42,9 @@ void	 fds_free(int *fds, size_t n);	/* each closed, then the array */
 char	*path_join(const char *, const char *);
 bool	 path_under(const char *path, const char *dir);	/* or equal */
 char	*path_real(const char *);		/* realpath(3), faster */
+/* Canonical, or its nearest existing directory's plus the rest; NULL. */
+char	*path_canonical(const char *);
+void	 path_lexical(char *);	/* "." and ".." out as written, in place */
 /* The name the kernel gives fd (/proc/self/fd): absolute, whole; or -1. */
 int	 fd_path(int fd, char *buf, size_t len);
 
@@ -59,6 +62,8 @@ int	 fsid_of_path(const char *, struct fs_id *);
 bool	 fsid_under(const struct fs_id *, const struct fs_id *dir);
 void	 fsid_free(struct fs_id *);
 
+/* c (canonical) is at or below the workspace or a write root, by name. */
+bool	 reach_writable(const struct sandbox_request *, const char *c);
 /*
  * open(2) of an absolute path, following its links only through names
  * out of the command's reach (EACCES at a name in a writable root, by
@@ -247,14 +252,17 @@ int	 sandbox_paths_build(const struct sandbox_request *,
 int	 rootonly_find(const char *root, uid_t uid, const char *const *keep,
 	    size_t nkeep, struct strv *out, char *err, size_t errlen);
 void	 sandbox_paths_free(struct sandbox_paths *);
-extern const char *const sandbox_private_dirs[];
 /* Granted to every command: the system read-execute, devices read-write. */
 extern const char *const system_roots[];
 extern const char *const device_files[];
-bool	 sandbox_holds_private(const char *path);
 extern const char *const sandbox_home_denylist[];
 
-/* The namespaces confinement's binds (nsbinds.c), planned by paths.c. */
+/*
+ * The namespaces confinement's binds (nsbinds.c), planned by paths.c, and
+ * its private directories (a private directory at or below path: held).
+ */
+extern const char *const sandbox_private_dirs[];
+bool	 sandbox_holds_private(const char *path);
 int	 nsb_add(struct sandbox_paths *, size_t *cap, const char *path,
 	    bool ro, bool idmap, const struct stat *);
 void	 nsb_sort(struct sandbox_paths *);

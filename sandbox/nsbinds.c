@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The namespaces confinement's mounts of the roots (SPEC 6.1, 6.5), as
- * the parent plans them (paths.c makes the grants, this the binds; ns.c
- * and skel.c mount them):
+ * The namespaces confinement's private directories, and its mounts of
+ * the roots (SPEC 6.1, 6.5), as the parent plans them (paths.c makes the
+ * grants, this the binds; ns.c and skel.c mount them):
  *
  *   - each root is bind-mounted back at its own path.  For a root caller
  *     the writable roots, and read-only roots inside them, are idmapped:
@@ -28,6 +28,27 @@
 #include <sys/stat.h>
 
 #include "sandbox/internal.h"
+
+/* The namespaces confinement's own, empty directories (SPEC 6.1). */
+const char *const sandbox_private_dirs[] = {
+	"/tmp", "/var/tmp", "/run", "/dev/shm", NULL
+};
+
+/*
+ * Is a private directory at or below path?  A read-only root there
+ * ($HOME=/var/tmp) is mounted beneath the private directory, which stays
+ * the command's own (ns.c): what lies under it is out of reach.
+ */
+bool
+sandbox_holds_private(const char *path)
+{
+	size_t i;
+
+	for (i = 0; sandbox_private_dirs[i] != NULL; i++)
+		if (path_under(sandbox_private_dirs[i], path))
+			return true;
+	return false;
+}
 
 int
 nsb_add(struct sandbox_paths *p, size_t *cap, const char *path, bool ro,

@@ -57,120 +57,12 @@ const char *const device_files[] = {
 };
 
 /*
- * The namespaces confinement's own, empty directories (SPEC 6.1), and
- * its own terminals: a private devpts, never the host's /dev/pts.
+ * The namespaces confinement's own terminals (its own, empty directories
+ * are nsbinds.c's): a private devpts, never the host's /dev/pts.
  */
-const char *const sandbox_private_dirs[] = {
-	"/tmp", "/var/tmp", "/run", "/dev/shm", NULL
-};
 static const char *const private_devices[] = {
 	"/dev/pts", "/dev/ptmx", NULL
 };
-
-int
-strv_add(struct strv *s, char *str)
-{
-	char **v;
-
-	if (str == NULL)
-		return -1;
-	if (s->n + 2 > s->cap) {
-		s->cap = s->cap ? s->cap * 2 : 32;
-		if ((v = reallocarray(s->v, s->cap, sizeof(*v))) == NULL) {
-			free(str);
-			return -1;
-		}
-		s->v = v;
-	}
-	s->v[s->n++] = str;
-	s->v[s->n] = NULL;
-	return 0;
-}
-
-/* An array of descriptors, each closed (-1: none), then the array. */
-void
-fds_free(int *fds, size_t n)
-{
-	size_t i;
-
-	for (i = 0; fds != NULL && i < n; i++)
-		if (fds[i] != -1)
-			(void)close(fds[i]);
-	free(fds);
-}
-
-void
-strv_free(struct strv *s)
-{
-	size_t i;
-
-	for (i = 0; i < s->n; i++)
-		free(s->v[i]);
-	free(s->v);
-	memset(s, 0, sizeof(*s));
-}
-
-char *
-path_join(const char *a, const char *b)
-{
-	char *s;
-
-	if (strcmp(a, "/") == 0)
-		a = "";
-	return asprintf(&s, "%s/%s", a, b) == -1 ? NULL : s;
-}
-
-int
-fd_path(int fd, char *buf, size_t len)
-{
-	char link[64];
-	ssize_t n;
-
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	if ((n = readlink(link, buf, len - 1)) <= 0 ||
-	    (size_t)n >= len - 1) {
-		if (n > 0)
-			errno = ENAMETOOLONG;
-		return -1;
-	}
-	buf[n] = '\0';
-	if (buf[0] != '/') {
-		errno = EINVAL;
-		return -1;
-	}
-	return 0;
-}
-
-/*
- * realpath(3) by the kernel: one open and one readlink, where glibc
- * reads every component's link.  NULL with errno as realpath's.
- */
-char *
-path_real(const char *path)
-{
-	char buf[PATH_MAX];
-	int fd, rv;
-
-	if ((fd = open(path, O_PATH | O_CLOEXEC)) == -1)
-		return NULL;
-	rv = fd_path(fd, buf, sizeof(buf));
-	(void)close(fd);
-	/* No /proc, or a name the kernel cannot give: the slow way. */
-	if (rv == -1 || strstr(buf, " (deleted)") != NULL)
-		return realpath(path, NULL);
-	return strdup(buf);
-}
-
-bool
-path_under(const char *path, const char *dir)
-{
-	size_t n = strlen(dir);
-
-	if (strcmp(dir, "/") == 0)
-		return path[0] == '/';
-	return strncmp(path, dir, n) == 0 &&
-	    (path[n] == '\0' || path[n] == '/');
-}
 
 static bool
 under_private(const char *path)
@@ -179,22 +71,6 @@ under_private(const char *path)
 
 	for (i = 0; sandbox_private_dirs[i] != NULL; i++)
 		if (path_under(path, sandbox_private_dirs[i]))
-			return true;
-	return false;
-}
-
-/*
- * Is a private directory at or below path?  A read-only root there
- * ($HOME=/var/tmp) is mounted beneath the private directory, which stays
- * the command's own (ns.c): what lies under it is out of reach.
- */
-bool
-sandbox_holds_private(const char *path)
-{
-	size_t i;
-
-	for (i = 0; sandbox_private_dirs[i] != NULL; i++)
-		if (path_under(sandbox_private_dirs[i], path))
 			return true;
 	return false;
 }
@@ -348,9 +224,6 @@ sandbox_home_root_ok(const char *path, char *err, size_t errlen)
 	return rv;
 }
 
-static char *canonical(const char *);
-static bool writable_root(const struct sandbox_request *, const char *);
-
 /*
  * A root, canonical when it was checked: still reached without a link,
  * and which directory it is.  A command running now (another run's,
@@ -401,7 +274,7 @@ root_grant(struct build *b, const char *path, enum landlock_grant how)
 	if (!b->ns)
 		return 0;
 	return nsb_add(b->p, &b->cap_binds, path, how != GRANT_RW, b->root &&
-	    (how == GRANT_RW || writable_root(b->r, path)), &st);
+	    (how == GRANT_RW || reach_writable(b->r, path)), &st);
 }
 
 static int
@@ -458,7 +331,7 @@ unreachable(const struct build *b, const char *path)
 	if (!under_private(path) && (lstat(path, &st) == -1 ||
 	    !S_ISLNK(st.st_mode)) && !b->home_private)
 		return false;
-	if ((c = canonical(path)) == NULL)
+	if ((c = path_canonical(path)) == NULL)
 		return false;
 	out = under_private(c);
 	for (i = 0; out && i < p->nbinds; i++)
@@ -483,7 +356,7 @@ deny_inside(struct build *b, const char *path)
 	size_t i;
 	bool in = false;
 
-	if (!b->ns || (c = canonical(path)) == NULL)
+	if (!b->ns || (c = path_canonical(path)) == NULL)
 		return 0;
 	for (i = 0; !in && i < p->ninside; i++)
 		in = path_under(c, p->inside[i].path);
@@ -566,7 +439,8 @@ build_denied(struct build *b, const struct sandbox_request *r)
 	char *key, *home;
 	size_t i;
 
-	if (b->ns && r->home != NULL && (home = canonical(r->home)) != NULL) {
+	if (b->ns && r->home != NULL &&
+	    (home = path_canonical(r->home)) != NULL) {
 		b->home_private = under_private(home);
 		free(home);
 	}
@@ -691,58 +565,6 @@ sandbox_paths_free(struct sandbox_paths *p)
 	memset(p, 0, sizeof(*p));
 }
 
-/* The canonical path, or of its nearest existing directory plus the rest. */
-static char *
-canonical(const char *path)
-{
-	char buf[PATH_MAX], *r, *slash, *out;
-
-	if ((r = path_real(path)) != NULL || errno != ENOENT)
-		return r;
-	(void)snprintf(buf, sizeof(buf), "%s", path);
-	if ((slash = strrchr(buf, '/')) == NULL)
-		return NULL;
-	*slash = '\0';
-	if ((r = canonical(buf[0] != '\0' ? buf : "/")) == NULL)
-		return NULL;
-	out = path_join(r, slash + 1);
-	free(r);
-	return out;
-}
-
-/* "." and ".." taken out as written, "//" as "/": no file is looked at. */
-static void
-lexical(char *p)
-{
-	char *out = p, *c = p, *last;
-	size_t n;
-
-	while (*c != '\0') {
-		c += strspn(c, "/");
-		n = strcspn(c, "/");
-		if (n == 0)
-			break;
-		if (n == 1 && c[0] == '.') {
-			c += n;
-			continue;
-		}
-		if (n == 2 && c[0] == '.' && c[1] == '.') {
-			*out = '\0';
-			last = strrchr(p, '/');
-			out = last != NULL ? last : p;
-			c += n;
-			continue;
-		}
-		*out++ = '/';
-		memmove(out, c, n);
-		out += n;
-		c += n;
-	}
-	if (out == p)
-		*out++ = '/';
-	*out = '\0';
-}
-
 /*
  * A root the command line gives: absolute, canonical, and reached without
  * a symlink.  A link on the way could be one a command made in an earlier
@@ -766,7 +588,7 @@ sandbox_root_path(const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: out of memory", path);
 		return NULL;
 	}
-	lexical(abs);
+	path_lexical(abs);
 	if ((real = path_real(path)) == NULL) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		free(abs);
@@ -781,271 +603,4 @@ sandbox_root_path(const char *path, char *err, size_t errlen)
 	}
 	free(abs);
 	return real;
-}
-
-static bool
-writable_root(const struct sandbox_request *r, const char *c)
-{
-	size_t i;
-
-	if (path_under(c, r->workspace))
-		return true;
-	for (i = 0; i < r->nrw_roots; i++)
-		if (path_under(c, r->rw_roots[i]))
-			return true;
-	return false;
-}
-
-/*
- * The writable roots by filesystem identity: a root bound at a second
- * path is in reach by that path too.
- */
-struct reach {
-	struct fs_id	*ids;
-	size_t		 n;
-};
-
-static void
-reach_free(struct reach *rc)
-{
-	while (rc->n > 0)
-		fsid_free(&rc->ids[--rc->n]);
-	free(rc->ids);
-	rc->ids = NULL;
-}
-
-static int
-reach_build(const struct sandbox_request *r, struct reach *rc)
-{
-	size_t i;
-
-	rc->n = 0;
-	if ((rc->ids = calloc(r->nrw_roots + 1, sizeof(*rc->ids))) == NULL)
-		return -1;
-	for (i = 0; i <= r->nrw_roots; i++, rc->n++)
-		if (fsid_of_path(i == 0 ? r->workspace : r->rw_roots[i - 1],
-		    &rc->ids[i]) == -1) {
-			reach_free(rc);
-			return -1;
-		}
-	return 0;
-}
-
-/* fd is at or below a root; true when that cannot be told. */
-static bool
-reach_has(const struct reach *rc, int fd)
-{
-	struct fs_id id;
-	size_t i;
-	bool in = false;
-
-	if (fsid_of_fd(fd, &id) == -1)
-		return true;
-	for (i = 0; i < rc->n && !in; i++)
-		in = fsid_under(&id, &rc->ids[i]);
-	fsid_free(&id);
-	return in;
-}
-
-/* dir (or, missing, its nearest existing parent) is in reach. */
-static bool
-dir_in_reach(const struct sandbox_request *r, const char *dir)
-{
-	struct reach rc;
-	char *d, *slash;
-	bool in = true;
-	int fd;
-
-	if ((d = strdup(dir)) == NULL || reach_build(r, &rc) == -1) {
-		free(d);
-		return true;
-	}
-	while ((fd = open(d, O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1 &&
-	    errno == ENOENT && strcmp(d, "/") != 0 &&
-	    (slash = strrchr(d, '/')) != NULL)
-		*(slash == d ? slash + 1 : slash) = '\0';
-	if (fd != -1) {
-		in = reach_has(&rc, fd);
-		(void)close(fd);
-	}
-	reach_free(&rc);
-	free(d);
-	return in;
-}
-
-/*
- * As written and as it resolves: a symlink a command planted in its
- * workspace (in an earlier run) must not lead the path out of it, nor
- * the path's directory into it.  The last name is never followed (the
- * files are opened O_NOFOLLOW), so its directory is what resolves.
- */
-bool
-sandbox_may_write(const struct sandbox_request *r, const char *path)
-{
-	char cwd[PATH_MAX], *abs, *dir = NULL, *c = NULL, *slash;
-	bool w = true;
-
-	if (path[0] == '/')
-		abs = strdup(path);
-	else if (getcwd(cwd, sizeof(cwd)) != NULL)
-		abs = path_join(cwd, path);
-	else
-		return true;	/* unknown: assume the worst */
-	if (abs == NULL)
-		return true;
-	lexical(abs);
-	if (writable_root(r, abs))
-		goto out;
-	if ((dir = strdup(abs)) == NULL)
-		goto out;
-	slash = strrchr(dir, '/');
-	*(slash == dir ? slash + 1 : slash) = '\0';
-	if ((c = canonical(dir)) == NULL)
-		goto out;
-	w = writable_root(r, c) || dir_in_reach(r, dir);
-out:
-	free(c);
-	free(dir);
-	free(abs);
-	return w;
-}
-
-/* Back at /: the walk starts again there (an absolute link). */
-static int
-walk_root(int *dir, char *done)
-{
-	if (*dir != -1)
-		(void)close(*dir);
-	done[0] = '\0';
-	return (*dir = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC));
-}
-
-/*
- * rest becomes the link's target, then what was left after the link's
- * name (end, which points into rest).
- */
-static int
-walk_splice(char *rest, size_t size, const char *link, size_t len,
-    const char *end)
-{
-	if (len + 1 + strlen(end) + 1 > size) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	memmove(rest + len + 1, end, strlen(end) + 1);
-	memcpy(rest, link, len);
-	rest[len] = '/';
-	return 0;
-}
-
-/*
- * Open path the way open(2) would, following its symlinks, but only
- * through names out of the command's reach: each name is looked up in a
- * directory held open and already checked, never by a path the command
- * could change under us, and a name in a writable root ends the walk
- * (EACCES).  For files the supervisor reads for the command (~/.npmrc),
- * where a link the command planted in an earlier run would otherwise
- * have the supervisor read any file for it.
- */
-int
-sandbox_open_out_of_reach(const struct sandbox_request *r, const char *path,
-    int flags)
-{
-	char done[PATH_MAX], rest[PATH_MAX], link[PATH_MAX], *c, *end, *slash;
-	struct reach rc;
-	struct stat st;
-	size_t n;
-	ssize_t len;
-	int dir = -1, fd = -1, links = 0;
-
-	if (path[0] != '/') {
-		errno = EINVAL;
-		return -1;
-	}
-	if (snprintf(rest, sizeof(rest), "%s", path) >= (int)sizeof(rest)) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	if (reach_build(r, &rc) == -1)
-		return -1;
-	if (walk_root(&dir, done) == -1)
-		goto fail;
-	c = rest;
-	for (;;) {
-		c += strspn(c, "/");
-		if (*c == '\0') {
-			errno = EISDIR;
-			goto fail;
-		}
-		n = strcspn(c, "/");
-		end = c + n + strspn(c + n, "/");
-		c[n] = '\0';
-		if (strcmp(c, ".") == 0) {
-			c = end;
-			continue;
-		}
-		if (strcmp(c, "..") == 0) {
-			if ((slash = strrchr(done, '/')) != NULL)
-				*slash = '\0';
-		} else if (snprintf(done + strlen(done), sizeof(done) -
-		    strlen(done), "/%s", c) >= (int)(sizeof(done) -
-		    strlen(done))) {
-			errno = ENAMETOOLONG;
-			goto fail;
-		}
-		if (writable_root(r, done[0] != '\0' ? done : "/")) {
-			errno = EACCES;
-			goto fail;
-		}
-		if ((fd = openat(dir, c, O_PATH | O_NOFOLLOW | O_CLOEXEC)) ==
-		    -1 || fstat(fd, &st) == -1)
-			goto fail;
-		if (S_ISLNK(st.st_mode)) {
-			len = readlinkat(fd, "", link, sizeof(link) - 1);
-			(void)close(fd);
-			fd = -1;
-			if (len <= 0 || ++links > 40) {
-				errno = len <= 0 ? EINVAL : ELOOP;
-				goto fail;
-			}
-			/* The link's own name is not a step of the path. */
-			*strrchr(done, '/') = '\0';
-			if (walk_splice(rest, sizeof(rest), link, (size_t)len,
-			    end) == -1 || (link[0] == '/' &&
-			    walk_root(&dir, done) == -1))
-				goto fail;
-			c = rest;
-			continue;
-		}
-		/* The same by another name: a root mounted twice. */
-		if (reach_has(&rc, fd)) {
-			errno = EACCES;
-			goto fail;
-		}
-		if (*end == '\0') {
-			/* The last name: opened for real, and still no link. */
-			(void)close(fd);
-			fd = openat(dir, c, flags | O_NOFOLLOW);
-			(void)close(dir);
-			reach_free(&rc);
-			return fd;
-		}
-		if (!S_ISDIR(st.st_mode)) {
-			errno = ENOTDIR;
-			goto fail;
-		}
-		(void)close(dir);
-		dir = fd;
-		fd = -1;
-		c = end;
-	}
-fail:
-	n = (size_t)errno;
-	if (fd != -1)
-		(void)close(fd);
-	if (dir != -1)
-		(void)close(dir);
-	reach_free(&rc);
-	errno = (int)n;
-	return -1;
 }

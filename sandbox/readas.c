@@ -6,7 +6,7 @@
  * and is killed when it stops making progress, so that a file on a hung
  * NFS or FUSE mount never holds harn-egressd's exit.
  *
- * The rights are the command's own, by confinement (spawn.c's
+ * The rights are the command's own, by confinement (spawn_init.c's
  * become_command): the caller's uid and groups (a caller that is not
  * root); SANDBOX_UID without groups (a root caller's command in landlock);
  * in namespaces, the owner and group of the root the file lies beneath,
