@@ -197,8 +197,11 @@ test_valid(void **state)
 	/* Exactly the SPEC's names: no "none", nothing else. */
 	assert_int_equal(json_object_size(json_object_get(j, "by_reason")),
 	    EGRESS_R_COUNT - 1);
+	/* Every protocol of SPEC 5, run mode's transparent and dns too. */
 	assert_int_equal(json_object_size(json_object_get(j, "by_protocol")),
-	    4);
+	    6);
+	assert_int_equal(num(j, "by_protocol", "transparent"), 0);
+	assert_int_equal(num(j, "by_protocol", "dns"), 0);
 	json_decref(j);
 	audit_free(a);
 }
