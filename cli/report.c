@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -343,4 +344,37 @@ report_close(struct report *rep, bool write)
 	rep->key = NULL;
 	rep->subjects = NULL;
 	return rv;
+}
+
+/* The command's end: its exit code, or the signal that ended it. */
+void
+report_exit(struct report *rep, int code, int wstatus)
+{
+	rep->r.exited = true;
+	rep->r.exit_code = code;
+	rep->r.exit_signal = WIFSIGNALED(wstatus) ? WTERMSIG(wstatus) : 0;
+}
+
+/* What the report says of the sandbox: what is in force, nothing more. */
+void
+report_sandbox(struct report *rep, const struct sandbox_plan *p)
+{
+	struct attest_sandbox *s = &rep->sandbox;
+	size_t n = 0;
+
+	memset(s, 0, sizeof(*s));
+	s->profile = sandbox_profile_name(p->profile);
+	s->confinement = p->refused || p->confinement == CONFINEMENT_NONE ?
+	    NULL : sandbox_confinement_name(p->confinement);
+	s->network_mode = p->network_mode;
+	s->landlock_abi = p->refused || !p->landlock ? 0 : p->landlock_abi;
+	s->seccomp = !p->refused && p->seccomp;
+	if (!p->refused && p->confinement == CONFINEMENT_NAMESPACES) {
+		s->namespaces[n++] = "ipc";
+		s->namespaces[n++] = "mount";
+		s->namespaces[n++] = "net";
+		s->namespaces[n++] = "pid";
+		s->namespaces[n++] = "user";
+	}
+	rep->r.sandbox = s;
 }

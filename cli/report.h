@@ -68,5 +68,8 @@ void	report_log(struct report *, struct dlog *, const char *path);
  * was but a subject could not be taken (the statement says which).
  */
 int	report_close(struct report *, bool write);
+/* Run mode: the command's end, and the sandbox that was in force. */
+void	report_exit(struct report *, int code, int wstatus);
+void	report_sandbox(struct report *, const struct sandbox_plan *);
 
 #endif

@@ -665,38 +665,6 @@ start_command(struct run *r)
 	return 0;
 }
 
-static void
-record_exit(struct report *rep, int code, int wstatus)
-{
-	rep->r.exited = true;
-	rep->r.exit_code = code;
-	rep->r.exit_signal = WIFSIGNALED(wstatus) ? WTERMSIG(wstatus) : 0;
-}
-
-/* What the report says of the sandbox: what is in force, nothing more. */
-static void
-record_sandbox(struct report *rep, const struct sandbox_plan *p)
-{
-	struct attest_sandbox *s = &rep->sandbox;
-	size_t n = 0;
-
-	memset(s, 0, sizeof(*s));
-	s->profile = sandbox_profile_name(p->profile);
-	s->confinement = p->refused || p->confinement == CONFINEMENT_NONE ?
-	    NULL : sandbox_confinement_name(p->confinement);
-	s->network_mode = p->network_mode;
-	s->landlock_abi = p->refused || !p->landlock ? 0 : p->landlock_abi;
-	s->seccomp = !p->refused && p->seccomp;
-	if (!p->refused && p->confinement == CONFINEMENT_NAMESPACES) {
-		s->namespaces[n++] = "ipc";
-		s->namespaces[n++] = "mount";
-		s->namespaces[n++] = "net";
-		s->namespaces[n++] = "pid";
-		s->namespaces[n++] = "user";
-	}
-	rep->r.sandbox = s;
-}
-
 /*
  * The command's terminal (SPEC 6.1): a pseudo-terminal of its own when
  * one of our standard streams is a terminal, never the caller's.  0, or
@@ -820,7 +788,7 @@ serve_command(struct run *r, struct conf *c, int logfd)
 		goto out;
 	}
 	rv = exit_code(r->wstatus);
-	record_exit(r->rep, rv, r->wstatus);
+	report_exit(r->rep, rv, r->wstatus);
 out:
 	serve_end(r, sigs);
 	return rv;
@@ -859,7 +827,7 @@ run_mode(const struct options *o, struct conf *c, struct report *rep)
 	r.log_path = o->log;
 	sandbox_probe(&r.host, true, o->max_memory != 0);
 	if (plan(&r, profile) == -1) {
-		record_sandbox(rep, &r.plan);
+		report_sandbox(rep, &r.plan);
 		rep->started = true;
 		rv = EXIT_REFUSED;
 		goto out;
@@ -869,7 +837,7 @@ run_mode(const struct options *o, struct conf *c, struct report *rep)
 		    "command not found" : "not executable");
 		rv = cmd;
 		/* Nothing ran, so no sandbox was in force: sandbox is null. */
-		record_exit(rep, cmd, 0);
+		report_exit(rep, cmd, 0);
 		rep->started = true;
 		goto out;
 	}
@@ -885,11 +853,11 @@ run_mode(const struct options *o, struct conf *c, struct report *rep)
 		run_hint_paths(&r.req, &r.plan, o->cmd);
 	/* What was in force; null when the command never started. */
 	if (r.spawned)
-		record_sandbox(rep, &r.plan);
+		report_sandbox(rep, &r.plan);
 	else if (rv == EXIT_REFUSED) {
 		r.plan.refused = true;
 		r.plan.network_mode = "unsupported_fail_closed";
-		record_sandbox(rep, &r.plan);
+		report_sandbox(rep, &r.plan);
 	}
 out:
 	/* The subjects are read with the rights the command ran with. */
