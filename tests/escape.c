@@ -94,6 +94,9 @@
  *   unix-vfork PATH [TAG]     unix-path from a vfork()ed child
  *   unix-race OK HOST N [TAG] N connects to OK while a thread rewrites the
  *                             address to HOST: escaped when one reaches HOST
+ *   unix-race-first OK HOST N [TAG]  the same, stopping at the first that
+ *                             reaches HOST (a control: under load a fixed
+ *                             few tries may all land on OK)
  *   tcp-race OK HOST N [TAG]  the same on 127.0.0.1, ports OK and HOST
  *   unix-dgram PATH [TAG]     a unix datagram to PATH (/dev/log, say)
  *   bind-port PORT            listen on 127.0.0.1:PORT (a fixed port)
@@ -1334,6 +1337,8 @@ probe_unix_vfork(int argc, char **argv)
 static struct sockaddr_un race_addr;
 static char race_ok[108], race_host[108];
 static volatile int race_stop;
+/* unix-race-first: stop at the first connect that reaches HOST. */
+static int race_first;
 
 /* Each address for about as long as the other. */
 static void *
@@ -1375,7 +1380,7 @@ probe_unix_race(int argc, char **argv)
 	memcpy(race_addr.sun_path, race_ok, sizeof(race_ok));
 	if (pthread_create(&t, NULL, race_flip, NULL) != 0)
 		return blocked(w("unix-race", "pthread"), EAGAIN);
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n && !(race_first && host > 0); i++) {
 		if ((fd = socket(AF_UNIX, SOCK_STREAM, 0)) == -1)
 			break;
 		if (connect(fd, (struct sockaddr *)&race_addr,
@@ -1395,7 +1400,7 @@ probe_unix_race(int argc, char **argv)
 	pthread_join(t, NULL);
 	if (host > 0)
 		return escaped(w("unix-race", race_host), "%ld of %ld reached "
-		    "it (%ld the other)", host, n, ok);
+		    "it (%ld the other)", host, i, ok);
 	printf("BLOCKED unix-race:%s NONE_OF_%ld (%ld reached %s)\n",
 	    race_host, n, ok, race_ok);
 	return EXIT_BLOCKED;
@@ -2002,6 +2007,10 @@ main(int argc, char **argv)
 		return probe_unix_vfork(argc, argv);
 	if (strcmp(p, "unix-race") == 0)
 		return probe_unix_race(argc, argv);
+	if (strcmp(p, "unix-race-first") == 0) {
+		race_first = 1;
+		return probe_unix_race(argc, argv);
+	}
 	if (strcmp(p, "tcp-race") == 0)
 		return probe_tcp_race(argc, argv);
 	if (strcmp(p, "unix-dgram") == 0)
