@@ -30,7 +30,7 @@ if ! make -C build check; then
 fi
 summarize build "suites"
 
-echo "== unit tests and the proxy suite under ASan+UBSan (build-san)"
+echo "== unit tests and the proxy suites under ASan+UBSan (build-san)"
 mkdir -p build-san
 cd build-san
 if [ ! -f Makefile ] || [ ../configure -nt Makefile ]; then

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# The proxy in service mode (SPEC 2, 3, 4, 5): HTTP forwarding, CONNECT, SOCKS5, pinned DNS
-# and keep-alive, on the main proxy.
+# The proxy in service mode (SPEC 2, 3, 4, 5): HTTP forwarding, CONNECT,
+# SOCKS5, pinned DNS and keep-alive, on the main proxy.
 # The fixture (DNS, origins, canaries) and the run: tests/proxy/lib.sh.
 #
 # Standalone: top_builddir=/path/to/build top_srcdir=/path/to/src sh tests/proxy/forward.sh
@@ -554,7 +554,9 @@ area_keepalive() {
 }
 
 # What these areas give, in their decision logs.
-PX_REASONS="allow_rule default_allow deny_rule no_allow_rule private_address metadata_address dns_failure invalid_target invalid_request unsupported_command proxy_loop connect_failed connect_timeout limit_exceeded log_unavailable shutting_down"
+PX_REASONS="allow_rule deny_rule no_allow_rule private_address
+metadata_address dns_failure invalid_target invalid_request
+unsupported_command connect_failed"
 PX_PROTOCOLS="http http_connect socks5"
 PX_MAIN=1
 proxy_suite http connect socks dns keepalive

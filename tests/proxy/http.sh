@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# The proxy in service mode (SPEC 2, 3, 4, 5): HTTP framing: smuggling, bodies, urgent data,
-# HTTP/2 prefaces.
+# The proxy in service mode (SPEC 2, 3, 4, 5): HTTP framing: smuggling,
+# bodies, urgent data, HEAD refusals and pipelined requests.
 # The fixture (DNS, origins, canaries) and the run: tests/proxy/lib.sh.
 #
 # Standalone: top_builddir=/path/to/build top_srcdir=/path/to/src sh tests/proxy/http.sh

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# The proxy in service mode (SPEC 2, 3, 4, 5): limits and faults, signals (reload, stop) and
-# the drain.
+# The proxy in service mode (SPEC 2, 3, 4, 5): limits and faults, signals
+# (reload, stop) and the drain.
 # The fixture (DNS, origins, canaries) and the run: tests/proxy/lib.sh.
 #
 # Standalone: top_builddir=/path/to/build top_srcdir=/path/to/src sh tests/proxy/limits.sh
@@ -389,6 +389,6 @@ sys.exit(0 if all(w in got for w in want) and len(got) <= 4 else 1)
 }
 
 # What these areas give, in their decision logs.
-PX_REASONS="allow_rule default_allow deny_rule no_allow_rule private_address metadata_address dns_failure invalid_target invalid_request unsupported_command proxy_loop connect_failed connect_timeout limit_exceeded log_unavailable shutting_down"
+PX_REASONS="allow_rule no_allow_rule limit_exceeded shutting_down"
 PX_PROTOCOLS="http http_connect socks5"
 proxy_suite limits signals drain

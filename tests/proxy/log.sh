@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# The proxy in service mode (SPEC 2, 3, 4, 5): the decision log: its lines, their order,
-# rotation, a failing log, and no secrets in it.
+# The proxy in service mode (SPEC 2, 3, 4, 5): the decision log: its
+# lines, their order, rotation, a failing log, and no secrets in it.
 # The fixture (DNS, origins, canaries) and the run: tests/proxy/lib.sh.
 #
 # Standalone: top_builddir=/path/to/build top_srcdir=/path/to/src sh tests/proxy/log.sh

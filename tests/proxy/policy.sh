@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# The proxy in service mode (SPEC 2, 3, 4, 5): policies: IP literals, ports, default allow,
-# listeners, actionable refusals, bad and environment policies.
+# The proxy in service mode (SPEC 2, 3, 4, 5): policies: IP literals,
+# ports, default allow, listeners, actionable refusals, bad and
+# environment policies.
 # The fixture (DNS, origins, canaries) and the run: tests/proxy/lib.sh.
 #
 # Standalone: top_builddir=/path/to/build top_srcdir=/path/to/src sh tests/proxy/policy.sh
@@ -455,6 +456,7 @@ area_envpolicy() {
 }
 
 # What these areas give, in their decision logs.
-PX_REASONS="allow_rule default_allow deny_rule no_allow_rule private_address metadata_address dns_failure invalid_target invalid_request unsupported_command proxy_loop connect_failed connect_timeout limit_exceeded log_unavailable shutting_down"
+PX_REASONS="allow_rule default_allow deny_rule no_allow_rule private_address
+metadata_address invalid_request proxy_loop connect_timeout"
 PX_PROTOCOLS="http http_connect socks5"
 proxy_suite iplit ports default listen actionable badpolicy envpolicy

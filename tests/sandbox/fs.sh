@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# Run mode's sandbox (SPEC 6), the filesystem: reads and writes outside the grants, metadata,
-# a racing root, symlinks, files made during the run.
+# Run mode's sandbox (SPEC 6), the filesystem: reads and writes outside
+# the grants, metadata, a racing root, symlinks, files made during the
+# run.
 # The probe, the controls and the passes (root, nobody, landlock):
 # tests/sandbox/lib.sh.
 #

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# Run mode's sandbox (SPEC 6), the environment and $HOME: planted variables, credentials below
-# $HOME however it is written, the stand-ins the command gets.
+# Run mode's sandbox (SPEC 6), the environment and $HOME: planted
+# variables, credentials below $HOME however it is written, the stand-ins
+# the command gets.
 # The probe, the controls and the passes (root, nobody, landlock):
 # tests/sandbox/lib.sh.
 #

@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# Run mode's sandbox (SPEC 6), what only the landlock confinement has to hold by itself.
+# Run mode's sandbox (SPEC 6), what only the landlock confinement has to
+# hold by itself.
 # The probe, the controls and the passes (root, nobody, landlock):
 # tests/sandbox/lib.sh.
 #

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# Run mode's sandbox (SPEC 6), a run's life: exit statuses, signals, profiles, doctor, and the
-# odd ones (a workspace in $HOME, hard links).
+# Run mode's sandbox (SPEC 6), a run's life: exit statuses, signals,
+# profiles, doctor, and the odd ones (a workspace in $HOME, hard links).
 # The probe, the controls and the passes (root, nobody, landlock):
 # tests/sandbox/lib.sh.
 #

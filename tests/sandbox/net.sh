@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# Run mode's sandbox (SPEC 6), the network: TCP, UDP and unix sockets toward the host, each
-# with its control and the canary's word.
+# Run mode's sandbox (SPEC 6), the network: TCP, UDP and unix sockets
+# toward the host, each with its control and the canary's word.
 # The probe, the controls and the passes (root, nobody, landlock):
 # tests/sandbox/lib.sh.
 #

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# Run mode's sandbox (SPEC 6), least privilege (issue 21): what got out of the landed build,
-# and what the landlock confinement shares with the host.
+# Run mode's sandbox (SPEC 6), least privilege (issue 21): what got out of
+# the landed build, and what the landlock confinement shares with the
+# host.
 # The probe, the controls and the passes (root, nobody, landlock):
 # tests/sandbox/lib.sh.
 #

@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# Run mode's sandbox (SPEC 6), processes: /proc, signals, ptrace, terminals, limits.
+# Run mode's sandbox (SPEC 6), processes: /proc, signals, ptrace,
+# terminals, limits.
 # The probe, the controls and the passes (root, nobody, landlock):
 # tests/sandbox/lib.sh.
 #
