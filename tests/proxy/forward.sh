@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
 # The proxy in service mode (SPEC 2, 3, 4, 5): HTTP forwarding, CONNECT,
-# SOCKS5, pinned DNS and keep-alive, on the main proxy.
+# SOCKS5, pinned DNS, keep-alive and request smuggling, on the main
+# proxy.
 # The fixture (DNS, origins, canaries) and the run: tests/proxy/lib.sh.
 #
 # Standalone: top_builddir=/path/to/build top_srcdir=/path/to/src sh tests/proxy/forward.sh
@@ -552,6 +553,118 @@ area_keepalive() {
 		stop_proxy kahup "$PX_PID"
 	fi
 }
+# Request smuggling through chunk lines (issue 22): a strict origin (RFC
+# 9112) and a lenient one (a line also ends at a bare CR or LF, a chunk
+# size is its leading hex digits: node's insecureHTTPParser) each see
+# exactly the requests the decision log allowed, one connection at a time;
+# a chunk line that is not one is refused 400 and none of it is relayed.
+area_smuggle() {
+	policy_main >"$TMP/sm.conf"
+	start_server strict parseorigin --mode strict --log "$TMP/strict.log" ||
+	    return 0
+	SO=$SRV_PORT
+	start_server lenient parseorigin --mode lenient --log "$TMP/lenient.log" ||
+	    return 0
+	LO=$SRV_PORT
+	start_proxy sm "$TMP/sm.conf" || return 0
+	SMP=$PX_PORT
+	long=$(head -c 40000 /dev/zero | tr '\0' a)
+	for o in "strict $SO" "lenient $LO"; do
+		set -- $o
+		name=$1 P=$2
+		G="good.test:$P"
+		pre="POST http://$G/"
+		post=" HTTP/1.1\r\nHost: $G\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+		# The issue's shape: a bare CR inside a chunk extension.
+		raw "$SMP" "${pre}bare-cr${post}2;a\rzz\r0\r\rGET /smuggled HTTP/1.0\r\n\r\n\r\n0\r\n\r\n"
+		check_refusal "smuggle ($name): a bare CR in a chunk extension: 400" \
+		    400 invalid_request "$TMP/raw.out"
+		raw "$SMP" "${pre}trailer-cr${post}0\r\nT: x\r\rGET /smuggled HTTP/1.1\r\nHost: x\r\n\r\n"
+		check_refusal "smuggle ($name): a bare CR in a trailer: 400" \
+		    400 invalid_request "$TMP/raw.out"
+		raw "$SMP" "${pre}size-junk${post}5 zz\r\nhello\r\n0\r\n\r\n"
+		check_refusal "smuggle ($name): '5 zz' is no chunk size: 400" \
+		    400 invalid_request "$TMP/raw.out"
+		# The same past the splice threshold: a long chunk's data goes by
+		# splice (proxy/span.c), then the line after it is checked.  Its
+		# head was allowed, so the origin sees the POST begin (one more
+		# request below), but nothing of the bad line or after it.
+		raw "$SMP" "${pre}long-bare-cr${post}9c40\r\n$long\r\n2;a\rzz\r0\r\rGET /smuggled HTTP/1.0\r\n\r\n\r\n0\r\n\r\n"
+		check_refusal "smuggle ($name): a bare CR in the chunk line after a long chunk's data: 400" \
+		    400 invalid_request "$TMP/raw.out"
+		raw "$SMP" "${pre}ext-ok${post}5 ; a=b ;c=\"d e\"\r\nhello\r\n0;x=y\r\nT: v\r\n\r\n"
+		expect_status "smuggle ($name): valid chunk extensions and a trailer: forwarded (200)" 200
+		raw "$SMP" "GET http://$G/end HTTP/1.1\r\nHost: $G\r\nConnection: close\r\n\r\n"
+		expect_status "smuggle ($name): the origin serves on" 200
+		# One connection at a time: /end read means all before it was.
+		if ! wait_grep "$TMP/$name.log" '"/end"' 50; then
+			not_ok "smuggle ($name): the origin read /end" "$(cat "$TMP/$name.log")"
+			continue
+		fi
+		seen=$(grep -c . "$TMP/$name.log")
+		allowed=$(grep -c "\"port\":$P,\"decision\":\"allow\"" "$TMP/sm.log")
+		if [ "$seen" -eq "$allowed" ] && [ "$seen" -eq 6 ] &&
+		    ! grep -q smuggled "$TMP/$name.log"; then
+			ok "smuggle ($name): the origin saw exactly the $allowed requests the log allowed"
+		else
+			not_ok "smuggle ($name): the origin saw exactly the requests the log allowed" \
+			    "seen $seen, allowed $allowed, want 6" "$(cat "$TMP/$name.log")"
+		fi
+	done
+	stop_proxy sm "$PX_PID"
+
+	# A chunk line in a response that is not one: not a byte of it
+	# reaches the client, which gets the head and then the end; also
+	# after a long chunk whose data went by splice.
+	# Each case: a label, the response's body, and what of it may reach
+	# the client (a chunk and its data before the line at fault).
+	for bad in 'data-end|3\r\nabc HTTP/1.1\r\n\r\n|3\r\nabc' \
+	    '0x3|0x3\r\nabc\r\n0\r\n\r\n|' \
+	    '5-zz|5 zz\r\nhello\r\n0\r\n\r\n|' \
+	    'bare-cr|2;a\rzz\r0\r\r\n|' \
+	    'trailer-cr|2\r\nzz\r\n0\r\nT: x\rGET / HTTP/1.1\r\n\r\n|2\r\nzz\r\n0\r\n' \
+	    "long-bare-cr|9c40\r\n$long\r\n2;a\rzz\r0\r\r\n|9c40\r\n$long\r\n"; do
+		label=${bad%%|*}
+		bad=${bad#*|}
+		allowed=${bad#*|}
+		bad=${bad%%|*}
+		rm -f "$TMP/badresp.port"
+		$PY "$H" rawresp --port-file "$TMP/badresp.port" --response \
+		    "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n$bad" \
+		    >/dev/null 2>&1 &
+		rpid=$!
+		BG_PIDS="$BG_PIDS $rpid"
+		if ! wait_file "$TMP/badresp.port" 50 "$rpid"; then
+			not_ok "bad response chunk line: the origin starts"
+			continue
+		fi
+		BP=$(cat "$TMP/badresp.port")
+		$PY -c '
+import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5)
+s.sendall(("GET http://good.test:%s/ HTTP/1.1\r\nHost: good.test:%s\r\n\r\n"
+           % (sys.argv[2], sys.argv[2])).encode())
+got = b""
+while True:
+    d = s.recv(65536)
+    if not d:
+        break
+    got += d
+head, sep, rest = got.partition(b"\r\n\r\n")
+want = sys.argv[3].encode().decode("unicode_escape").encode("latin-1")
+print("%s %r" % ("as-expected" if head.startswith(b"HTTP/1.1 200") and sep
+                 and rest == want else "not", got))' "$MP" "$BP" "$allowed" \
+		    >"$TMP/badresp.out" 2>&1
+		if grep -q "^as-expected " "$TMP/badresp.out"; then
+			ok "a response's bad chunk line ($label): the client gets the head and what came before, none of the line"
+		else
+			not_ok "a response's bad chunk line ($label): the client gets the head and what came before, none of the line" \
+			    "$(cat "$TMP/badresp.out")"
+		fi
+		kill "$rpid" 2>/dev/null
+	done
+}
+
 
 # What these areas give, in their decision logs.
 PX_REASONS="allow_rule deny_rule no_allow_rule private_address
@@ -559,4 +672,4 @@ metadata_address dns_failure invalid_target invalid_request
 unsupported_command connect_failed"
 PX_PROTOCOLS="http http_connect socks5"
 PX_MAIN=1
-proxy_suite http connect socks dns keepalive
+proxy_suite http connect socks dns keepalive smuggle

@@ -559,6 +559,8 @@ sys.exit(0 if ok else 1)' "$TMP/rot.report" "$TMP/rot.log.1" "$TMP/rot.log" \
 }
 
 # What these areas give, in their decision logs.
-PX_REASONS="allow_rule default_allow deny_rule no_allow_rule private_address metadata_address dns_failure invalid_target invalid_request unsupported_command proxy_loop connect_failed connect_timeout limit_exceeded log_unavailable shutting_down"
+PX_REASONS="allow_rule deny_rule no_allow_rule private_address
+metadata_address dns_failure invalid_target invalid_request
+unsupported_command proxy_loop connect_failed log_unavailable"
 PX_PROTOCOLS="http http_connect socks5"
 proxy_suite dlog logorder logfault secrets rotate

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-# What the sandbox escape suites share (net, proc, fs, home, life,
+# What the sandbox escape suites share (net, proc, fs, home, profile,
 # privilege, landlock): the fixture, the probe's helpers and the passes.
 # A suite sources tests/lib.sh, then this, defines its checks and ends
 # with sandbox_suite NAME CHECKS...

@@ -1,7 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
 # Run mode's sandbox (SPEC 6), the network: TCP, UDP and unix sockets
-# toward the host, each with its control and the canary's word.
+# toward the host, each with its control and the canary's word; and a
+# run's life (exit statuses, signals, the decision log those attempts
+# wrote).
 # The probe, the controls and the passes (root, nobody, landlock):
 # tests/sandbox/lib.sh.
 #
@@ -279,5 +281,104 @@ sock_checks() {
 		SANDBOX_TAGS="$SANDBOX_TAGS S-other600"
 	fi
 }
+# ------------------------------------------------------------------ lifecycle
 
-sandbox_suite net net_checks sock_checks
+life_checks() {
+	run_out "$TMP/box.out" box -- sh -c 'exit 7'
+	[ "$RC" -eq 7 ] && ok "exit status: 7 passes through" ||
+	    not_ok "exit status: 7 passes through" "exit $RC"
+	run_out "$TMP/box.out" box -- sh -c 'kill -TERM $$'
+	[ "$RC" -eq 143 ] && ok "exit status: SIGTERM is 143" ||
+	    not_ok "exit status: SIGTERM is 143" "exit $RC"
+	run_out "$TMP/box.out" box -- harn-no-such-command-xyz
+	[ "$RC" -eq 127 ] && ok "exit status: command not found is 127" ||
+	    not_ok "exit status: command not found is 127" "exit $RC"
+	run_out "$TMP/box.out" box -- "$WS/noexec.sh"
+	[ "$RC" -eq 126 ] && ok "exit status: not executable is 126" ||
+	    not_ok "exit status: not executable is 126" "exit $RC"
+	rm -f "$WS/nochild.mark"
+	run_out "$TMP/box.out" env HOME="$H" "$EGRESSD" --policy "$POL" \
+	    --workspace "$TMP/no-such-workspace" --write-root "$WS" -- \
+	    sh -c "echo ran > '$WS/nochild.mark'"
+	if [ "$RC" -eq 2 ] && [ ! -e "$WS/nochild.mark" ]; then
+		ok "a workspace that does not exist: exit 2, no child"
+	else
+		not_ok "a workspace that does not exist: exit 2, no child" "exit $RC"
+	fi
+	rm -f "$WS/nochild.mark"
+	run_out "$TMP/box.out" box --read-only-root "$H/ok.txt" -- \
+	    sh -c "echo ran > nochild.mark"
+	if [ "$RC" -eq 2 ] && [ ! -e "$WS/nochild.mark" ]; then
+		ok "--read-only-root on a file: exit 2, no child"
+	else
+		not_ok "--read-only-root on a file: exit 2, no child" "exit $RC"
+	fi
+
+	# SIGTERM to harn-egressd reaches the command.
+	rm -f "$WS/term.mark" "$WS/ready.mark"
+	box_exec -- sh -c 'trap "echo term > term.mark; exit 0" TERM; echo > ready.mark; sleep 30 & wait' \
+	    >"$TMP/term.out" 2>&1 &
+	hp=$!
+	if wait_file "$WS/ready.mark" 50; then
+		t0=$(now_ms)
+		kill -TERM "$hp"
+		if wait_gone "$hp" 50; then
+			wait "$hp"
+			trc=$?
+			ok "SIGTERM: harn-egressd exits promptly ($(($(now_ms) - t0)) ms, exit $trc)"
+		else
+			not_ok "SIGTERM: harn-egressd exits promptly" "still running after 5 s"
+			kill -9 "$hp" 2>/dev/null
+		fi
+		if [ -s "$WS/term.mark" ]; then
+			ok "SIGTERM is forwarded to the command (its trap ran)"
+		else
+			not_ok "SIGTERM is forwarded to the command (its trap ran)" \
+			    "$(head -c 300 "$TMP/term.out")"
+		fi
+	else
+		not_ok "SIGTERM: the command starts" "$(head -c 300 "$TMP/term.out")"
+		kill -9 "$hp" 2>/dev/null
+	fi
+
+	# A background process does not outlive the run.  The duration is
+	# unique to this run, so pgrep finds only ours.
+	dur=3000.$$$(id -u)
+	cpid=$(sh -c "sleep $dur >/dev/null 2>&1 & echo \$!")
+	sleep 0.1
+	if pgrep -f "^sleep $dur\$" >/dev/null; then
+		ok "control: an unconfined 'sleep $dur &' outlives its shell"
+	else
+		not_ok "control: an unconfined 'sleep $dur &' outlives its shell" \
+		    "pgrep does not see it"
+	fi
+	kill "$cpid" 2>/dev/null
+	dur=3001.$$$(id -u)
+	run_out "$TMP/box.out" box -- sh -c "sleep $dur & exit 0"
+	sleep 0.2
+	left=$(pgrep -f "^sleep $dur\$")
+	if [ -n "$left" ]; then
+		not_ok "no 'sleep $dur' left after harn-egressd returns" \
+		    "pids: $left"
+		# shellcheck disable=SC2086
+		kill $left 2>/dev/null
+	else
+		ok "no 'sleep $dur' left after harn-egressd returns (exit $RC)"
+	fi
+
+	# Every decision line carries the run id.
+	if [ -s "$TMP/decisions.log" ]; then
+		n=$(grep -c . "$TMP/decisions.log")
+		bad=$(grep -cvE '"run":"[0-9a-f]{32}"' "$TMP/decisions.log")
+		if [ "$bad" -eq 0 ]; then
+			ok "decision log: all $n lines carry \"run\":\"<32 hex>\""
+		else
+			not_ok "decision log: every line carries \"run\"" \
+			    "$bad of $n lines without it" "$(grep -vE '"run":"[0-9a-f]{32}"' "$TMP/decisions.log" | head -2)"
+		fi
+	else
+		not_ok "decision log: written in run mode" "$TMP/decisions.log is empty"
+	fi
+}
+
+sandbox_suite net net_checks life_checks sock_checks
