@@ -3,7 +3,8 @@
  * loadgen: a closed-loop load generator for HTTP CONNECT, HTTP forwarding
  * and SOCKS5 proxies, and for an origin directly (the baseline).  Loopback
  * only.  This header is the folder's interface: the parts below talk
- * through it, and tests/test_loadgen.c tests the pure ones (resp, hist).
+ * through it, and tests/bench/test_loadgen.c tests the pure ones (resp,
+ * hist).
  */
 #ifndef BENCH_LOADGEN_H
 #define BENCH_LOADGEN_H

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * --help: every command and every option, one line each, in 80 columns
- * (SPEC 2); harn-egressd(8) is the reference.  tests/cli.sh holds the
+ * (SPEC 2); harn-egressd(8) is the reference.  tests/cli/cli.sh holds the
  * options here equal to the man page's and to the getopt tables'.
  */
 #include <stdio.h>

@@ -7,7 +7,7 @@
  * discipline, ioctls) reaches the caller's.
  *
  * pty.c does the I/O; ptyplan.c holds the decisions and the buffers,
- * pure, for tests/test_pty.c.
+ * pure, for tests/cli/test_pty.c.
  */
 #ifndef CLI_PTY_H
 #define CLI_PTY_H

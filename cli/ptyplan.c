@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Run mode's terminal, the decisions and the buffers (cli/pty.h): no I/O,
- * so tests/test_pty.c can hold them.
+ * so tests/cli/test_pty.c can hold them.
  */
 #include <string.h>
 

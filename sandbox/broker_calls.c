@@ -13,7 +13,7 @@
  * read-only host; SECCOMP_BROKER_OPTS where it connects fresh sockets
  * (no pidfd_getfd); SECCOMP_BROKER_ROOT a command that keeps uid 0.
  * The man page's "Decided by the broker" lists these names
- * (tests/test_seccomp.c checks).
+ * (tests/sandbox/test_seccomp.c checks).
  */
 #include <fcntl.h>
 #include <netinet/in.h>

@@ -3,7 +3,7 @@
  * The broker's rules (SPEC 6.1, 6.2, 6.5): which connect(), bind() and
  * listen() of the command go through, decided on the broker's own copy of
  * the address and the socket's own family; and whom a call on another
- * process may reach.  No I/O here: tests/test_sandbox.c holds the tables.
+ * process may reach.  No I/O here: tests/sandbox/test_sandbox.c holds the tables.
  *
  * connect(): in the namespaces confinement the network namespace holds
  * nothing but the command's own listeners and the proxy's, and abstract

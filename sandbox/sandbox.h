@@ -109,7 +109,7 @@ struct sandbox_limits {
 
 /*
  * The plan: which confinement, and what is not enforced.  A pure
- * function of its inputs (tests/test_sandbox.c holds its table).
+ * function of its inputs (tests/sandbox/test_sandbox.c holds its table).
  */
 #define PLAN_LINES	8
 

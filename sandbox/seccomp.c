@@ -10,7 +10,7 @@
  * added to the kernel later is refused until it is reviewed and named
  * here).  Numbers above NR_LAST, and a checked call's arguments no rule
  * allows, take the default action, EPERM.  harn-egressd(8) lists the same
- * calls (SYSTEM CALLS), and tests/test_seccomp.c holds the two to each
+ * calls (SYSTEM CALLS), and tests/sandbox/test_seccomp.c holds the two to each
  * other over every number.
  *
  * The base is what moby's default profile allows a container without
@@ -225,7 +225,7 @@ build(char *err, size_t errlen)
 	return NULL;
 }
 
-/* The main filter, built now and loaded (tests/test_seccomp.c). */
+/* The main filter, built now and loaded (tests/sandbox/test_seccomp.c). */
 int
 sandbox_seccomp_load(char *err, size_t errlen)
 {

@@ -39,12 +39,12 @@ esac
 sh "$top/scripts/bootstrap.sh" >/dev/null
 
 if [ "$what" = all ] || [ "$what" = decide ]; then
-	[ -x "$top/build/tests/bench_decide" ] ||
-	    make -C "$top/build" tests/bench_decide >/dev/null
-	"$top/build/tests/bench_decide"
+	[ -x "$top/build/tests/egress/bench_decide" ] ||
+	    make -C "$top/build" tests/egress/bench_decide >/dev/null
+	"$top/build/tests/egress/bench_decide"
 fi
 if [ "$what" = all ] || [ "$what" = loglat ]; then
-	make -C "$top/build" tests/bench_loglat >/dev/null
+	make -C "$top/build" tests/proxy/bench_loglat >/dev/null
 	ll=$(mktemp -d "${TMPDIR:-/tmp}/harn-loglat.XXXXXX")
 	printf 'default deny\nmax_connections 20000\n' >"$ll/p.conf"
 	"${EGRESSD:-$top/build/harn-egressd}" --policy "$ll/p.conf" \
@@ -57,7 +57,7 @@ if [ "$what" = all ] || [ "$what" = loglat ]; then
 		n=$((n + 1))
 	done
 	echo "== from an answer to its line in the --log file (${EGRESSD:-this build})"
-	"$top/build/tests/bench_loglat" "$(cat "$ll/port")" "$ll/log" || true
+	"$top/build/tests/proxy/bench_loglat" "$(cat "$ll/port")" "$ll/log" || true
 	kill "$llpid" 2>/dev/null
 	wait "$llpid" 2>/dev/null
 	rm -rf "$ll"
@@ -95,13 +95,13 @@ if [ "$what" = all ] || [ "$what" = transparent ]; then
 	rm -rf "$tb"
 fi
 if [ "$what" = all ] || [ "$what" = sandbox ] || [ "$what" = tunnels ]; then
-	make -C "$top/build" tests/bench_broker >/dev/null
+	make -C "$top/build" tests/sandbox/bench_broker >/dev/null
 	# The policies beside the workspace: one inside it is refused.
 	base=$(mktemp -d "${TMPDIR:-/tmp}/harn-bench.XXXXXX")
 	ws=$base/ws
 	mkdir "$ws"
 	printf 'default deny\n' >"$base/p.conf"
-	cp "$top/build/tests/bench_broker" "$ws/bench_broker"
+	cp "$top/build/tests/sandbox/bench_broker" "$ws/bench_broker"
 	cc -O1 -o "$ws/dockerish" "$top/tests/dockerish.c" -lseccomp
 	egressd=${EGRESSD:-$top/build/harn-egressd}
 	# A root caller's command runs as uid 65533 in landlock where that

@@ -5,7 +5,7 @@
 #   scripts/bootstrap.sh [configure options...]
 set -eu
 
-# python3-securesystemslib: tests/dsse.sh verifies envelopes with an Ed25519
+# python3-securesystemslib: tests/attest/dsse.sh verifies envelopes with an Ed25519
 # implementation that is not harn-egressd's (the check is skipped without it).
 PACKAGES="gcc make autoconf automake pkg-config libc6-dev
 libevent-dev libc-ares-dev libssl-dev libseccomp-dev libjansson-dev

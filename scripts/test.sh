@@ -12,14 +12,14 @@ sh scripts/bootstrap.sh
 status=0
 summarize() {
 	# $1: build directory.  Print each runner's own summary, then totals.
-	for log in "$1"/tests/*.log; do
+	for log in "$1"/tests/*/*.log; do
 		[ -f "$log" ] || continue
 		grep -hE '^\[ *(PASSED|FAILED|SKIPPED|==========) *\]|^(ok|not ok|SKIP|PASS|FAIL)' \
 		    "$log" | sed "s|^|$(basename "$log" .log): |" || true
 	done
-	pass=$(cat "$1"/tests/*.trs 2>/dev/null | grep -c '^:test-result: PASS' || true)
-	fail=$(cat "$1"/tests/*.trs 2>/dev/null | grep -cE '^:test-result: (FAIL|ERROR|XPASS)' || true)
-	skip=$(cat "$1"/tests/*.trs 2>/dev/null | grep -c '^:test-result: SKIP' || true)
+	pass=$(cat "$1"/tests/*/*.trs 2>/dev/null | grep -c '^:test-result: PASS' || true)
+	fail=$(cat "$1"/tests/*/*.trs 2>/dev/null | grep -cE '^:test-result: (FAIL|ERROR|XPASS)' || true)
+	skip=$(cat "$1"/tests/*/*.trs 2>/dev/null | grep -c '^:test-result: SKIP' || true)
 	echo "$2: $pass passed, $fail failed, $skip skipped"
 }
 
@@ -30,7 +30,7 @@ if ! make -C build check; then
 fi
 summarize build "suites"
 
-echo "== unit tests and the proxy suite under ASan+UBSan (build-san)"
+echo "== unit tests and the proxy suites under ASan+UBSan (build-san)"
 mkdir -p build-san
 cd build-san
 if [ ! -f Makefile ] || [ ../configure -nt Makefile ]; then
@@ -39,7 +39,7 @@ if [ ! -f Makefile ] || [ ../configure -nt Makefile ]; then
 	    LDFLAGS="-fsanitize=address,undefined" >/dev/null
 fi
 make -j"$(nproc)" >/dev/null
-UNIT="$(make -s print-unit-tests) tests/proxy.sh tests/audit.sh"
+UNIT="$(make -s print-unit-tests) $(make -s print-proxy-tests) tests/attest/audit.sh"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 if ! make check TESTS="$UNIT" >/dev/null; then

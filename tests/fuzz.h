@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* What the libFuzzer targets share (tests/fuzz_*.c). */
+/* What the libFuzzer targets share (tests/ROOM/fuzz_*.c). */
 #ifndef TESTS_FUZZ_H
 #define TESTS_FUZZ_H
 

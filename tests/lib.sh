@@ -2,8 +2,8 @@
 # Shared helpers for the shell tests: TAP-like output, assertions, cleanup.
 # Each test script sources this, calls the checks, and ends with `finish`.
 
-: "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
-: "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${top_builddir:=$(cd "$(dirname "$0")/../.." && pwd)}"
+: "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 EGRESSD="$top_builddir/harn-egressd"
 T_PASS=0
 T_FAIL=0
@@ -252,24 +252,30 @@ relay() {
 	fi
 }
 
-# nobody_pass NAME PASSVAR [FILE...]: tests/NAME.sh again as nobody, from
-# copies nobody may read (the script, lib.sh, FILEs, the binary), with
-# PASSVAR=unprivileged; its lines come back as ours, prefixed "nobody: ".
+# nobody_pass NAME PASSVAR [FILE...]: tests/NAME.sh (NAME: ROOM/SUITE)
+# again as nobody, from copies nobody may read (the script, lib.sh, each
+# FILE, a path under $top_srcdir copied to the same place under the copy's,
+# the binary), with PASSVAR=unprivileged and the caller's NP_ENV (NAME='VALUE'
+# words); its lines come back as ours, prefixed "nobody: ".
 nobody_pass() {
 	np_name=$1 np_var=$2
 	shift 2
-	NB=$(mktemp -d "/tmp/harn-$np_name.XXXXXX")
+	NB=$(mktemp -d "/tmp/harn-$(echo "$np_name" | tr / -).XXXXXX")
 	NB_DIR=$NB
 	at_exit rm_nobody
-	mkdir -p "$NB/src/tests" "$NB/tmp"
-	cp "$top_srcdir/tests/$np_name.sh" "$top_srcdir/tests/lib.sh" "$@" \
-	    "$NB/src/tests/"
+	mkdir -p "$NB/tmp"
+	for np_f in "$top_srcdir/tests/$np_name.sh" "$top_srcdir/tests/lib.sh" \
+	    "$@"; do
+		np_rel=${np_f#"$top_srcdir"/}
+		mkdir -p "$NB/src/$(dirname "$np_rel")"
+		cp "$np_f" "$NB/src/$np_rel"
+	done
 	cp "$EGRESSD" "$NB/harn-egressd"
 	chmod -R a+rX "$NB"
 	chown -R nobody "$NB"
 	su nobody -s /bin/sh -c "cd '$NB' && env -i \
 	    PATH=/usr/local/bin:/usr/bin:/bin TMPDIR='$NB/tmp' HOME='$NB' \
-	    LANG=C PYTHON='$PYIN' $np_var=unprivileged \
+	    LANG=C PYTHON='$PYIN' $np_var=unprivileged ${NP_ENV:-} \
 	    HARN_EGRESSD='$NB/harn-egressd' top_srcdir='$NB/src' \
 	    top_builddir='$NB' sh '$NB/src/tests/$np_name.sh'" \
 	    </dev/null >"$TMP/nobody.out" 2>&1

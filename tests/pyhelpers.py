@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""pyhelpers: servers and clients for the proxy integration tests (proxy.sh).
+"""pyhelpers: servers and clients for the proxy integration tests (tests/proxy/*.sh).
 
     python3 tests/pyhelpers.py SUBCOMMAND [options]
 

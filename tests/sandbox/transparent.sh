@@ -1,0 +1,281 @@
+#!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
+# Programs that ignore the proxy (SPEC 6.6): a TCP connect of the command
+# to anything but the proxy and its own loopback servers is carried
+# through the proxy and decided by the policy, and its name lookups are
+# answered by harn-egressd (a DNS server of the test's own behind the
+# proxy's resolver line, which must never hear of a refused name), in the landlock
+# confinement (as the host lets us, and under tests/dockerish.c, a
+# default Docker container: no pidfd_getfd, so the broker's fresh
+# sockets) and in namespaces; as root and then as nobody.
+#
+# The origins are ours, on the host's loopback (a banner server, an HTTP
+# answer, a TLS server).  Off loopback the command only tries addresses
+# of TEST-NET-1 that no policy here admits: the proxy refuses them before
+# any connect, so nothing leaves the machine even with a bug.
+#
+# Standalone: top_builddir=/path/to/build top_srcdir=/path/to/src sh tests/sandbox/transparent.sh
+set -u
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
+set +e
+EGRESSD=${HARN_EGRESSD:-$EGRESSD}
+PASS=${HARN_TRANSPARENT_PASS:-auto}
+H="$top_srcdir/tests/sandbox/transparent.py"
+export LANG=C
+
+# origin NAME: one of our origins, its port in $PORT.
+origin() {
+	$PY "$H" origin "$TMP/orig" "$1" >"$TMP/orig/$1.out" 2>&1 &
+	BG_PIDS="$BG_PIDS $!"
+	wait_file "$TMP/orig/$1.port" 100 $! || return 1
+	PORT=$(cat "$TMP/orig/$1.port")
+}
+
+# tls_origin: openssl s_server with a certificate of the test's own.
+tls_origin() {
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+	    -days 1 -subj /CN=localhost -addext subjectAltName=DNS:localhost \
+	    -keyout "$TMP/orig/key.pem" -out "$TMP/orig/cert.pem" \
+	    >/dev/null 2>&1 || return 1
+	TPORT=$($PY -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+	(cd "$TMP/orig" && exec openssl s_server -quiet -www -accept \
+	    "127.0.0.1:$TPORT" -cert cert.pem -key key.pem) \
+	    >"$TMP/orig/tls.out" 2>&1 </dev/null &
+	BG_PIDS="$BG_PIDS $!"
+	tn=0
+	while ! $PY -c "import socket; socket.create_connection(('127.0.0.1',$TPORT),1)" 2>/dev/null; do
+		[ $tn -ge 100 ] && return 1
+		sleep 0.1
+		tn=$((tn + 1))
+	done
+}
+
+# dns_server: the test's own DNS server behind the proxy's resolver line:
+# app.test and bad.test are 127.0.0.1 there; every question in qlog.
+dns_server() {
+	printf 'app.test A 127.0.0.1\nbad.test A 127.0.0.1\n' >"$TMP/orig/zone"
+	$PY "$top_srcdir/tests/dnsd.py" --zone "$TMP/orig/zone" \
+	    --port-file "$TMP/orig/dns.port" --log "$TMP/orig/qlog" \
+	    >"$TMP/orig/dnsd.out" 2>&1 &
+	BG_PIDS="$BG_PIDS $!"
+	wait_file "$TMP/orig/dns.port" 100 $! || return 1
+	DNSPORT=$(cat "$TMP/orig/dns.port")
+}
+
+# names C LAUNCH NAME: lookups and connects by name inside (SPEC 6.6).
+names() {
+	nc=$1 nl=$2 n=$3
+	POL=$TMP/policy/$n-names.conf
+	printf 'resolver 127.0.0.1:%s\nallow_loopback on\nallow app.test:%s\n' \
+	    "$DNSPORT" "$OPORT" >"$POL"
+	run "$nc" "$nl" "$POL" "$O-getent.out" -- getent hosts app.test
+	expect_grep "$n: getent hosts gives an allowed name an address of 198.18.0.0/15" \
+	    "$O-getent.out" "^198\.1[89]\.[0-9]+\.[0-9]+ +app\.test$"
+	run "$nc" "$nl" "$POL" "$O-getent-bad.out" -- getent hosts bad.test
+	expect_rc "$n: getent hosts fails for a name no rule admits" 0 \
+	    test ! -s "$O-getent-bad.out"
+	expect_rc "$n: with one dns deny line for it" 0 test "$(grep -c \
+	    '"protocol":"dns","host":"bad.test","port":0,"decision":"deny","reason":"no_allow_rule"' \
+	    "$O-getent-bad.out.log")" -eq 1
+	expect_no_grep "$n: and the test's DNS server was never asked for it" \
+	    "$TMP/orig/qlog" "^bad\.test"
+	run "$nc" "$nl" "$POL" "$O-byname.out" -- $PYIN -S \
+	    "$DIR/transparent.py" client app.test "$OPORT" blocking
+	expect_grep "$n: a raw socket to an allowed name and port reaches the origin" \
+	    "$O-byname.out" "^ok 198\.1[89]\.[0-9.]+:$OPORT SSH-2.0-origin echo:ping$"
+	expect_grep "$n: its line names the name, resolved and checked by the proxy" \
+	    "$O-byname.out.log" "\"protocol\":\"transparent\",\"host\":\"app.test\",\"port\":$OPORT,\"decision\":\"allow\",\"reason\":\"allow_rule\",\"addr\":\"127.0.0.1\""
+	run "$nc" "$nl" "$POL" "$O-curlname.out" -- curl -sS --noproxy '*' \
+	    --max-time 20 "http://app.test:$OPORT/"
+	expect_grep "$n: curl --noproxy '*' by name gets the origin's answer" \
+	    "$O-curlname.out" "^hello from the origin$"
+	run "$nc" "$nl" "$POL" "$O-byname-bad.out" -- $PYIN -S \
+	    "$DIR/transparent.py" client app.test "$DPORT" blocking
+	expect_grep "$n: an allowed name on a port no rule admits is ECONNREFUSED" \
+	    "$O-byname-bad.out" "^refused ECONNREFUSED$"
+	expect_grep "$n: with a transparent deny line" "$O-byname-bad.out.log" \
+	    "\"protocol\":\"transparent\",\"host\":\"app.test\",\"port\":$DPORT,\"decision\":\"deny\""
+}
+
+# ws NAME: a fresh workspace with the helper and the CA in it.
+ws() {
+	DIR=$TMP/ws-$1
+	rm -rf "$DIR"
+	mkdir -p "$DIR"
+	cp "$H" "$DIR/transparent.py"
+	cp "$TMP/orig/cert.pem" "$DIR/ca.pem" 2>/dev/null
+	mkdir -p "$TMP/runs"
+	O=$TMP/runs/$1
+	chmod 777 "$DIR"
+	chmod 644 "$DIR"/*
+}
+
+# run C LAUNCH POLICY OUT -- ARGS: ARGS confined (C: landlock or
+# namespaces), its output in OUT, its log in OUT.log (outside the
+# workspace: the log may not lie where the command writes).
+run() {
+	rc=$1 rl=$2 rp=$3 ro=$4
+	shift 5
+	# shellcheck disable=SC2086
+	$rl "$EGRESSD" --quiet --policy "$rp" --workspace "$DIR" \
+	    --log "$ro.log" --confinement "$rc" -- "$@" >"$ro" 2>"$ro.err" ||
+	    true	# what it says is checked, not its status (expect_rc's set -e)
+}
+
+seen() {
+	grep -c '' "$TMP/orig/$1.seen" 2>/dev/null || echo 0
+}
+
+
+# landlockish NAME LAUNCH: the landlock confinement, as the host lets us
+# or in a default container.
+landlockish() {
+	n=$1 l=$2
+	ws "$n"
+	POL=$TMP/policy/$n.conf
+	printf 'default deny\nallow_loopback on\nallow 127.0.0.1:%s\nallow 127.0.0.1:%s\n' \
+	    "$OPORT" "$TPORT" >"$POL"
+	for mode in blocking epoll; do
+		run landlock "$l" "$POL" "$O-$mode.out" -- $PYIN -S \
+		    "$DIR/transparent.py" client 127.0.0.1 "$OPORT" "$mode"
+		expect_grep "$n: a $mode raw socket reaches an allowed origin, its banner and echo end to end, getpeername the origin" \
+		    "$O-$mode.out" "^ok 127.0.0.1:$OPORT SSH-2.0-origin echo:ping$"
+		expect_grep "$n: its line says transparent, allow, the port, pid and exe" \
+		    "$O-$mode.out.log" "\"protocol\":\"transparent\",\"host\":\"127.0.0.1\",\"port\":$OPORT,\"decision\":\"allow\",\"reason\":\"allow_rule\".*\"pid\":[0-9]+,\"exe\":\"/"
+	done
+	run landlock "$l" "$POL" "$O-tls.out" -- $PYIN -S \
+	    "$DIR/transparent.py" client 127.0.0.1 "$TPORT" "tls:$DIR/ca.pem"
+	expect_grep "$n: a TLS handshake with an allowed origin completes end to end" \
+	    "$O-tls.out" "^ok 127.0.0.1:$TPORT tls TLSv1.[23] HTTP/1.0_200_ok"
+	run landlock "$l" "$POL" "$O-curl.out" -- curl -sS --noproxy '*' \
+	    --max-time 20 "http://127.0.0.1:$OPORT/"
+	expect_grep "$n: curl --noproxy '*' gets the origin's answer" \
+	    "$O-curl.out" "^hello from the origin$"
+	if command -v node >/dev/null 2>&1; then
+		run landlock "$l" "$POL" "$O-node.out" -- env -u HTTP_PROXY \
+		    -u http_proxy -u HTTPS_PROXY -u https_proxy -u ALL_PROXY \
+		    -u all_proxy node -e "fetch('http://127.0.0.1:$OPORT/').then(r => r.text()).then(t => process.stdout.write(t), e => { console.log('failed', e.cause ? e.cause.code : e); })"
+		expect_grep "$n: node's fetch without the proxy variables gets the origin's answer" \
+		    "$O-node.out" "^hello from the origin$"
+	else
+		skip "$n: node is not installed"
+	fi
+	# The control: unconfined, the origin the policy names nowhere is
+	# reached; confined, refused before it sees a connection.
+	$PY "$H" client 127.0.0.1 "$DPORT" blocking >"$O-control.out" 2>&1
+	expect_grep "$n: control: unconfined, the unlisted origin is reached" \
+	    "$O-control.out" "^ok 127.0.0.1:$DPORT "
+	before=$(seen denied)
+	for mode in blocking epoll; do
+		run landlock "$l" "$POL" "$O-deny-$mode.out" -- $PYIN -S \
+		    "$DIR/transparent.py" client 127.0.0.1 "$DPORT" "$mode"
+		expect_grep "$n: a $mode connect to an origin no rule admits is ECONNREFUSED" \
+		    "$O-deny-$mode.out" "^refused ECONNREFUSED$"
+		expect_grep "$n: and its line says transparent, deny, no_allow_rule" \
+		    "$O-deny-$mode.out.log" "\"protocol\":\"transparent\",\"host\":\"127.0.0.1\",\"port\":$DPORT,\"decision\":\"deny\",\"reason\":\"no_allow_rule\""
+	done
+	expect_rc "$n: the refused origin saw no connection of the run" 0 \
+	    test "$(seen denied)" -eq "$before"
+	# Report mode lets it through, and says what enforcing would do.
+	printf 'mode report\nallow_loopback on\n' >"$TMP/policy/$n-report.conf"
+	run landlock "$l" "$TMP/policy/$n-report.conf" "$O-report.out" -- \
+	    $PYIN -S "$DIR/transparent.py" client 127.0.0.1 "$DPORT" blocking
+	expect_grep "$n: report mode lets a transparent connect through" \
+	    "$O-report.out" "^ok 127.0.0.1:$DPORT SSH-2.0-origin"
+	expect_grep "$n: with report_only and would" "$O-report.out.log" \
+	    "\"protocol\":\"transparent\".*\"reason\":\"report_only\",\"would\":\"no_allow_rule\""
+	# A loopback port nobody listens on: ECONNREFUSED, as the kernel says.
+	run landlock "$l" "$POL" "$O-none.out" -- $PYIN -S \
+	    "$DIR/transparent.py" client 127.0.0.1 "$FREEPORT" blocking
+	expect_grep "$n: a loopback port nobody listens on is ECONNREFUSED" \
+	    "$O-none.out" "^refused ECONNREFUSED$"
+	expect_no_grep "$n: and not logged" "$O-none.out.log" "\"port\":$FREEPORT,"
+	names landlock "$l" "$n"
+	# transparent off: the refusal of 6.1 (EACCES, a direct line).
+	printf 'transparent off\nallow_loopback on\nallow 127.0.0.1:%s\n' \
+	    "$DPORT" >"$TMP/policy/$n-off.conf"
+	run landlock "$l" "$TMP/policy/$n-off.conf" "$O-off.out" -- $PYIN -S \
+	    "$DIR/transparent.py" client 127.0.0.1 "$DPORT" blocking
+	expect_grep "$n: transparent off: a connect elsewhere is refused EACCES" \
+	    "$O-off.out" "^refused EACCES$"
+	expect_grep "$n: with a direct not_through_proxy line" "$O-off.out.log" \
+	    "\"protocol\":\"direct\".*\"reason\":\"not_through_proxy\""
+}
+
+namespaces() {
+	ws ns
+	POL=$TMP/policy/ns.conf
+	printf 'default deny\nallow_loopback on\nallow 127.0.0.1:%s\n' \
+	    "$OPORT" >"$POL"
+	"$EGRESSD" --policy "$POL" --confinement namespaces --workspace "$DIR" \
+	    -- true >"$TMP/ns-probe.out" 2>&1
+	if [ $? -ne 0 ]; then
+		skip "namespaces cannot attach here: $(head -c 300 "$TMP/ns-probe.out")"
+		return
+	fi
+	for mode in blocking epoll; do
+		run namespaces "" "$POL" "$O-off-$mode.out" -- $PYIN -S \
+		    "$DIR/transparent.py" client 192.0.2.1 9 "$mode"
+		expect_grep "namespaces: a $mode connect off loopback no rule admits is ECONNREFUSED" \
+		    "$O-off-$mode.out" "^refused ECONNREFUSED$"
+		expect_grep "namespaces: and its line says transparent, deny" \
+		    "$O-off-$mode.out.log" "\"protocol\":\"transparent\",\"host\":\"192.0.2.1\",\"port\":9,\"decision\":\"deny\""
+	done
+	# Loopback in the namespace is the command's own: nothing there.
+	run namespaces "" "$POL" "$O-lo.out" -- $PYIN -S \
+	    "$DIR/transparent.py" client 127.0.0.1 "$OPORT" blocking
+	expect_grep "namespaces: 127.0.0.1 is the namespace's own (nothing listens)" \
+	    "$O-lo.out" "^refused ECONNREFUSED$"
+	expect_no_grep "namespaces: and nothing went through the proxy" \
+	    "$O-lo.out.log" "transparent"
+	names namespaces "" namespaces
+	printf 'transparent off\nallow_loopback on\n' >"$TMP/policy/ns-off.conf"
+	run namespaces "" "$TMP/policy/ns-off.conf" "$O-off.out" -- $PYIN -S \
+	    "$DIR/transparent.py" client 192.0.2.1 9 blocking
+	expect_grep "namespaces: transparent off: off loopback is ENETUNREACH" \
+	    "$O-off.out" "^refused ENETUNREACH$"
+	expect_grep "namespaces: with a direct not_through_proxy line" \
+	    "$O-off.out.log" "\"protocol\":\"direct\".*\"reason\":\"not_through_proxy\""
+}
+
+suite() {
+	echo "# pass: $1 (uid $(id -u))"
+	mkdir -p "$TMP/orig" "$TMP/policy"
+	chmod 711 "$TMP"
+	origin allowed || { not_ok "the allowed origin starts"; return; }
+	OPORT=$PORT
+	origin denied || { not_ok "the unlisted origin starts"; return; }
+	DPORT=$PORT
+	tls_origin || { not_ok "the TLS origin starts"; return; }
+	dns_server || { not_ok "the test's DNS server starts"; return; }
+	FREEPORT=$($PY -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+	echo "default deny" >"$TMP/policy/probe.conf"
+	mkdir -p "$TMP/probe-ws"
+	if "$EGRESSD" --policy "$TMP/policy/probe.conf" --confinement landlock \
+	    --workspace "$TMP/probe-ws" -- true >"$TMP/probe.out" 2>&1; then
+		landlockish landlock ""
+		if cc -O1 -o "$TMP/dockerish" "$top_srcdir/tests/dockerish.c" \
+		    -lseccomp 2>"$TMP/cc.err"; then
+			landlockish container "$TMP/dockerish --"
+		else
+			not_ok "the container launcher builds" "$(head -c 600 "$TMP/cc.err")"
+		fi
+	else
+		skip "landlock cannot attach here: $(head -c 300 "$TMP/probe.out")"
+	fi
+	namespaces
+}
+
+if [ "$PASS" = unprivileged ] || [ "$(id -u)" -ne 0 ]; then
+	suite unprivileged
+else
+	suite root
+	if id nobody >/dev/null 2>&1; then
+		nobody_pass sandbox/transparent HARN_TRANSPARENT_PASS \
+		    "$top_srcdir/tests/sandbox/transparent.py" \
+		    "$top_srcdir/tests/dnsd.py" "$top_srcdir/tests/dockerish.c"
+	else
+		skip "unprivileged pass: no user 'nobody'"
+	fi
+fi
+finish
