@@ -186,6 +186,7 @@ print(urllib.request.urlopen("http://127.0.0.1:%d/" % s.server_port, timeout=5).
 		PATH|HOME|USER|LOGNAME|SHELL|TERM|LANG|LC_*|TZ|PWD|SHLVL|_) ;;
 		HTTP_PROXY|HTTPS_PROXY|http_proxy|https_proxy|ALL_PROXY|all_proxy) ;;
 		NO_PROXY|no_proxy|NODE_USE_ENV_PROXY) ;;
+		RES_OPTIONS) ;;	# use-vc: names answered over TCP (6.6)
 		TMPDIR|TMP|TEMP|XDG_CACHE_HOME|NPM_CONFIG_USERCONFIG) ;;
 		npm_config_cache|PIP_CACHE_DIR|GOCACHE|GOMODCACHE|YARN_CACHE_FOLDER) ;;
 		*) extra="$extra $n" ;;
