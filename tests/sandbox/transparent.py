@@ -8,7 +8,9 @@ ignore the proxy (SPEC 6.6).
                            SSH does), a GET gets an HTTP answer, else echo
   client HOST PORT MODE    connect as a program that ignores the proxy
                            (MODE blocking | epoll | tls:CAFILE), print one
-                           line: "ok PEER BANNER" or "refused ERRNO"
+                           line: "ok PEER BANNER" or "refused ERRNO"; PORT
+                           "proxy": the proxy's own (from HTTP_PROXY)
+  urllib URL               python's urllib with no proxy: the body
 """
 import errno
 import os
@@ -96,8 +98,22 @@ def client(host, port, mode):
     print("ok", peer, banner, echo)
 
 
+def urllib_get(url):
+    import urllib.request
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    try:
+        print(opener.open(url, timeout=20).read().decode(), end="")
+    except OSError as e:
+        print("refused", e)
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "origin":
         origin(sys.argv[2], sys.argv[3])
+    elif sys.argv[1] == "urllib":
+        urllib_get(sys.argv[2])
     else:
-        client(sys.argv[2], int(sys.argv[3]), sys.argv[4])
+        port = sys.argv[3]
+        if port == "proxy":
+            port = os.environ["HTTP_PROXY"].rsplit(":", 1)[1]
+        client(sys.argv[2], int(port), sys.argv[4])

@@ -89,12 +89,34 @@ names() {
 	    --max-time 20 "http://app.test:$OPORT/"
 	expect_grep "$n: curl --noproxy '*' by name gets the origin's answer" \
 	    "$O-curlname.out" "^hello from the origin$"
+	run "$nc" "$nl" "$POL" "$O-urllib.out" -- $PYIN -S \
+	    "$DIR/transparent.py" urllib "http://app.test:$OPORT/"
+	expect_grep "$n: python's urllib with no proxy, by name, gets the origin's answer" \
+	    "$O-urllib.out" "^hello from the origin$"
+	if command -v node >/dev/null 2>&1; then
+		run "$nc" "$nl" "$POL" "$O-nodename.out" -- node -e \
+		    "fetch('http://app.test:$OPORT/').then(r => r.text()).then(t => process.stdout.write(t), e => { console.log('failed', e.cause ? e.cause.code : e); })"
+		expect_grep "$n: node's fetch by name gets the origin's answer" \
+		    "$O-nodename.out" "^hello from the origin$"
+	else
+		skip "$n: node is not installed"
+	fi
 	run "$nc" "$nl" "$POL" "$O-byname-bad.out" -- $PYIN -S \
 	    "$DIR/transparent.py" client app.test "$DPORT" blocking
 	expect_grep "$n: an allowed name on a port no rule admits is ECONNREFUSED" \
 	    "$O-byname-bad.out" "^refused ECONNREFUSED$"
 	expect_grep "$n: with a transparent deny line" "$O-byname-bad.out.log" \
 	    "\"protocol\":\"transparent\",\"host\":\"app.test\",\"port\":$DPORT,\"decision\":\"deny\""
+	# The proxy's own port, by a name the policy admits on every port:
+	# never a way round (proxy_loop).
+	printf 'resolver 127.0.0.1:%s\nallow_loopback on\nallow app.test\n' \
+	    "$DNSPORT" >"$TMP/policy/$n-any.conf"
+	run "$nc" "$nl" "$TMP/policy/$n-any.conf" "$O-loop.out" -- $PYIN -S \
+	    "$DIR/transparent.py" client app.test proxy blocking
+	expect_grep "$n: the proxy's own port through a name it admits is ECONNREFUSED" \
+	    "$O-loop.out" "^refused ECONNREFUSED$"
+	expect_grep "$n: with a proxy_loop line" "$O-loop.out.log" \
+	    "\"protocol\":\"transparent\",\"host\":\"app.test\".*\"decision\":\"deny\",\"reason\":\"proxy_loop\""
 }
 
 # ws NAME: a fresh workspace with the helper and the CA in it.
