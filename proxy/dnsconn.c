@@ -17,6 +17,7 @@
 #include <event2/bufferevent.h>
 
 #include "proxy/internal.h"
+#include "proxy/mover.h"
 
 /* The run's table of names and addresses, made at the first use. */
 static struct dns_fake *
@@ -47,17 +48,6 @@ proxy_fake_target(struct conn *c)
 #define SAID_MS		1000
 #define NELEM(t)	(sizeof(t) / sizeof((t)[0]))
 
-/* The loop's clock, in milliseconds. */
-static uint64_t
-loop_ms(struct proxy *px)
-{
-	struct timeval tv;
-
-	if (event_base_gettimeofday_cached(px->base, &tv) == -1)
-		return 0;
-	return (uint64_t)tv.tv_sec * 1000 + (uint64_t)tv.tv_usec / 1000;
-}
-
 /*
  * Said already?  A resolver asks for A and AAAA, again on a timeout, in
  * one lookup, on a connection each: one line for the lookup.
@@ -65,7 +55,7 @@ loop_ms(struct proxy *px)
 static bool
 said_lately(struct proxy *px, pid_t pid, const char *name)
 {
-	uint64_t now = loop_ms(px);
+	uint64_t now = (uint64_t)mover_now_ms(px->base, 0);
 	struct dns_said *d;
 	size_t i;
 
