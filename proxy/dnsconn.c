@@ -20,8 +20,8 @@
 #include "proxy/mover.h"
 
 /* The run's table of names and addresses, made at the first use. */
-static struct dns_fake *
-fake_of(struct proxy *px)
+struct dns_fake *
+proxy_fake(struct proxy *px)
 {
 	if (px->fake == NULL)
 		px->fake = dns_fake_new();
@@ -52,8 +52,8 @@ proxy_fake_target(struct conn *c)
  * Said already?  A resolver asks for A and AAAA, again on a timeout, in
  * one lookup, on a connection each: one line for the lookup.
  */
-static bool
-said_lately(struct proxy *px, pid_t pid, const char *name)
+bool
+proxy_dns_said_lately(struct proxy *px, pid_t pid, const char *name)
 {
 	uint64_t now = (uint64_t)mover_now_ms(px->base, 0);
 	struct dns_said *d;
@@ -77,7 +77,7 @@ said_lately(struct proxy *px, pid_t pid, const char *name)
 static void
 log_refused(struct conn *c, const struct dns_served *s)
 {
-	if (said_lately(c->px, c->pid, s->name))
+	if (proxy_dns_said_lately(c->px, c->pid, s->name))
 		return;
 	memset(&c->target, 0, sizeof(c->target));
 	snprintf(c->target.host, sizeof(c->target.host), "%s", s->name);
@@ -101,7 +101,7 @@ answer_one(struct conn *c, struct evbuffer *in)
 	    evbuffer_remove(in, q, (size_t)len) != len)
 		return false;
 	conn_policy_now(c);
-	if (fake_of(c->px) == NULL)
+	if (proxy_fake(c->px) == NULL)
 		return false;
 	if (dns_serve(c->px->fake, c->gen->conf->policy, q, (size_t)len,
 	    a + 2, sizeof(a) - 2, &used, &s) == DNS_SERVED_DROP)

@@ -107,6 +107,7 @@ struct proxy {
 		char		 name[EGRESS_HOST_MAX + 1];
 	}			 dns_said[8];
 	size_t			 dns_said_next;
+	struct event		*dns_udp[2];	/* run mode: port 53 inside */
 	void			*owner_arg;
 };
 
@@ -274,6 +275,11 @@ void	 conn_start_tunnel(struct conn *, int origin_fd, const void *reply,
 void	 conn_next_request(struct conn *);
 /* dnsconn.c: a target of the run's own range asks for its name. */
 void	 proxy_fake_target(struct conn *);
+/* Run mode's names (dnsconn.c): the table, made at the first use. */
+struct dns_fake *proxy_fake(struct proxy *);
+/* A refusal of name by pid said within the last second (one line). */
+bool	 proxy_dns_said_lately(struct proxy *, pid_t, const char *name);
+void	 proxy_dns_udp_close(struct proxy *);	/* dnsudp.c */
 
 /* Before a request is decided: the policy in force now (a reload). */
 void	 conn_policy_now(struct conn *);

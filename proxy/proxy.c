@@ -149,6 +149,7 @@ proxy_free(struct proxy *px)
 		event_free(px->drain_timer);
 	if (px->spare_fd != -1)
 		(void)close(px->spare_fd);
+	proxy_dns_udp_close(px);
 	gen_release(px->gen);
 	dns_fake_free(px->fake);
 	free(px);

@@ -60,6 +60,14 @@ int		 proxy_listen_fd(struct proxy *, int fd,
 		    size_t errlen);
 
 /*
+ * Answer run mode's name lookups (SPEC 6.6) on a bound UDP socket (port
+ * 53 in the command's network namespace); the proxy owns fd from then
+ * on.  -1 with err (fd still the caller's).
+ */
+int		 proxy_dns_udp(struct proxy *, int fd, char *err,
+		    size_t errlen);
+
+/*
  * An exempt (SPEC 3.1) may not hold an address the proxy listens on: the
  * n listeners given, a wildcard one standing for every local address.
  * -1 with err naming the exempt line and the address.

@@ -179,6 +179,14 @@ decide_tcp(const struct broker_rules *r, const struct broker_call *c,
 			d->dns = d->port == DNS_PORT;
 			return;
 		}
+		/*
+		 * A resolver's datagrams (namespaces only: its filter alone
+		 * lets UDP be made) go where the run's answerer takes any
+		 * address's port 53 (SPEC 6.6): the network has no way out.
+		 */
+		if (r->transparent && !c->tcp && r->mode == BROKER_NS &&
+		    d->port == DNS_PORT)
+			return;
 		/* No route off loopback in the namespace: as it would say. */
 		refuse_direct(d, r->mode == BROKER_NS ? ENETUNREACH : EACCES);
 		return;

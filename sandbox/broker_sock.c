@@ -165,6 +165,13 @@ fresh_kind(struct broker *b, struct pending *p, const char *pname,
 		    *domain == AF_INET) ? 0 : family == AF_UNSPEC ?
 		    EOPNOTSUPP : EAFNOSUPPORT;
 	}
+	/* UDP (namespaces' filter lets it be made): a datagram socket. */
+	if (strcmp(pname, "UDP") == 0 || strcmp(pname, "UDPv6") == 0) {
+		*domain = pname[3] == '\0' ? AF_INET : AF_INET6;
+		*type = SOCK_DGRAM;
+		return family == *domain ? 0 : family == AF_UNSPEC ?
+		    EOPNOTSUPP : EAFNOSUPPORT;
+	}
 	switch (family) {
 	case AF_INET:
 	case AF_INET6:

@@ -134,7 +134,13 @@ int	 sandbox_landlock_abi(void);
 #define SECCOMP_BROKER_LL	0x2	/* and metadata, signals; no IPC (landlock) */
 #define SECCOMP_BROKER_OPTS	0x4	/* and setsockopt (no pidfd_getfd) */
 #define SECCOMP_BROKER_ROOT	0x8	/* and forks (uid 0 kept) */
-#define SECCOMP_PROGRAMS	16
+/*
+ * The allowlist and UDP sockets: namespaces only, whose network has no
+ * way out, so that a resolver's datagrams reach the run's own answerer
+ * (SPEC 6.6).  Never with the host's network (landlock).
+ */
+#define SECCOMP_MAIN_UDP	0x10
+#define SECCOMP_PROGRAMS	32
 bool	 sandbox_seccomp_valid(int which);
 /* As generated at build time, and loading them. */
 int	 sandbox_seccomp_load(char *err, size_t errlen);	/* built now */
@@ -608,6 +614,8 @@ int	 ns_enter(const struct sandbox_paths *, const struct sandbox_limits *,
 	    bool root, int *listen_fd, unsigned short *port,
 	    struct setup_fail *);
 int	 ns_mount_proc(struct setup_fail *);
+/* UDP port 53 of every address inside (IPv4, and IPv6 or -1): nsdns.c. */
+int	 ns_dns_answerer(int fds[2], struct setup_fail *);
 /* pid's maps, written through the /proc at procfd. */
 int	 ns_user_map(int procfd, pid_t pid, struct setup_fail *);
 /*

@@ -333,6 +333,12 @@ int	 sandbox_owner(struct sandbox_child *, int fd, pid_t *pid, char *exe,
 
 /* The proxy's listener inside CMD's network namespace, or -1 (taken). */
 int	 sandbox_take_listener(struct sandbox_child *, unsigned short *port);
+/*
+ * UDP port 53 inside CMD's network namespace (IPv4, IPv6), each -1 when
+ * there is none (landlock, transparent off, no IPv6): answered by the
+ * proxy (SPEC 6.6).  Taken: the caller closes them.
+ */
+void	 sandbox_take_dns(struct sandbox_child *, int fds[2]);
 /* Readable when there is something for sandbox_next. */
 int	 sandbox_ctl_fd(const struct sandbox_child *);
 void	 sandbox_signal(const struct sandbox_child *, int sig);

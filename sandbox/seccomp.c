@@ -199,7 +199,7 @@ set_attrs(scmp_filter_ctx ctx, char *err, size_t errlen)
 
 /* The whole filter, or NULL with err set. */
 static scmp_filter_ctx
-build(char *err, size_t errlen)
+build(int which, char *err, size_t errlen)
 {
 	static struct nr_plan plan;
 	scmp_filter_ctx ctx;
@@ -209,6 +209,9 @@ build(char *err, size_t errlen)
 	arch = seccomp_arch_native();
 	if (plan_numbers(&plan, arch, err, errlen) == -1)
 		return NULL;
+	if (which == SECCOMP_MAIN_UDP && (nr = named_nr(arch, "socket",
+	    NR_NONE)) >= 0)
+		plan.check[nr] = &sc_socket_udp;
 	/* Native architecture only: seccomp_init adds nothing else. */
 	if ((ctx = seccomp_init(SCMP_ACT_ERRNO(EPERM))) == NULL) {
 		sc_fail(err, errlen, "seccomp_init", NULL, -ENOMEM);
@@ -232,7 +235,7 @@ sandbox_seccomp_load(char *err, size_t errlen)
 	scmp_filter_ctx ctx;
 	int rc;
 
-	if ((ctx = build(err, errlen)) == NULL)
+	if ((ctx = build(SECCOMP_MAIN, err, errlen)) == NULL)
 		return -1;
 	/* One seccomp(2) call: the whole filter or none of it. */
 	rc = seccomp_load(ctx);
@@ -246,9 +249,11 @@ sandbox_seccomp_load(char *err, size_t errlen)
 bool
 sandbox_seccomp_valid(int which)
 {
-	if (which == SECCOMP_MAIN || which == SECCOMP_BROKER)
+	if (which == SECCOMP_MAIN || which == SECCOMP_MAIN_UDP ||
+	    which == SECCOMP_BROKER)
 		return true;
 	if (which < 0 || which >= SECCOMP_PROGRAMS ||
+	    (which & SECCOMP_MAIN_UDP) ||
 	    !(which & SECCOMP_BROKER) || !(which & SECCOMP_BROKER_LL))
 		return false;
 	return true;
@@ -261,8 +266,8 @@ build_which(int which, char *err, size_t errlen)
 		sc_fail(err, errlen, "no such filter", NULL, -EINVAL);
 		return NULL;
 	}
-	if (which == SECCOMP_MAIN)
-		return build(err, errlen);
+	if (which == SECCOMP_MAIN || which == SECCOMP_MAIN_UDP)
+		return build(which, err, errlen);
 	return sc_build_broker(which, err, errlen);
 }
 
@@ -283,7 +288,7 @@ int
 sandbox_seccomp_generated(int which, const void **prog, size_t *len)
 {
 	if (!sandbox_seccomp_valid(which) || which == SECCOMP_MAIN)
-		return -1;
+		return -1;	/* the main one: sandbox_seccomp_program */
 	*prog = sandbox_seccomp_progs[which];
 	*len = sandbox_seccomp_progs_len[which];
 	return 0;

@@ -54,6 +54,18 @@ static const struct socket_ok {
 	{ AF_NETLINK,	ANY,		NETLINK_ROUTE },
 };
 
+/*
+ * And in namespaces' variant (SECCOMP_MAIN_UDP) UDP: a datagram to any
+ * address stays in the command's network, where only the run's answerer
+ * listens on port 53 (SPEC 6.6).
+ */
+static const struct socket_ok socket_udp[] = {
+	{ AF_INET,	SOCK_DGRAM,	0 },
+	{ AF_INET,	SOCK_DGRAM,	IPPROTO_UDP },
+	{ AF_INET6,	SOCK_DGRAM,	0 },
+	{ AF_INET6,	SOCK_DGRAM,	IPPROTO_UDP },
+};
+
 /* ioctl() commands refused: both push input into a terminal. */
 static const uint32_t ioctl_refused[] = { TIOCSTI, TIOCLINUX };
 
@@ -107,7 +119,8 @@ const struct special sc_special[] = {
 const size_t sc_nspecial = NELEM(sc_special);
 
 static int
-add_socket(scmp_filter_ctx ctx, int nr)
+add_socket_rows(scmp_filter_ctx ctx, int nr, const struct socket_ok *rows,
+    size_t nrows)
 {
 	const struct socket_ok *s;
 	struct scmp_arg_cmp cmp[3];
@@ -115,8 +128,8 @@ add_socket(scmp_filter_ctx ctx, int nr)
 	size_t i;
 	int rc;
 
-	for (i = 0; i < NELEM(socket_ok); i++) {
-		s = &socket_ok[i];
+	for (i = 0; i < nrows; i++) {
+		s = &rows[i];
 		n = 0;
 		cmp[n++] = sc_masked(0, ARG32, (uint32_t)s->domain);
 		if (s->type != ANY)
@@ -129,6 +142,23 @@ add_socket(scmp_filter_ctx ctx, int nr)
 	}
 	return 0;
 }
+
+static int
+add_socket(scmp_filter_ctx ctx, int nr)
+{
+	return add_socket_rows(ctx, nr, socket_ok, NELEM(socket_ok));
+}
+
+static int
+add_socket_udp(scmp_filter_ctx ctx, int nr)
+{
+	int rc = add_socket(ctx, nr);
+
+	return rc < 0 ? rc : add_socket_rows(ctx, nr, socket_udp,
+	    NELEM(socket_udp));
+}
+
+const struct special sc_socket_udp = { "socket", add_socket_udp };
 
 static int
 add_socketpair(scmp_filter_ctx ctx, int nr)

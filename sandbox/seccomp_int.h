@@ -42,6 +42,8 @@ struct special {
 };
 extern const struct special sc_special[];
 extern const size_t sc_nspecial;
+/* socket() as in SECCOMP_MAIN_UDP: sc_special's, and UDP. */
+extern const struct special sc_socket_udp;
 
 /* Rules as written here (seccomp_rule.c); err says what failed: -1. */
 int	 sc_fail(char *err, size_t errlen, const char *what,

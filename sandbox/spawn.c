@@ -60,6 +60,7 @@ struct sandbox_child {
 	pid_t			 init_pid;	/* signals go here (host pid) */
 	int			 ctl;
 	int			 listen_fd;
+	int			 dns_fd[2];	/* UDP port 53 inside */
 	int			 diag;		/* sock_diag, in the listener's netns */
 	unsigned short		 port;
 	struct sandbox_paths	 paths;
@@ -172,6 +173,7 @@ child_new(const struct sandbox_request *r, const struct sandbox_plan *p,
 		return NULL;
 	}
 	c->ctl = c->listen_fd = c->diag = c->rd.basefd = -1;
+	c->dns_fd[0] = c->dns_fd[1] = -1;
 	c->ns = p->confinement == CONFINEMENT_NAMESPACES;
 	c->ll = p->confinement == CONFINEMENT_LANDLOCK;
 	owner_table_init(&c->owners);
@@ -425,6 +427,17 @@ sandbox_ready(struct sandbox_child *c, struct sandbox_failure *f)
 				c->diag = fds[1];
 			c->port = m.port;
 			break;
+		case MSG_DNS:
+			if (nfds < 1 || nfds > 2 || c->dns_fd[0] != -1) {
+				for (i = 0; i < nfds; i++)
+					(void)close(fds[i]);
+				fail_with(f, AREA_UNKNOWN, -1, EPROTO, false,
+				    "sandbox set-up: a malformed hand-over");
+				goto fail;
+			}
+			for (i = 0; i < nfds; i++)
+				c->dns_fd[i] = fds[i];
+			break;
 		case MSG_INIT:
 			c->init_pid = m.pid;
 			break;
@@ -465,6 +478,14 @@ sandbox_take_listener(struct sandbox_child *c, unsigned short *port)
 	*port = c->port;
 	c->listen_fd = -1;
 	return fd;
+}
+
+void
+sandbox_take_dns(struct sandbox_child *c, int fds[2])
+{
+	fds[0] = c->dns_fd[0];
+	fds[1] = c->dns_fd[1];
+	c->dns_fd[0] = c->dns_fd[1] = -1;
 }
 
 const char *
@@ -606,6 +627,10 @@ sandbox_free(struct sandbox_child *c)
 		(void)close(c->listen_fd);
 	if (c->diag != -1)
 		(void)close(c->diag);
+	if (c->dns_fd[0] != -1)
+		(void)close(c->dns_fd[0]);
+	if (c->dns_fd[1] != -1)
+		(void)close(c->dns_fd[1]);
 	free(c->queue);
 	limits_memory_cgroup_remove(c->cgroup);
 	sandbox_paths_free(&c->paths);

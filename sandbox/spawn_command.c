@@ -188,7 +188,10 @@ spawn_run_command(struct job *j)
 	if ((envp = sandbox_env_build(j->req, j->ns ? j->port :
 	    j->req->host_port, j->rd, err, sizeof(err))) == NULL)
 		spawn_fail(j->ctl, AREA_UNKNOWN, -1, "environment: %s", err);
-	(void)sandbox_seccomp_program(&prog, &plen);
+	/* UDP where only the run's answerer can take it (SPEC 6.6). */
+	if (!j->ns || !j->req->transparent ||
+	    sandbox_seccomp_generated(SECCOMP_MAIN_UDP, &prog, &plen) == -1)
+		(void)sandbox_seccomp_program(&prog, &plen);
 	if (p->seccomp && sandbox_seccomp_load_program(prog, plen, err,
 	    sizeof(err)) == -1)
 		spawn_fail(j->ctl, AREA_EGRESS, MECH_SECCOMP, "%s", err);

@@ -29,7 +29,8 @@ enum msg_kind {
 	MSG_RULESET,	/* to the command: the Landlock ruleset, host grants */
 	MSG_DIRECT,	/* a refusal of the broker's (with a pidfd) */
 	MSG_CONN,	/* a connect to the proxy, about to be made (a pidfd) */
-	MSG_ACK		/* to init: a refusal's process is known */
+	MSG_ACK,	/* to init: a refusal's process is known */
+	MSG_DNS		/* port 53 inside, for the run's answerer (nsdns.c) */
 };
 
 struct msg {

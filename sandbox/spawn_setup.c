@@ -62,6 +62,22 @@ spawn_open_roots(const struct strv *roots)
 	return fds;
 }
 
+/* Port 53 of the namespace, to harn-egressd, which answers there. */
+static void
+send_dns(struct job *j, struct setup_fail *f)
+{
+	struct msg m = { .kind = MSG_DNS };
+	int dfd[2];
+
+	if (ns_dns_answerer(dfd, f) == -1)
+		spawn_report_fail(j->ctl, true, f);
+	if (spawn_send(j->ctl, &m, dfd, dfd[1] != -1 ? 2 : 1) == -1)
+		_exit(3);
+	(void)close(dfd[0]);
+	if (dfd[1] != -1)
+		(void)close(dfd[1]);
+}
+
 /* The first child: the confinement's set-up, then init; waits for it. */
 void
 spawn_run_setup(struct job *j, int go)
@@ -104,6 +120,8 @@ spawn_run_setup(struct job *j, int go)
 		(void)close(lfd[0]);
 		if (lfd[1] != -1)
 			(void)close(lfd[1]);
+		if (j->req->transparent)
+			send_dns(j, &f);
 	}
 	j->setup = getpid();
 	if (j->ns && j->root && (pipe2(j->map_req, O_CLOEXEC) == -1 ||

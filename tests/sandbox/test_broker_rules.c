@@ -259,6 +259,44 @@ test_transparent_decide(void **state UNUSED)
 	assert_int_equal(d.verdict, BROKER_AS_IS);
 }
 
+/*
+ * UDP, which only namespaces' filter lets be made: a resolver's datagrams
+ * to port 53 of any address stay in the namespace, where the run answers
+ * them; any other port off loopback is refused, and nothing in landlock.
+ */
+static void
+test_udp_decide(void **state UNUSED)
+{
+	struct broker_rules on = { .mode = BROKER_NS, .proxy_port = 8080,
+	    .transparent = true }, off = on;
+	struct sockaddr_storage ss;
+	struct broker_call c = { .domain = AF_INET, .tcp = false,
+	    .addr = &ss };
+	struct broker_decision d;
+
+	off.transparent = false;
+	v4(&ss, &c.addrlen, "192.0.2.7", 53);
+	broker_decide(&on, &c, &d);
+	assert_int_equal(d.verdict, BROKER_AS_IS);
+	assert_false(d.dns);
+	broker_decide(&off, &c, &d);
+	assert_int_equal(d.verdict, BROKER_REFUSE);
+	assert_int_equal(d.err, ENETUNREACH);
+	v4(&ss, &c.addrlen, "192.0.2.7", 5353);
+	broker_decide(&on, &c, &d);
+	assert_int_equal(d.verdict, BROKER_REFUSE);
+	assert_int_equal(d.err, ENETUNREACH);
+	assert_true(d.direct);
+	v4(&ss, &c.addrlen, "127.0.0.53", 53);
+	broker_decide(&on, &c, &d);
+	assert_int_equal(d.verdict, BROKER_AS_IS);
+	on.mode = BROKER_LL;
+	v4(&ss, &c.addrlen, "192.0.2.7", 53);
+	broker_decide(&on, &c, &d);
+	assert_int_equal(d.verdict, BROKER_REFUSE);
+	assert_int_equal(d.err, EACCES);
+}
+
 /* The SOCKS5 request the broker sends, and the reply it reads. */
 static void
 test_transparent_socks(void **state UNUSED)
@@ -323,6 +361,7 @@ main(void)
 		cmocka_unit_test(test_overrides),
 		cmocka_unit_test(test_transparent_decide),
 		cmocka_unit_test(test_transparent_socks),
+		cmocka_unit_test(test_udp_decide),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

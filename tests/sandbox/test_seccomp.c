@@ -1521,6 +1521,51 @@ spec_socket(uint32_t d, uint32_t t, uint32_t p)
 	return d == AF_NETLINK && p == NETLINK_ROUTE;
 }
 
+/*
+ * Namespaces' variant (SECCOMP_MAIN_UDP): the same program, but for
+ * socket(), which makes UDP sockets too (SPEC 6.6), and nothing else more.
+ */
+static void
+test_bpf_main_udp(void **state)
+{
+	const void *uprog;
+	struct sock_filter *saved = prog;
+	size_t ulen, saved_len = prog_len, i;
+	uint64_t a[6] = { 0 };
+	uint32_t want, got;
+	int nr, sock = SCMP_SYS(socket), udp;
+
+	(void)state;
+	assert_int_equal(sandbox_seccomp_generated(SECCOMP_MAIN_UDP, &uprog,
+	    &ulen), 0);
+	bpf_failures = 0;
+	for (i = 0; i < 400000; i++) {
+		nr = i < 100000 ? sock : (int)(rng() % (NR_LAST + 1));
+		a[0] = rng() & (rng() & 1 ? ~0ULL : 0xffffffff0000003fULL);
+		a[1] = rng() & (rng() & 1 ? ~0ULL : 0xffffffff000f080fULL);
+		a[2] = rng() & (rng() & 1 ? ~0ULL : 0xffffffff000001ffULL);
+		a[3] = rng();
+		want = action(AUDIT_ARCH_X86_64, nr, a);
+		udp = ((uint32_t)a[0] == AF_INET ||
+		    (uint32_t)a[0] == AF_INET6) && ((uint32_t)a[1] &
+		    ~(uint32_t)(SOCK_NONBLOCK | SOCK_CLOEXEC)) == SOCK_DGRAM &&
+		    ((uint32_t)a[2] == 0 || (uint32_t)a[2] == IPPROTO_UDP);
+		if (nr == sock && udp)
+			want = ACT_ALLOW;
+		prog = (struct sock_filter *)(uintptr_t)uprog;
+		prog_len = ulen / sizeof(struct sock_filter);
+		got = action(AUDIT_ARCH_X86_64, nr, a);
+		prog = saved;
+		prog_len = saved_len;
+		if (got != want && bpf_failures++ < 20)
+			print_error("  udp variant: nr %d args %#llx %#llx "
+			    "%#llx: action %#x, want %#x\n", nr,
+			    (unsigned long long)a[0], (unsigned long long)a[1],
+			    (unsigned long long)a[2], got, want);
+	}
+	assert_int_equal(bpf_failures, 0);
+}
+
 static void
 test_bpf_socket(void **state)
 {
@@ -2093,6 +2138,7 @@ main(void)
 		cmocka_unit_test(test_bpf_allowlist),
 		cmocka_unit_test(test_bpf_abis),
 		cmocka_unit_test(test_bpf_socket),
+		cmocka_unit_test(test_bpf_main_udp),
 		cmocka_unit_test(test_bpf_ioctl),
 		cmocka_unit_test(test_bpf_clone_send),
 		cmocka_unit_test(test_bpf_setsockopt_personality),

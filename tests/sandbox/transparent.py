@@ -11,6 +11,10 @@ ignore the proxy (SPEC 6.6).
                            line: "ok PEER BANNER" or "refused ERRNO"; PORT
                            "proxy": the proxy's own (from HTTP_PROXY)
   urllib URL               python's urllib with no proxy: the body
+  udp SERVER PORT NAME HOW a DNS question for NAME (A) in one datagram to
+                           SERVER:PORT (HOW connect | sendto), as musl and
+                           Go ask: "answer FROM RCODE ADDR..." (FROM where
+                           the answer came from), or "failed ERRNO"
 """
 import errno
 import os
@@ -107,11 +111,42 @@ def urllib_get(url):
         print("refused", e)
 
 
+def udp_ask(server, port, name, how):
+    import random
+    import struct
+    fam = socket.AF_INET6 if ":" in server else socket.AF_INET
+    qid = random.randrange(65536)
+    q = struct.pack(">HHHHHH", qid, 0x0100, 1, 0, 0, 0)
+    for label in name.split("."):
+        q += bytes([len(label)]) + label.encode()
+    q += b"\0" + struct.pack(">HH", 1, 1)
+    try:
+        s = socket.socket(fam, socket.SOCK_DGRAM)
+        s.settimeout(10)
+        if how == "connect":
+            s.connect((server, port))
+            s.send(q)
+        else:
+            s.sendto(q, (server, port))
+        a, frm = s.recvfrom(2048)
+    except OSError as e:
+        print("failed", errno.errorcode.get(e.errno, e.errno))
+        return
+    rid, flags, _, ancount = struct.unpack(">HHHH", a[:8])
+    addrs = []
+    if rid == qid and ancount:
+        # One question echoed, then answers whose last 4 bytes are A's.
+        addrs.append(socket.inet_ntoa(a[-4:]))
+    print("answer", "%s:%d" % frm[:2], flags & 0xF, *addrs)
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "origin":
         origin(sys.argv[2], sys.argv[3])
     elif sys.argv[1] == "urllib":
         urllib_get(sys.argv[2])
+    elif sys.argv[1] == "udp":
+        udp_ask(sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5])
     else:
         port = sys.argv[3]
         if port == "proxy":

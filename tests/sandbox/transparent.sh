@@ -213,6 +213,19 @@ landlockish() {
 	    "$O-none.out" "^refused ECONNREFUSED$"
 	expect_no_grep "$n: and not logged" "$O-none.out.log" "\"port\":$FREEPORT,"
 	names landlock "$l" "$n"
+	# UDP is never made here (the host's network): a resolver's datagram
+	# to the test's own DNS server, which answers it unconfined, is
+	# refused at socket() and never heard.
+	expect_grep "$n: control: unconfined, a UDP question reaches the test's DNS server" \
+	    "$TMP/udp-control.out" "^answer 127.0.0.1:$DNSPORT [0-9]"
+	expect_grep "$n: control: which heard it" "$TMP/orig/qlog" \
+	    "^udp-control\.test"
+	run landlock "$l" "$POL" "$O-udp.out" -- $PYIN -S \
+	    "$DIR/transparent.py" udp 127.0.0.1 "$DNSPORT" "udp-$n.test" sendto
+	expect_grep "$n: confined, a UDP socket is refused" "$O-udp.out" \
+	    "^failed EPERM$"
+	expect_no_grep "$n: and the test's DNS server heard nothing" \
+	    "$TMP/orig/qlog" "^udp-$n\.test"
 	# transparent off: the refusal of 6.1 (EACCES, a direct line).
 	printf 'transparent off\nallow_loopback on\nallow 127.0.0.1:%s\n' \
 	    "$DPORT" >"$TMP/policy/$n-off.conf"
@@ -222,6 +235,52 @@ landlockish() {
 	    "$O-off.out" "^refused EACCES$"
 	expect_grep "$n: with a direct not_through_proxy line" "$O-off.out.log" \
 	    "\"protocol\":\"direct\".*\"reason\":\"not_through_proxy\""
+}
+
+# udp_names: in namespaces, a resolver's datagrams to whichever server
+# (the host's resolv.conf, a loopback cache, an address of its own) are
+# answered by harn-egressd, from the address asked (SPEC 6.6).  The
+# namespace has no way out: 192.0.2.1 and 2001:db8::1 exist only there.
+udp_names() {
+	POL=$TMP/policy/ns-udp.conf
+	printf 'resolver 127.0.0.1:%s\nallow_loopback on\nallow app.test:%s\n' \
+	    "$DNSPORT" "$OPORT" >"$POL"
+	run namespaces "" "$POL" "$O-udp-getent.out" -- env -u RES_OPTIONS \
+	    getent hosts app.test
+	expect_grep "namespaces: glibc over UDP to the host's resolv.conf server: an address of the range" \
+	    "$O-udp-getent.out" "^198\.1[89]\.[0-9]+\.[0-9]+ +app\.test$"
+	servers="127.0.0.53 192.0.2.1"
+	[ -e /proc/net/if_inet6 ] && servers="$servers ::1 2001:db8::1"
+	for srv in $servers; do
+		for how in connect sendto; do
+			run namespaces "" "$POL" "$O-udp-$how.out" -- $PYIN -S \
+			    "$DIR/transparent.py" udp "$srv" 53 app.test "$how"
+			expect_grep "namespaces: UDP ($how) to $srv:53 is answered from $srv:53 with an address of the range" \
+			    "$O-udp-$how.out" "^answer $srv:53 0 198\.1[89]\.[0-9]+\.[0-9]+$"
+		done
+	done
+	run namespaces "" "$POL" "$O-udp-bad.out" -- $PYIN -S \
+	    "$DIR/transparent.py" udp 192.0.2.1 53 udp-bad.test sendto
+	expect_grep "namespaces: a name no rule admits is NXDOMAIN over UDP" \
+	    "$O-udp-bad.out" "^answer 192.0.2.1:53 3$"
+	expect_grep "namespaces: with one dns deny line (no pid: a datagram has no owner)" \
+	    "$O-udp-bad.out.log" '"protocol":"dns","host":"udp-bad.test","port":0,"decision":"deny","reason":"no_allow_rule","run":"[0-9a-f]*"}$'
+	expect_no_grep "namespaces: and the test's DNS server heard nothing of it" \
+	    "$TMP/orig/qlog" "^udp-bad\.test"
+	# UDP that is not DNS stays refused: a direct line.
+	run namespaces "" "$POL" "$O-udp-other.out" -- $PYIN -S \
+	    "$DIR/transparent.py" udp 192.0.2.1 5353 app.test connect
+	expect_grep "namespaces: UDP to another port off loopback is refused" \
+	    "$O-udp-other.out" "^failed ENETUNREACH$"
+	expect_grep "namespaces: with a direct not_through_proxy line" \
+	    "$O-udp-other.out.log" '"protocol":"direct","host":"","port":5353,"decision":"deny","reason":"not_through_proxy","addr":"192.0.2.1"'
+	# transparent off: no answerer, no UDP.
+	printf 'transparent off\nresolver 127.0.0.1:%s\nallow app.test\n' \
+	    "$DNSPORT" >"$TMP/policy/ns-udp-off.conf"
+	run namespaces "" "$TMP/policy/ns-udp-off.conf" "$O-udp-off.out" -- \
+	    $PYIN -S "$DIR/transparent.py" udp 127.0.0.53 53 app.test sendto
+	expect_grep "namespaces: transparent off: a UDP socket is refused" \
+	    "$O-udp-off.out" "^failed EPERM$"
 }
 
 namespaces() {
@@ -251,6 +310,7 @@ namespaces() {
 	expect_no_grep "namespaces: and nothing went through the proxy" \
 	    "$O-lo.out.log" "transparent"
 	names namespaces "" namespaces
+	udp_names
 	printf 'transparent off\nallow_loopback on\n' >"$TMP/policy/ns-off.conf"
 	run namespaces "" "$TMP/policy/ns-off.conf" "$O-off.out" -- $PYIN -S \
 	    "$DIR/transparent.py" client 192.0.2.1 9 blocking
@@ -270,6 +330,8 @@ suite() {
 	DPORT=$PORT
 	tls_origin || { not_ok "the TLS origin starts"; return; }
 	dns_server || { not_ok "the test's DNS server starts"; return; }
+	$PY "$H" udp 127.0.0.1 "$DNSPORT" udp-control.test sendto \
+	    >"$TMP/udp-control.out" 2>&1
 	FREEPORT=$($PY -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 	echo "default deny" >"$TMP/policy/probe.conf"
 	mkdir -p "$TMP/probe-ws"
