@@ -8,6 +8,7 @@
                             origin's first byte: median and p90, in us
   lookup NAME N             N getaddrinfo(NAME): median and p90, in us
   tcpquery PORT NAME N      N DNS queries over TCP to 127.0.0.1:PORT
+  udpquery PORT NAME N      N DNS queries over UDP to 127.0.0.1:PORT
 """
 import os
 import socket
@@ -105,6 +106,24 @@ def tcpquery(port, name, n):
     stats("a DNS query over TCP to dnsd.py", [one() for _ in range(n)])
 
 
+def udpquery(port, name, n):
+    q = struct.pack(">HHHHHH", 1, 0x0100, 1, 0, 0, 0)
+    for label in name.split("."):
+        q += bytes([len(label)]) + label.encode()
+    q += b"\0" + struct.pack(">HH", 1, 1)
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.connect(("127.0.0.1", port))
+
+    def one():
+        t = time.perf_counter()
+        s.send(q)
+        s.recv(2048)
+        return time.perf_counter() - t
+    for _ in range(20):
+        one()
+    stats("a DNS query over UDP to dnsd.py", [one() for _ in range(n)])
+
+
 if __name__ == "__main__":
     a = sys.argv
     if a[1] == "origin":
@@ -113,5 +132,7 @@ if __name__ == "__main__":
         connect(a[2], int(a[3]), int(a[4]))
     elif a[1] == "lookup":
         lookup(a[2], int(a[3]))
+    elif a[1] == "udpquery":
+        udpquery(int(a[2]), a[3], int(a[4]))
     else:
         tcpquery(int(a[2]), a[3], int(a[4]))

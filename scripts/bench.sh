@@ -85,11 +85,15 @@ if [ "$what" = all ] || [ "$what" = transparent ]; then
 		(cd "$tb/ws" && "${EGRESSD:-$top/build/harn-egressd}" --quiet \
 		    --policy "$tb/p.conf" --confinement "$c" --workspace "$tb/ws" \
 		    -- sh -c "python3 transparent.py connect app.test $op 500 &&
-		    python3 transparent.py lookup app.test 500") || true
+		    python3 transparent.py lookup app.test 500 &&
+		    if [ $c = namespaces ]; then echo '-- over UDP:' &&
+		    env -u RES_OPTIONS python3 transparent.py lookup app.test 500;
+		    fi") || true
 	done
 	echo "== on the host"
 	python3 "$top/bench/transparent.py" lookup localhost 500
 	python3 "$top/bench/transparent.py" tcpquery "$(cat "$tb/dport")" app.test 500
+	python3 "$top/bench/transparent.py" udpquery "$(cat "$tb/dport")" app.test 500
 	kill "$tbo" "$tbd" 2>/dev/null
 	wait "$tbo" "$tbd" 2>/dev/null
 	rm -rf "$tb"
