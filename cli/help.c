@@ -43,6 +43,7 @@ static const struct {
 	{ "--listen ADDR:PORT", "listen there (repeatable; default "
 	    "127.0.0.1:0)" },
 	{ "--port-file FILE", "write the bound port there once listening" },
+	{ "--metrics ADDR", "serve OpenMetrics at /metrics (loopback or unix:PATH)" },
 	{ "--log FILE", "decision log, JSON lines (default and -: stderr)" },
 
 	{ NULL, "Run mode, -- CMD (default --profile worktree, --confinement "

@@ -15,7 +15,7 @@
 enum {
 	OPT_POLICY = 256, OPT_LISTEN, OPT_PORT_FILE, OPT_LOG, OPT_ATTEST,
 	OPT_ATTEST_FORMAT, OPT_ATTEST_SUBJECT, OPT_ATTEST_SUBJECT_MAX,
-	OPT_SIGN_KEY, OPT_PROFILE,
+	OPT_SIGN_KEY, OPT_METRICS, OPT_PROFILE,
 	OPT_WORKSPACE, OPT_RO_ROOT, OPT_RW_ROOT, OPT_DENY_ROOT, OPT_ENV,
 	OPT_NO_SANDBOX, OPT_SOCKET_ROOT, OPT_MAX_PROCS, OPT_TMPFS_SIZE,
 	OPT_MAX_MEMORY, OPT_CONFINEMENT, OPT_QUIET, OPT_CACHE_DIR
@@ -32,6 +32,7 @@ static const struct option longopts[] = {
 	{ "attest-subject-max", required_argument, NULL,
 	    OPT_ATTEST_SUBJECT_MAX },
 	{ "sign-key", required_argument, NULL, OPT_SIGN_KEY },
+	{ "metrics", required_argument, NULL, OPT_METRICS },
 	{ "profile", required_argument, NULL, OPT_PROFILE },
 	{ "workspace", required_argument, NULL, OPT_WORKSPACE },
 	{ "read-only-root", required_argument, NULL, OPT_RO_ROOT },
@@ -164,6 +165,32 @@ add_listen(struct options *o, const char *s)
 	return 0;
 }
 
+/* --metrics: a loopback ADDR:PORT or unix:PATH (SPEC 8.1), else usage. */
+static int
+check_metrics(struct options *o, const char *arg)
+{
+	struct conf_sockaddr sa;
+	const char *err = NULL;
+
+	if (o->metrics != NULL) {
+		cli_error("--metrics %s: given twice", arg);
+		return -1;
+	}
+	if (strncmp(arg, "unix:", 5) == 0) {
+		if (arg[5] != '/') {
+			cli_error("--metrics %s: want unix:/ABSOLUTE/PATH", arg);
+			return -1;
+		}
+	} else if (conf_sockaddr_parse(arg, strlen(arg), 0, true, &sa,
+	    &err) == -1 || !egress_addr_is_loopback(&sa.addr)) {
+		cli_error("--metrics %s: %s", arg, err != NULL ? err :
+		    "not loopback: want a loopback ADDR:PORT or unix:PATH");
+		return -1;
+	}
+	o->metrics = arg;
+	return 0;
+}
+
 static int
 one_option(struct options *o, int ch, const char *arg)
 {
@@ -190,6 +217,7 @@ one_option(struct options *o, int ch, const char *arg)
 		return parse_size("--attest-subject-max", arg, 1,
 		    &o->subject_max);
 	case OPT_SIGN_KEY: o->sign_key = arg; return 0;
+	case OPT_METRICS: return check_metrics(o, arg);
 	case OPT_WORKSPACE: o->workspace = arg; return 0;
 	case OPT_CACHE_DIR: o->cache_dir = arg; return 0;
 	case OPT_NO_SANDBOX: o->no_sandbox = true; return 0;

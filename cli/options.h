@@ -16,6 +16,7 @@ struct options {
 	struct conf_sockaddr	 listen[CONF_MAX_LISTEN];
 	size_t			 nlisten;
 	const char		*port_file;
+	const char		*metrics;	/* ADDR:PORT or unix:PATH */
 	const char		*log;		/* NULL: stderr */
 	const char		*attest;
 	const char		*attest_format;	/* NULL: not given (json) */

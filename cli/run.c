@@ -784,6 +784,8 @@ serve_command(struct run *r, struct conf *c, int logfd)
 		goto out;
 	}
 	dlog_observe(log, terminal_decision, r->term);
+	if (serve_metrics(r->px, r->opt, err, sizeof(err)) == -1)
+		goto out;
 	/*
 	 * Caught from before the start: a SIGTERM while the command is set
 	 * up is passed to it once it runs, and harn-egressd ends as the run

@@ -146,18 +146,43 @@ reload_cb(evutil_socket_t sig, short ev, void *arg)
 	}
 	if ((c = cli_load_policy(s->opt->policy)) == NULL) {
 		cli_error("SIGHUP: keeping the policy in force");
+		proxy_metrics_reload(s->px, false);
 		return;
 	}
 	if (proxy_reload(s->px, c, err, sizeof(err)) == -1) {
 		cli_error("SIGHUP: %s; keeping the policy in force", err);
 		conf_free(c);
+		proxy_metrics_reload(s->px, false);
 		return;
 	}
+	proxy_metrics_reload(s->px, true);
 	if (report_policy(s->rep, c, true) == -1)
 		cli_error("SIGHUP: the report keeps describing the earlier "
 		    "policy");
 	cli_error("SIGHUP: policy re-read from %s", s->opt->policy);
 	cli_say_report_mode(c);
+}
+
+/*
+ * --metrics (SPEC 8.1): opened before the proxy's listeners, so that one
+ * that cannot be opened leaves none announced.  Where, in bound ("" for
+ * none).
+ */
+int
+serve_metrics(struct proxy *px, const struct options *opt, char *bound,
+    size_t boundlen)
+{
+	char err[256];
+
+	bound[0] = '\0';
+	if (opt->metrics == NULL)
+		return 0;
+	if (proxy_metrics_listen(px, opt->metrics, bound, boundlen, err,
+	    sizeof(err)) == -1) {
+		cli_error("%s", err);
+		return -1;
+	}
+	return 0;
 }
 
 /* Open every listener and say where; -1 if any cannot be opened. */
@@ -200,7 +225,7 @@ serve(const struct options *opt, struct conf *c, struct report *rep)
 	struct service s = { .opt = opt, .rep = rep };
 	struct event *sigs[4] = { NULL };
 	struct dlog *log = NULL;
-	char err[256];
+	char err[256], metrics[128] = "";
 	int logfd, rv = EXIT_RUNTIME;
 
 	if ((s.logfd = logfd = serve_open_log(opt->log)) == -1) {
@@ -227,7 +252,11 @@ serve(const struct options *opt, struct conf *c, struct report *rep)
 		conf_free(c);
 		goto out;
 	}
-	if (open_listeners(&s, c) == -1)
+	if (serve_metrics(s.px, opt, metrics, sizeof(metrics)) == -1 ||
+	    open_listeners(&s, c) == -1)
+		goto out;
+	if (metrics[0] != '\0' && (printf("harn-egressd: metrics on %s\n",
+	    metrics) < 0 || fflush(stdout) != 0))
 		goto out;
 	cli_say_report_mode(c);
 	sigs[0] = evsignal_new(s.base, SIGTERM, stop_cb, &s);

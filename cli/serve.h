@@ -12,6 +12,13 @@
 int	serve_open_log(const char *path);
 /* The port of bound ("ADDR:PORT"), one line, written whole or not at all. */
 int	serve_write_port_file(const char *path, const char *bound);
+/*
+ * --metrics on px, if given: where it listens in bound ("" none); -1
+ * after saying why.
+ */
+struct proxy;
+int	serve_metrics(struct proxy *, const struct options *, char *bound,
+	    size_t boundlen);
 /* Service mode; takes the conf, records in rep.  The exit status. */
 int	serve(const struct options *, struct conf *, struct report *);
 

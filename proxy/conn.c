@@ -490,6 +490,8 @@ tunnel_ended(const struct tunnel_stats *st, void *arg)
 {
 	struct conn *c = arg;
 
+	c->px->metrics.bytes_out += st->to_origin;
+	c->px->metrics.bytes_in += st->to_client;
 	c->tunnel = NULL;
 	c->fd = -1;	/* the tunnel closed both sockets */
 	conn_close(c);

@@ -69,6 +69,7 @@ struct dlog {
 	time_t			 behind_said;	/* when "behind" was last said */
 	uint64_t		 lost_said;	/* lost when last said */
 	bool			 sha_failed;	/* the digest is not whole */
+	struct dlog_counts	 counts;	/* for metrics (SPEC 8.1) */
 	/* Run mode's terminal: each decision, once recorded. */
 	void			(*observe)(void *, const struct dlog_entry *);
 	void			*observe_arg;
@@ -396,7 +397,8 @@ hold(struct dlog *l, const char *line, size_t n)
 		l->totals.lost++;
 		if (l->lost_said == 0)
 			say_lost(l);
-	}
+	} else
+		l->counts.held++;
 }
 
 /*
@@ -590,6 +592,9 @@ static void json_chars(const char *, char *, size_t);
 static void
 observe(struct dlog *l, const struct dlog_entry *e)
 {
+	if ((unsigned)e->proto < DLOG_PROTOCOLS &&
+	    (unsigned)e->reason < EGRESS_R_COUNT)
+		l->counts.by[e->proto][e->allow][e->reason]++;
 	if (l->observe != NULL)
 		l->observe(l->observe_arg, e);
 }
@@ -660,6 +665,20 @@ dlog_decision(struct dlog *l, const struct dlog_entry *e, bool serve)
 	count(l, false, EGRESS_R_LOG_UNAVAILABLE);
 	observe(l, &refused);
 	return -1;
+}
+
+const struct dlog_counts *
+dlog_counts(const struct dlog *l)
+{
+	return &l->counts;
+}
+
+const char *
+dlog_protocol_name(unsigned proto)
+{
+	if (proto == DLOG_DIRECT)
+		return "direct";
+	return proto < DLOG_DIRECT ? protocol_names[proto] : "";
 }
 
 void
@@ -741,6 +760,7 @@ dlog_direct(struct dlog *l, const char *addr, uint16_t port, pid_t pid,
 	/* Every refusal counted, its line written, held, or lost. */
 	l->totals.deny += count;
 	l->totals.by_reason[EGRESS_R_NOT_THROUGH_PROXY] += count;
+	l->counts.by[DLOG_DIRECT][false][EGRESS_R_NOT_THROUGH_PROXY] += count;
 	if (n < 0 || (size_t)n >= sizeof(line))
 		l->totals.lost++;	/* not reached: the fields are bounded */
 	else if (l->fd != -1)

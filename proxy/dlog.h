@@ -93,6 +93,21 @@ struct dlog_entry {
 int		 dlog_decision(struct dlog *, const struct dlog_entry *,
 		    bool serve);
 /*
+ * Decisions by protocol (PROXY_*, and DLOG_DIRECT for SPEC 5's direct
+ * refusals), decision (1: allow) and reason, and the lines held to be
+ * written later: what metrics count (SPEC 8.1).
+ */
+#define DLOG_DIRECT	(PROXY_DNS + 1)
+#define DLOG_PROTOCOLS	(PROXY_DNS + 2)
+struct dlog_counts {
+	uint64_t	 by[DLOG_PROTOCOLS][2][EGRESS_R_COUNT];
+	uint64_t	 held;
+};
+const struct dlog_counts *dlog_counts(const struct dlog *);
+/* "http", ..., "direct": as the log's lines say it; "" for no such. */
+const char	*dlog_protocol_name(unsigned proto);
+
+/*
  * fn is told of every decision once it is recorded (run mode's terminal,
  * SPEC 6.1); without a log it also replaces the stderr line of each.
  */

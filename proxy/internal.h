@@ -80,6 +80,50 @@ struct listener {
 };
 
 struct conn;
+struct metricsd;
+
+/*
+ * What metrics count besides the log's counts (metrics.c, SPEC 8.1).
+ * Latencies in seconds, in cumulative buckets as OpenMetrics has them.
+ */
+#define METRICS_BUCKETS	14
+struct metrics_hist {
+	uint64_t	 bucket[METRICS_BUCKETS];	/* le metrics_le[i] */
+	uint64_t	 count;
+	double		 sum;
+};
+extern const double metrics_le[METRICS_BUCKETS];
+struct proxy_metrics {
+	uint64_t		 bytes_out;	/* client to origin, ended */
+	uint64_t		 bytes_in;	/* origin to client, ended */
+	struct metrics_hist	 dns;		/* a lookup, asked to answered */
+	struct metrics_hist	 connect;	/* first attempt to connected */
+	uint64_t		 reloads_ok, reloads_failed;
+	uint64_t		 generation;	/* 1, then one more a reload */
+	struct metricsd		*server;
+};
+void	 metrics_observe(struct metrics_hist *, double seconds);
+/* Seconds since a CLOCK_MONOTONIC start taken with metrics_now. */
+double	 metrics_now(void);
+
+/* One scrape's figures, gathered at once (metrics.c). */
+struct metrics_view {
+	const struct dlog_counts	*counts;
+	struct dlog_totals		 totals;
+	unsigned			 conns_open;
+	const struct proxy_metrics	*m;
+	long				 fds;	/* -1: not known */
+	uint64_t			 rss;	/* bytes; 0: not known */
+};
+void	 metrics_view_of(struct proxy *, struct metrics_view *);
+void	 proxy_metrics_close(struct proxy *);	/* metricsd.c */
+/*
+ * The exposition: OpenMetrics 1.0 (openmetrics), else Prometheus's text
+ * format 0.0.4, which differ in a counter's TYPE name and the "# EOF".
+ * -1 when out of memory.
+ */
+int	 metrics_format(struct evbuffer *, const struct metrics_view *,
+	    bool openmetrics);
 
 struct proxy {
 	struct event_base	*base;
@@ -109,6 +153,7 @@ struct proxy {
 	size_t			 dns_said_next;
 	struct event		*dns_udp[2];	/* run mode: port 53 inside */
 	void			*owner_arg;
+	struct proxy_metrics	 metrics;
 };
 
 /* Outbound: decide, resolve, connect (SPEC 3.3 steps 1-7). */

@@ -31,6 +31,7 @@ struct outbound {
 	bool			 reused;	/* allowed: use the caller's */
 	bool			 starting;	/* inside outbound_start */
 	bool			 connected;	/* ob->fd is connected */
+	double			 t_dns, t_connect;	/* started (metrics) */
 	outbound_cb		 cb;
 	void			*arg;
 };
@@ -135,6 +136,8 @@ connect_cb(evutil_socket_t fd, short ev, void *arg)
 	} else {
 		event_free(ob->ev);
 		ob->ev = NULL;
+		metrics_observe(&ob->px->metrics.connect, metrics_now() -
+		    ob->t_connect);
 		ob_finish(ob, ob->verdict.reason, NULL);
 		return;
 	}
@@ -172,6 +175,8 @@ connect_next(struct outbound *ob)
 	struct timeval tv = ms_timeval(ob->gen->conf->connect_timeout);
 	int one = 1, state;
 
+	if (ob->t_connect == 0)
+		ob->t_connect = metrics_now();
 	while (ob->next < ob->naddrs) {
 		len = egress_addr_sockaddr(&ob->addrs[ob->next++],
 		    ob->target.port, &ss);
@@ -200,6 +205,8 @@ connect_next(struct outbound *ob)
 		}
 		if (state == 1) {
 			ob->connected = true;
+			metrics_observe(&ob->px->metrics.connect,
+			    metrics_now() - ob->t_connect);
 			break;
 		}
 		if (ob->ev != NULL)
@@ -250,6 +257,7 @@ resolved(enum dns_status st, const struct egress_addr *addrs, size_t n,
 	struct egress_verdict v;
 
 	ob->query = NULL;
+	metrics_observe(&ob->px->metrics.dns, metrics_now() - ob->t_dns);
 	if (st != DNS_OK)
 		n = 0;
 	egress_judge_addrs(ob->gen->conf->policy, &ob->target, &ob->verdict,
@@ -325,6 +333,7 @@ outbound_start(struct proxy *px, struct gen *gen,
 		if (!reusable(ob))
 			return ob_connect_first(ob);
 	} else if (ob->verdict.decision == EGRESS_RESOLVE) {
+		ob->t_dns = metrics_now();
 		ob->query = dns_resolve(gen->dns, t->host, resolved, ob);
 		if (ob->query != NULL)
 			return ob;

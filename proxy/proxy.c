@@ -105,6 +105,7 @@ proxy_new(struct event_base *base, struct conf *c, struct dlog *log,
 	px->conn_gone = proxy_conn_gone;
 	TAILQ_INIT(&px->listeners);
 	TAILQ_INIT(&px->conns);
+	px->metrics.generation = 1;
 	if ((px->gen = gen_new(base, c, err, errlen)) == NULL) {
 		free(px);
 		return NULL;
@@ -150,6 +151,7 @@ proxy_free(struct proxy *px)
 	if (px->spare_fd != -1)
 		(void)close(px->spare_fd);
 	proxy_dns_udp_close(px);
+	proxy_metrics_close(px);
 	gen_release(px->gen);
 	dns_fake_free(px->fake);
 	free(px);

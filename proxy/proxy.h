@@ -68,6 +68,16 @@ int		 proxy_dns_udp(struct proxy *, int fd, char *err,
 		    size_t errlen);
 
 /*
+ * Serve OpenMetrics at GET /metrics (SPEC 8.1) on addr: a loopback
+ * "ADDR:PORT" (port 0: ephemeral) or "unix:PATH"; anything else -1 with
+ * err.  Where it listens, as text, in bound.  Counts reloads (result ok
+ * or not) for it; closed by proxy_free.
+ */
+int		 proxy_metrics_listen(struct proxy *, const char *addr,
+		    char *bound, size_t boundlen, char *err, size_t errlen);
+void		 proxy_metrics_reload(struct proxy *, bool ok);
+
+/*
  * An exempt (SPEC 3.1) may not hold an address the proxy listens on: the
  * n listeners given, a wildcard one standing for every local address.
  * -1 with err naming the exempt line and the address.

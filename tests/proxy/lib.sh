@@ -199,7 +199,7 @@ no_lines() {
 # hup_wait PID STDERR: SIGHUP, then wait (up to 5 s) for the line that
 # says what became of it.
 hup_wait() {
-	hn=$(grep -Ec '^harn-egressd: SIGHUP: (policy re-read|keeping|no policy)' "$2")
+	hn=$(grep -Ec '^harn-egressd: SIGHUP: (policy re-read|keeping|no policy)' "$2" || true)
 	kill -HUP "$1"
 	wait_count "$2" '^harn-egressd: SIGHUP: (policy re-read|keeping|no policy)' \
 	    $((hn + 1)) 50 || true
