@@ -53,6 +53,8 @@ struct attest_policy {
 	unsigned char	 sha256[32];	/* of the bytes it was read from */
 	bool		 default_allow, block_private, allow_loopback;
 	bool		 report;	/* mode report */
+	char		 upstream[80];	/* "http://ADDR:PORT", "" for none */
+	bool		 upstream_parent; /* upstream_resolve parent (8.3) */
 	uint64_t	 rules;
 	uint64_t	 reloads;	/* SIGHUPs that replaced it */
 };

@@ -182,13 +182,15 @@ command_json(char *const *argv)
 static json_t *
 policy_json(const struct attest_policy *p)
 {
-	return json_pack("{s:s, s:o, s:s, s:b, s:b, s:s, s:o, s:o}",
+	return json_pack("{s:s, s:o, s:s, s:b, s:b, s:s, s:o, s:o, s:s?, s:s}",
 	    "source", p->source, "sha256", hex_string(p->sha256, 32),
 	    "default", p->default_allow ? "allow" : "deny",
 	    "block_private", p->block_private,
 	    "allow_loopback", p->allow_loopback,
 	    "mode", p->report ? "report" : "enforce",
-	    "rules", count(p->rules), "reloads", count(p->reloads));
+	    "rules", count(p->rules), "reloads", count(p->reloads),
+	    "upstream", p->upstream[0] != '\0' ? p->upstream : NULL,
+	    "upstream_resolve", p->upstream_parent ? "parent" : "local");
 }
 
 static json_t *

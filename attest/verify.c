@@ -58,6 +58,8 @@ static const struct member {
 	{ "policy", "allow_loopback", T_BOOL },
 	{ "policy", "rules", T_INT },
 	{ "policy", "mode", T_STR },
+	{ "policy", "upstream", T_STR | T_NULL },
+	{ "policy", "upstream_resolve", T_STR },
 	{ "sandbox", "backend", T_STR },
 	{ "sandbox", "profile", T_STR },
 	{ "sandbox", "confinement", T_STR | T_NULL },
@@ -84,6 +86,7 @@ static const char *const network_modes[] = {
 };
 static const char *const defaults[] = { "allow", "deny", NULL };
 static const char *const modes[] = { "enforce", "report", NULL };
+static const char *const resolves[] = { "local", "parent", NULL };
 static const char *const backends[] = { "linux", NULL };
 static const char *const confinements[] = { "namespaces", "landlock", NULL };
 static const struct word_member {
@@ -95,6 +98,7 @@ static const struct word_member {
 	{ "sandbox", "confinement", confinements },
 	{ "policy", "default", defaults },
 	{ "policy", "mode", modes },
+	{ "policy", "upstream_resolve", resolves },
 };
 
 /* Arrays of strings and objects of integers. */

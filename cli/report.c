@@ -242,6 +242,13 @@ report_policy(struct report *rep, const struct conf *c, bool reload)
 	p.block_private = egress_policy_block_private(c->policy);
 	p.allow_loopback = egress_policy_allow_loopback(c->policy);
 	p.report = egress_policy_report(c->policy);
+	if (c->has_upstream) {
+		char a[64];
+
+		conf_sockaddr_format(&c->upstream, a, sizeof(a));
+		snprintf(p.upstream, sizeof(p.upstream), "http://%s", a);
+		p.upstream_parent = c->upstream_parent;
+	}
 	p.rules = egress_policy_nrules(c->policy);
 	p.reloads = rep->r.policy.reloads + (reload ? 1 : 0);
 	rep->r.policy = p;

@@ -148,6 +148,46 @@ d_transparent(struct parser *ps, const struct directive *d,
 }
 
 static int
+d_upstream_resolve(struct parser *ps, const struct directive *d,
+    const struct word *w, int n)
+{
+	return parse_switch(ps, d, &w[0], "parent", "local",
+	    &ps->conf->upstream_parent);
+}
+
+/*
+ * upstream http://ADDR:PORT[/]: an address, not a name (the parent is
+ * reached before any lookup of ours), and no credentials, which would
+ * sit in a policy file and a report.
+ */
+static int
+d_upstream(struct parser *ps, const struct directive *d,
+    const struct word *w, int n)
+{
+	const char *s = w->s, *err = NULL;
+	size_t len = w->len;
+	char show[300];
+
+	word_show(w, show, sizeof(show));
+	if (len < 7 || strncmp(s, "http://", 7) != 0)
+		return perr(ps, "%s '%s': want http://ADDR:PORT", d->name, show);
+	s += 7;
+	len -= 7;
+	if (len > 0 && s[len - 1] == '/')
+		len--;
+	if (memchr(s, '@', len) != NULL)
+		return perr(ps, "%s '%s': credentials in the URL are not "
+		    "supported", d->name, show);
+	if (memchr(s, '/', len) != NULL || conf_sockaddr_parse(s, len, 0,
+	    false, &ps->conf->upstream, &err) == -1)
+		return perr(ps, "%s '%s': want http://ADDR:PORT (an IP "
+		    "address, not a name)%s%s", d->name, show, err != NULL ?
+		    ": " : "", err != NULL ? err : "");
+	ps->conf->has_upstream = true;
+	return 0;
+}
+
+static int
 d_allow_loopback(struct parser *ps, const struct directive *d,
     const struct word *w, int n)
 {
@@ -320,6 +360,8 @@ static const struct directive directives[] = {
 	{ "allow_loopback", 1, 1, false, d_allow_loopback, 0, 0, 0 },
 	{ "mode", 1, 1, false, d_mode, 0, 0, 0 },
 	{ "transparent", 1, 1, false, d_transparent, 0, 0, 0 },
+	{ "upstream", 1, 1, false, d_upstream, 0, 0, 0 },
+	{ "upstream_resolve", 1, 1, false, d_upstream_resolve, 0, 0, 0 },
 	{ "allow", 1, -1, true, d_rules, 0, 0, 0 },
 	{ "deny", 1, -1, true, d_rules, 0, 0, 0 },
 	{ "exempt", 1, -1, true, d_exempt, 0, 0, 0 },

@@ -48,6 +48,14 @@ struct conf {
 	/* Run mode carries direct TCP and answers DNS itself (transparent
 	 * on|off, SPEC 6.6); false restores 6.1's refusal of both. */
 	bool			 transparent;
+	/*
+	 * A parent proxy every allowed connection goes through (upstream
+	 * http://ADDR:PORT, SPEC 8.3); upstream_resolve parent: names go to
+	 * it unresolved, address rules judging address literals only.
+	 */
+	bool			 has_upstream;
+	struct conf_sockaddr	 upstream;
+	bool			 upstream_parent;
 };
 
 /* A policy with every default (deny all); source names where it came from. */

@@ -34,6 +34,16 @@ print_settings(FILE *f, const struct conf *c)
 	fprintf(f, "mode %s\n", egress_policy_report(c->policy) ? "report" :
 	    "enforce");
 	fprintf(f, "transparent %s\n", c->transparent ? "on" : "off");
+	if (c->has_upstream) {
+		conf_sockaddr_format(&c->upstream, buf, sizeof(buf));
+		fprintf(f, "upstream http://%s\n", buf);
+		if (c->upstream_parent)
+			fprintf(f, "# upstream_resolve parent: names go to the "
+			    "parent unresolved; address rules judge address "
+			    "literals only\n");
+		fprintf(f, "upstream_resolve %s\n", c->upstream_parent ?
+		    "parent" : "local");
+	}
 	if (c->nresolver == 0)
 		fprintf(f, "# resolver: the system's (/etc/resolv.conf)\n");
 	for (i = 0; i < c->nresolver; i++) {

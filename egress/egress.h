@@ -193,6 +193,16 @@ void	 egress_judge_target(const struct egress_policy *,
 void	 egress_judge_name(const struct egress_policy *, const char *name,
 	    struct egress_verdict *);
 /*
+ * upstream_resolve parent (SPEC 8.3): a name the parent resolves, so no
+ * address of it is ever judged here.  From the EGRESS_RESOLVE verdict
+ * egress_judge_target gave: what the name's own rules say (allow_rule,
+ * default_allow, report_only) is final; a name only an address rule could
+ * admit is refused no_allow_rule (report mode: let through report_only).
+ * Any other verdict is copied through.
+ */
+void	 egress_judge_parent(const struct egress_policy *,
+	    const struct egress_verdict *pending, struct egress_verdict *);
+/*
  * Step 6 over every resolved address: the first failure denies them all.
  * pending is the EGRESS_RESOLVE verdict egress_judge_target gave for the
  * same target and policy; any other verdict is copied through unchanged.

@@ -313,3 +313,17 @@ egress_judge_addrs(const struct egress_policy *p,
 	}
 	*v = first;
 }
+
+void
+egress_judge_parent(const struct egress_policy *p,
+    const struct egress_verdict *pending, struct egress_verdict *v)
+{
+	*v = *pending;
+	if (v->decision != EGRESS_RESOLVE)
+		return;
+	/* Only an address rule could have admitted it: none judges it. */
+	if (v->reason == EGRESS_R_NONE &&
+	    rules_refuse(p, v, EGRESS_ALLOW, EGRESS_R_NO_ALLOW_RULE, NULL))
+		return;
+	v->decision = EGRESS_ALLOW;
+}

@@ -167,6 +167,24 @@ struct outbound_result {
 };
 
 typedef void (*outbound_cb)(const struct outbound_result *, void *arg);
+
+/*
+ * A parent proxy (upstream.c, SPEC 8.3): CONNECT host:port asked on fd,
+ * a connection to the parent; cb once with EGRESS_R_NONE (fd is then a
+ * tunnel to it) or the failure (connect_failed, connect_timeout).  NULL
+ * when it cannot even be asked.  upstream_ask_free cancels.
+ */
+typedef void (*upstream_done_cb)(enum egress_reason, void *arg);
+struct upstream_ask;
+struct upstream_ask *upstream_ask(struct event_base *, int fd,
+	    const char *host, uint16_t port, bool v6, uint32_t timeout_ms,
+	    upstream_done_cb, void *arg);
+void	 upstream_ask_free(struct upstream_ask *);
+/* The parent's answer: 1 a 2xx head of *head_len bytes, 0 more, -1 no. */
+int	 upstream_reply_parse(const char *, size_t, size_t *head_len);
+/* The CONNECT request for host:port (v6: an IPv6 literal); its length. */
+int	 upstream_request(char *, size_t, const char *host, uint16_t port,
+	    bool v6);
 struct outbound;
 
 /*

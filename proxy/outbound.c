@@ -32,17 +32,21 @@ struct outbound {
 	bool			 starting;	/* inside outbound_start */
 	bool			 connected;	/* ob->fd is connected */
 	double			 t_dns, t_connect;	/* started (metrics) */
+	struct upstream_ask	*ask;		/* the parent asked (8.3) */
+	bool			 by_name;	/* the parent resolves */
 	outbound_cb		 cb;
 	void			*arg;
 };
 
 static void	connect_next(struct outbound *);
+static bool	ask_parent(struct outbound *);
 
 static void
 ob_free(struct outbound *ob)
 {
 	if (ob->query != NULL)
 		dns_cancel(ob->query);
+	upstream_ask_free(ob->ask);
 	if (ob->ev != NULL)
 		event_free(ob->ev);
 	if (ob->fd != -1)
@@ -138,11 +142,19 @@ connect_cb(evutil_socket_t fd, short ev, void *arg)
 		ob->ev = NULL;
 		metrics_observe(&ob->px->metrics.connect, metrics_now() -
 		    ob->t_connect);
+		if (ob->gen->conf->has_upstream) {
+			if (!ask_parent(ob))
+				ob_finish(ob, EGRESS_R_CONNECT_FAILED, NULL);
+			return;
+		}
 		ob_finish(ob, ob->verdict.reason, NULL);
 		return;
 	}
 	close(ob->fd);
 	ob->fd = -1;
+	/* A parent that fails fails the request: no way around it. */
+	if (ob->gen->conf->has_upstream)
+		ob->next = ob->naddrs;
 	connect_next(ob);
 }
 
@@ -164,6 +176,62 @@ connect_state(int fd)
 }
 
 /*
+ * Where the next attempt goes: the next checked address, or through the
+ * parent (SPEC 8.3), which is asked for it once connected.
+ */
+static socklen_t
+next_sockaddr(struct outbound *ob, struct sockaddr_storage *ss)
+{
+	const struct conf *c = ob->gen->conf;
+	const struct egress_addr *a = &ob->addrs[ob->next++];
+
+	if (c->has_upstream) {
+		/* One parent, one try: never a way around it. */
+		ob->naddrs = ob->next;
+		return egress_addr_sockaddr(&c->upstream.addr,
+		    c->upstream.port, ss);
+	}
+	return egress_addr_sockaddr(a, ob->target.port, ss);
+}
+
+/* The parent's answer: the tunnel, or the request's failure. */
+static void
+asked(enum egress_reason r, void *arg)
+{
+	struct outbound *ob = arg;
+
+	ob->ask = NULL;
+	if (r == EGRESS_R_NONE) {
+		ob->connected = true;
+		ob_finish(ob, ob->verdict.reason, NULL);
+		return;
+	}
+	close(ob->fd);
+	ob->fd = -1;
+	ob->verdict.decision = EGRESS_DENY;
+	ob_finish(ob, r, NULL);
+}
+
+/* Ask the parent, connected, for the checked address (or the name). */
+static bool
+ask_parent(struct outbound *ob)
+{
+	const struct egress_addr *a = &ob->addrs[ob->next - 1];
+	char host[EGRESS_HOST_MAX + 1];
+	bool v6 = false;
+
+	if (ob->by_name)
+		snprintf(host, sizeof(host), "%s", ob->target.host);
+	else {
+		egress_addr_format(a, host, sizeof(host));
+		v6 = !egress_addr_is_v4(a);
+	}
+	ob->ask = upstream_ask(ob->px->base, ob->fd, host, ob->target.port,
+	    v6, ob->gen->conf->connect_timeout, asked, ob);
+	return ob->ask != NULL;
+}
+
+/*
  * Try the next checked address until one connects or is waited on;
  * report when one connected at once or none is left.
  */
@@ -178,8 +246,7 @@ connect_next(struct outbound *ob)
 	if (ob->t_connect == 0)
 		ob->t_connect = metrics_now();
 	while (ob->next < ob->naddrs) {
-		len = egress_addr_sockaddr(&ob->addrs[ob->next++],
-		    ob->target.port, &ss);
+		len = next_sockaddr(ob, &ss);
 		ob->fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK |
 		    SOCK_CLOEXEC, IPPROTO_TCP);
 		if (ob->fd == -1 && (errno == EMFILE || errno == ENFILE ||
@@ -202,6 +269,16 @@ connect_next(struct outbound *ob)
 			close(ob->fd);
 			ob->fd = -1;
 			continue;
+		}
+		if (state == 1 && ob->gen->conf->has_upstream) {
+			metrics_observe(&ob->px->metrics.connect,
+			    metrics_now() - ob->t_connect);
+			if (ask_parent(ob))
+				return;
+			ob->last_failure = EGRESS_R_CONNECT_FAILED;
+			close(ob->fd);
+			ob->fd = -1;
+			break;
 		}
 		if (state == 1) {
 			ob->connected = true;
@@ -332,6 +409,16 @@ outbound_start(struct proxy *px, struct gen *gen,
 		ob->naddrs = 1;
 		if (!reusable(ob))
 			return ob_connect_first(ob);
+	} else if (ob->verdict.decision == EGRESS_RESOLVE &&
+	    gen->conf->has_upstream && gen->conf->upstream_parent) {
+		/* The parent resolves: the name's own rules decide (8.3). */
+		egress_judge_parent(gen->conf->policy, &ob->verdict,
+		    &ob->verdict);
+		if (ob->verdict.decision == EGRESS_ALLOW) {
+			ob->by_name = true;
+			ob->addrs[0] = gen->conf->upstream.addr;
+			return ob_connect_first(ob);
+		}
 	} else if (ob->verdict.decision == EGRESS_RESOLVE) {
 		ob->t_dns = metrics_now();
 		ob->query = dns_resolve(gen->dns, t->host, resolved, ob);

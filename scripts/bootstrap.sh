@@ -6,13 +6,14 @@
 set -eu
 
 # prometheus: tests/proxy/metrics.sh has Debian's Prometheus scrape --metrics
-# and its promtool check the text (no service is started: only binaries).
+# and its promtool check the text; tinyproxy: tests/proxy/upstream.sh's parent
+# proxy (neither service is started: only their programs are run).
 # python3-securesystemslib: tests/attest/dsse.sh verifies envelopes with an Ed25519
 # implementation that is not harn-egressd's (the check is skipped without it).
 PACKAGES="gcc make autoconf automake pkg-config libc6-dev
 libevent-dev libc-ares-dev libssl-dev libseccomp-dev libjansson-dev
 zlib1g-dev libcmocka-dev python3 curl openssl iproute2 procps util-linux
-clang libclang-rt-14-dev wget python3-securesystemslib prometheus"
+clang libclang-rt-14-dev wget python3-securesystemslib prometheus tinyproxy"
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 

@@ -223,12 +223,57 @@ test_many_ports(void **state)
 	free(text);
 }
 
+/* upstream_resolve parent (SPEC 8.3): a name's own rules alone decide. */
+static void
+test_judge_parent(void **state)
+{
+	static const struct {
+		const char		*policy, *host;
+		enum egress_decision	 want;
+		enum egress_reason	 reason;
+	} rows[] = {
+		{ "allow a.example", "a.example", EGRESS_ALLOW,
+		    EGRESS_R_ALLOW_RULE },
+		{ "default allow", "b.example", EGRESS_ALLOW,
+		    EGRESS_R_DEFAULT_ALLOW },
+		{ "default allow\ndeny b.example", "b.example", EGRESS_DENY,
+		    EGRESS_R_DENY_RULE },
+		{ "allow 10.0.0.0/8", "c.example", EGRESS_DENY,
+		    EGRESS_R_NO_ALLOW_RULE },
+		{ "mode report\nallow 10.0.0.0/8", "c.example", EGRESS_ALLOW,
+		    EGRESS_R_REPORT_ONLY },
+		{ "allow a.example", "z.example", EGRESS_DENY,
+		    EGRESS_R_NO_ALLOW_RULE },
+	};
+	struct egress_target t;
+	struct egress_verdict pending, v;
+	const char *err;
+	struct conf *c;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		c = policy_of(rows[i].policy);
+		assert_int_equal(egress_host_parse(rows[i].host,
+		    strlen(rows[i].host), &t, &err), 0);
+		t.port = 443;
+		egress_judge_target(c->policy, &t, NULL, 0, &pending);
+		egress_judge_parent(c->policy, &pending, &v);
+		if (v.decision != rows[i].want || v.reason != rows[i].reason)
+			fail_msg("row %zu (%s / %s): decision %d reason %s",
+			    i, rows[i].policy, rows[i].host, v.decision,
+			    egress_reason_name(v.reason));
+		conf_free(c);
+	}
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_judge_name),
 		cmocka_unit_test(test_many_ports),
+		cmocka_unit_test(test_judge_parent),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
