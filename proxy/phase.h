@@ -16,7 +16,8 @@
 static inline uint64_t
 phase_left_ms(int64_t start, int64_t now, uint64_t total)
 {
-	uint64_t spent = now > start ? (uint64_t)(now - start) : 0;
+	/* Unsigned: the difference of any two int64_t fits, no overflow. */
+	uint64_t spent = now > start ? (uint64_t)now - (uint64_t)start : 0;
 
 	return spent >= total ? 0 : total - spent;
 }
