@@ -770,6 +770,12 @@ dns_busy(const struct dns_resolver *r)
 	return r->nlookups >= DNS_MAX_LOOKUPS;
 }
 
+size_t
+dns_outstanding(const struct dns_resolver *r)
+{
+	return r->nlookups;
+}
+
 /* Free once nobody can reach it: not c-ares, not the running callback. */
 static void
 query_maybe_free(struct dns_query *q)

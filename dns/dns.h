@@ -68,6 +68,8 @@ void	 dns_cancel(struct dns_query *);
  */
 #define DNS_MAX_LOOKUPS	4096
 bool	 dns_busy(const struct dns_resolver *);
+/* How many lookups dns_busy counts now. */
+size_t	 dns_outstanding(const struct dns_resolver *);
 
 const char *dns_status_name(enum dns_status);
 
