@@ -191,10 +191,11 @@ area_flood() {
 	wait "$fp"
 	legit_check "flood" "$TMP/flood.legit"
 	echo "# flood: proxy RSS ${rss:-?} kB with the flood held"
-	if [ -n "$rss" ] && [ "$rss" -lt 98304 ]; then
-		ok "flood: the proxy's RSS stays bounded (${rss} kB < 96 MiB)"
+	# Measured: 50-76 MiB here; the landed build, 140-154 MiB.
+	if [ -n "$rss" ] && [ "$rss" -lt 114688 ]; then
+		ok "flood: the proxy's RSS stays bounded (${rss} kB < 112 MiB)"
 	else
-		not_ok "flood: the proxy's RSS stays bounded (< 96 MiB)" "${rss:-?} kB"
+		not_ok "flood: the proxy's RSS stays bounded (< 112 MiB)" "${rss:-?} kB"
 	fi
 	asked=$($PY -c '
 import sys
