@@ -9,7 +9,8 @@ and scripts/bench.sh deadnames (issue 33 items 3 and 4).  Loopback only.
             server is asked about; once the server has seen each name,
             every client leaves (half close with FIN, half with a reset).
     flood   N connections, each a CONNECT to a name of its own, opened
-            one after the other and held; refusals read and counted.
+            one after the other (at most --rate a second) and held;
+            refusals read and counted.
     legit   a legitimate client: one CONNECT to --target every --interval
             seconds until --stop-file exists (or --n are done); prints how
             many were answered 200 and the latencies (p50, p99, max).
@@ -129,8 +130,12 @@ def cmd_flood(a):
             opened += 1
         except OSError:
             failed += 1
-        # Refusals as they come, so the proxy's replies never pile up.
-        for key, _ in sel.select(0):
+        # Refusals as they come, so the proxy's replies never pile up;
+        # at --rate, the wait for the next connection's turn is spent so.
+        wait = 0.0
+        if a.rate:
+            wait = max(0.0, start + (i + 1) / a.rate - time.monotonic())
+        for key, _ in sel.select(wait):
             refused += drain(sel, key.fileobj)
     write_atomic(a.ready, "opened %d in %.1f s\n" %
                  (opened, time.monotonic() - start))
@@ -241,6 +246,8 @@ def main():
     p.add_argument("--ready", required=True)
     p.add_argument("--stop-file", required=True)
     p.add_argument("--hold", type=float, default=20.0)
+    p.add_argument("--rate", type=float, default=0.0,
+                   help="connections a second at most (0: no limit)")
     p.set_defaults(fn=cmd_flood)
     p = sub.add_parser("legit")
     p.add_argument("--proxy", type=int, required=True)
