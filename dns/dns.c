@@ -4,9 +4,18 @@
  *
  * c-ares never blocks and never owns a thread here: it tells us, through
  * its socket state callback, which descriptors it wants watched, and we
- * hand readiness back with ares_process_fd().  One timer ("tick") follows
- * ares_timeout() so c-ares can retransmit; a second timer per query
- * ("deadline") bounds the lookup as a whole, whatever c-ares would do.
+ * hand readiness back with ares_process_fd().  One timer ("tick") beats
+ * while c-ares holds a query so it can retransmit and time out; a second
+ * timer per query ("deadline") bounds the lookup as a whole, whatever
+ * c-ares would do.
+ *
+ * Many lookups never slow the loop (SPEC 4 Limits): ares_timeout() walks
+ * every query (c-ares 1.18), so it is never called; the tick's
+ * ares_process_fd() looks only at the queries due this second.  Lookups
+ * outstanding are capped (dns_busy), and those given up on (cancelled,
+ * past their deadline) are counted until c-ares lets them go: c-ares 1.18
+ * cannot cancel one query, so once none it holds is wanted any more,
+ * ares_cancel() drops them all at once.
  *
  * A lookup is two plain ares_query() calls, one for A and one for AAAA,
  * rather than ares_getaddrinfo(): that keeps the exact DNS outcome of each
@@ -82,6 +91,7 @@ struct dns_query {
 	struct event		*deadline;
 	struct dns_half		 half[NHALVES];
 	int			 npending;	/* halves still in c-ares */
+	bool			 live;		/* in c-ares and wanted: nlive */
 	bool			 starting;	/* inside dns_resolve() */
 	bool			 done;		/* delivered or cancelled */
 	bool			 in_cb;		/* user callback running */
@@ -93,8 +103,15 @@ struct dns_resolver {
 	bool			 channel_ok;
 	bool			 lib_init;
 	bool			 hosts;		/* consult the hosts file first */
-	struct event		*tick;		/* c-ares retransmit timer */
+	struct event		*tick;		/* c-ares's timers, on a beat */
+	struct timeval		 tick_tv;	/* the beat */
+	bool			 ticking;
+	struct event		*reap;		/* drop queries nobody wants */
 	struct timeval		 timeout;	/* per lookup */
+	const struct timeval	*deadline_tv;	/* timeout, as a common one */
+	unsigned		 nlookups;	/* in queries: dns_busy's count */
+	unsigned		 nlive;		/* in c-ares, still wanted */
+	unsigned		 inflight;	/* halves c-ares holds */
 	LIST_HEAD(dns_socks, dns_sock)	 socks;
 	TAILQ_HEAD(dns_queries, dns_query) queries;
 	int			 depth;		/* nested event callbacks */
@@ -111,8 +128,11 @@ static struct dns_sock *sock_find(struct dns_resolver *, ares_socket_t);
 static void	 sock_drop(struct dns_sock *);
 static void	 sock_state_cb(void *, ares_socket_t, int, int);
 static void	 sock_cb(evutil_socket_t, short, void *);
-static void	 tick_arm(struct dns_resolver *);
+static struct timeval tick_beat(uint32_t);
+static void	 tick_follow(struct dns_resolver *);
 static void	 tick_cb(evutil_socket_t, short, void *);
+static void	 reap_cb(evutil_socket_t, short, void *);
+static void	 query_done(struct dns_query *);
 static void	 enter(struct dns_resolver *);
 static void	 leave(struct dns_resolver *);
 static void	 resolver_destroy(struct dns_resolver *);
@@ -245,6 +265,7 @@ dns_resolver_new(struct event_base *base, const struct dns_server *servers,
 	r->hosts = nservers == 0;
 	r->timeout.tv_sec = timeout_ms / 1000;
 	r->timeout.tv_usec = (timeout_ms % 1000) * 1000;
+	r->tick_tv = tick_beat(timeout_ms);
 	LIST_INIT(&r->socks);
 	TAILQ_INIT(&r->queries);
 
@@ -255,10 +276,16 @@ dns_resolver_new(struct event_base *base, const struct dns_server *servers,
 		goto fail;
 	}
 	r->lib_init = true;
-	if ((r->tick = evtimer_new(base, tick_cb, r)) == NULL) {
+	r->tick = event_new(base, -1, EV_PERSIST, tick_cb, r);
+	r->reap = event_new(base, -1, 0, reap_cb, r);
+	if (r->tick == NULL || r->reap == NULL) {
 		seterr(err, errlen, "dns init", "cannot create timer");
 		goto fail;
 	}
+	/* Every deadline is as long: libevent keeps them in a queue, O(1). */
+	r->deadline_tv = event_base_init_common_timeout(base, &r->timeout);
+	if (r->deadline_tv == NULL)
+		r->deadline_tv = &r->timeout;
 	if (init_channel(r, timeout_ms, nservers > 0, err, errlen) == -1)
 		goto fail;
 	if (nservers > 0 &&
@@ -348,28 +375,44 @@ sock_cb(evutil_socket_t fd, short what, void *arg)
 	wfd = (what & EV_WRITE) ? (ares_socket_t)fd : ARES_SOCKET_BAD;
 	enter(r);
 	ares_process_fd(r->channel, rfd, wfd);
-	tick_arm(r);
+	tick_follow(r);
 	leave(r);
 }
 
-/* Follow c-ares's next retransmit or timeout; none pending, no timer. */
-static void
-tick_arm(struct dns_resolver *r)
+/*
+ * A tenth of a try's timeout (DNS_TRIES tries share the lookup's), within
+ * 5-100 ms: a retransmit or a timeout comes that much late at most.
+ */
+static struct timeval
+tick_beat(uint32_t timeout_ms)
 {
-	struct timeval	 tv, *tvp;
+	uint32_t ms = timeout_ms / DNS_TRIES / 10;
+	struct timeval tv;
 
+	if (ms < 5)
+		ms = 5;
+	if (ms > 100)
+		ms = 100;
+	tv.tv_sec = 0;
+	tv.tv_usec = (suseconds_t)ms * 1000;
+	return tv;
+}
+
+/* The beat runs while c-ares holds a query, and only then.  O(1). */
+static void
+tick_follow(struct dns_resolver *r)
+{
 	if (r->freeing)
 		return;
-	tvp = ares_timeout(r->channel, NULL, &tv);
-	if (tvp == NULL) {
-		(void)evtimer_del(r->tick);
+	if (r->inflight == 0) {
+		if (r->ticking)
+			(void)evtimer_del(r->tick);
+		r->ticking = false;
 		return;
 	}
-	/*
-	 * On failure the pending lookups still end at their deadline; the
-	 * next socket event re-arms us.
-	 */
-	(void)evtimer_add(r->tick, tvp);
+	/* On failure the lookups still end at their deadline. */
+	if (!r->ticking)
+		r->ticking = evtimer_add(r->tick, &r->tick_tv) == 0;
 }
 
 static void
@@ -381,7 +424,27 @@ tick_cb(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	enter(r);
 	ares_process_fd(r->channel, ARES_SOCKET_BAD, ARES_SOCKET_BAD);
-	tick_arm(r);
+	tick_follow(r);
+	leave(r);
+}
+
+/*
+ * Nothing c-ares still holds is wanted (every such lookup was cancelled
+ * or is past its deadline): drop them all now rather than let them
+ * retransmit and wait out their tries.  Run from the loop, never from
+ * inside c-ares.
+ */
+static void
+reap_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct dns_resolver	*r = arg;
+
+	(void)fd;
+	(void)what;
+	enter(r);
+	if (!r->freeing && r->nlive == 0 && r->inflight > 0)
+		ares_cancel(r->channel);
+	tick_follow(r);
 	leave(r);
 }
 
@@ -418,6 +481,7 @@ dns_resolver_free(struct dns_resolver *r)
 		(void)evtimer_del(q->deadline);
 	}
 	(void)evtimer_del(r->tick);
+	(void)event_del(r->reap);
 	if (r->depth == 0)
 		resolver_destroy(r);
 }
@@ -451,6 +515,8 @@ resolver_destroy(struct dns_resolver *r)
 	}
 	if (r->tick != NULL)
 		event_free(r->tick);
+	if (r->reap != NULL)
+		event_free(r->reap);
 	if (r->lib_init)
 		ares_library_cleanup();
 	free(r);
@@ -493,6 +559,7 @@ half_cb(void *arg, int status, int timeouts, unsigned char *abuf, int alen)
 	(void)timeouts;
 	h->pending = false;
 	q->npending--;
+	q->r->inflight--;
 	if (q->done) {
 		/* Timed out or cancelled earlier: only release it. */
 		query_maybe_free(q);
@@ -569,7 +636,8 @@ dns_resolve(struct dns_resolver *r, const char *name, dns_cb cb, void *arg)
 	size_t				 len;
 	int				 i;
 
-	if (r == NULL || r->freeing || name == NULL || cb == NULL)
+	if (r == NULL || r->freeing || name == NULL || cb == NULL ||
+	    dns_busy(r))
 		return NULL;
 	len = strlen(name);
 	if (len == 0 || len > EGRESS_HOST_MAX)
@@ -591,22 +659,29 @@ dns_resolve(struct dns_resolver *r, const char *name, dns_cb cb, void *arg)
 		if (evtimer_add(q->deadline, &now) == -1)
 			goto fail;
 		TAILQ_INSERT_TAIL(&r->queries, q, entry);
+		r->nlookups++;
 		return q;
 	}
-	if (evtimer_add(q->deadline, &r->timeout) == -1)
+	if (evtimer_add(q->deadline, r->deadline_tv) == -1)
 		goto fail;
 	TAILQ_INSERT_TAIL(&r->queries, q, entry);
+	r->nlookups++;
 
 	q->starting = true;
 	for (i = 0; i < NHALVES; i++) {
 		q->half[i].pending = true;
 		q->npending++;
+		r->inflight++;
 	}
 	ares_query(r->channel, name, DNS_C_IN, DNS_T_A, half_cb,
 	    &q->half[HALF_A]);
 	ares_query(r->channel, name, DNS_C_IN, DNS_T_AAAA, half_cb,
 	    &q->half[HALF_AAAA]);
 	q->starting = false;
+	if (q->npending > 0) {
+		q->live = true;
+		r->nlive++;
+	}
 	/* Both failed at once (bad name, no memory): report from the loop. */
 	if (q->npending == 0) {
 		(void)evtimer_del(q->deadline);
@@ -615,7 +690,7 @@ dns_resolve(struct dns_resolver *r, const char *name, dns_cb cb, void *arg)
 			return NULL;
 		}
 	}
-	tick_arm(r);
+	tick_follow(r);
 	return q;
 
 fail:
@@ -637,9 +712,7 @@ finish(struct dns_query *q)
 	st = dns_answer_combine(&q->half[HALF_A].ans, &q->half[HALF_AAAA].ans,
 	    &all);
 
-	q->done = true;
-	q->cb = NULL;
-	(void)evtimer_del(q->deadline);
+	query_done(q);
 	q->in_cb = true;
 	cb(st, st == DNS_OK ? all.addrs : NULL, st == DNS_OK ? all.naddrs : 0,
 	    q->arg);
@@ -668,10 +741,39 @@ dns_cancel(struct dns_query *q)
 {
 	if (q == NULL)
 		return;
+	query_done(q);
+	query_maybe_free(q);
+}
+
+/*
+ * No callback will come any more.  When it was the last lookup c-ares
+ * holds that anyone wants, what c-ares holds is dropped (reap_cb).
+ */
+static void
+query_done(struct dns_query *q)
+{
+	struct dns_resolver	*r = q->r;
+
 	q->done = true;
 	q->cb = NULL;
 	(void)evtimer_del(q->deadline);
-	query_maybe_free(q);
+	if (!q->live)
+		return;
+	q->live = false;
+	if (--r->nlive == 0 && r->inflight > 0 && !r->freeing)
+		event_active(r->reap, EV_TIMEOUT, 0);
+}
+
+bool
+dns_busy(const struct dns_resolver *r)
+{
+	return r->nlookups >= DNS_MAX_LOOKUPS;
+}
+
+size_t
+dns_outstanding(const struct dns_resolver *r)
+{
+	return r->nlookups;
 }
 
 /* Free once nobody can reach it: not c-ares, not the running callback. */
@@ -687,6 +789,7 @@ static void
 query_free(struct dns_query *q)
 {
 	TAILQ_REMOVE(&q->r->queries, q, entry);
+	q->r->nlookups--;
 	if (q->deadline != NULL)
 		event_free(q->deadline);
 	free(q);

@@ -59,6 +59,18 @@ struct dns_query *dns_resolve(struct dns_resolver *, const char *name,
 /* The callback will not be called; the query's memory is released. */
 void	 dns_cancel(struct dns_query *);
 
+/*
+ * Outstanding lookups are capped (SPEC 4 Limits): those waiting for an
+ * answer, and those given up on (cancelled, or past their deadline) that
+ * c-ares still holds.  Past the cap dns_busy() is true and a request gets
+ * limit_exceeded rather than a lookup.  As many as the default
+ * max_connections, so a proxy at its default limit is never short.
+ */
+#define DNS_MAX_LOOKUPS	4096
+bool	 dns_busy(const struct dns_resolver *);
+/* How many lookups dns_busy counts now. */
+size_t	 dns_outstanding(const struct dns_resolver *);
+
 const char *dns_status_name(enum dns_status);
 
 /*

@@ -214,12 +214,11 @@ event_cb(struct bufferevent *bev, short what, void *arg)
 {
 	struct conn *c = arg;
 
-	/*
-	 * While its target connects, the request's outcome is the connect's:
-	 * the tunnel meets the client's EOF or error again and ends then.
-	 */
-	if (c->state == CONN_CONNECTING)
+	/* While its target connects: a client gone abandons it (gone.c). */
+	if (c->state == CONN_CONNECTING) {
+		conn_client_left(c, what);
 		return;
+	}
 	/* A client that took nothing for idle_timeout (forwarding). */
 	if (what & BEV_EVENT_TIMEOUT) {
 		conn_close(c);

@@ -205,6 +205,15 @@ struct outbound	*outbound_connect(struct proxy *, struct gen *,
 		    const struct egress_target *, const struct egress_addr *,
 		    enum egress_reason, outbound_cb, void *arg);
 void		 outbound_cancel(struct outbound *);
+/* The address an outbound is connecting to now, if any (for the line of
+ * a request abandoned mid-connect). */
+bool		 outbound_trying(const struct outbound *, struct egress_addr *);
+/*
+ * The client's EOF or error while its request connects (conn.c's event
+ * callback, CONN_CONNECTING): a client that has gone has its request
+ * abandoned at once, its line written and its slot freed (gone.c).
+ */
+void		 conn_client_left(struct conn *, short what);
 
 /*
  * A connection's state.  conn_enter sets it together with the client's

@@ -2,7 +2,8 @@
 /*
  * One outbound attempt (SPEC 3.3): judge the target, resolve a name once,
  * judge every address, then connect to the checked addresses in order,
- * each within connect_timeout.  Never a second resolution.
+ * all of them within one connect_timeout (SPEC 4 Limits: the whole phase,
+ * not each address afresh).  Never a second resolution.
  */
 #include <errno.h>
 #include <poll.h>
@@ -11,9 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "proxy/internal.h"
+#include "proxy/phase.h"
 
 struct outbound {
 	struct proxy		*px;
@@ -23,6 +26,7 @@ struct outbound {
 	struct dns_query	*query;
 	struct egress_addr	 addrs[DNS_MAX_ADDRS];
 	size_t			 naddrs, next;
+	int64_t			 phase_start;	/* first connect, ms; -1 none */
 	int			 fd;
 	struct event		*ev;		/* connect, or a deferred result */
 	enum egress_reason	 last_failure;
@@ -40,6 +44,17 @@ struct outbound {
 
 static void	connect_next(struct outbound *);
 static bool	ask_parent(struct outbound *);
+
+/* The connect phase's clock: monotonic, so a clock step neither ends
+ * nor stretches it. */
+static int64_t
+mono_ms(void)
+{
+	struct timespec ts;
+
+	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
 
 static void
 ob_free(struct outbound *ob)
@@ -218,6 +233,7 @@ ask_parent(struct outbound *ob)
 {
 	const struct egress_addr *a = &ob->addrs[ob->next - 1];
 	char host[EGRESS_HOST_MAX + 1];
+	uint64_t left;
 	bool v6 = false;
 
 	if (ob->by_name)
@@ -226,8 +242,11 @@ ask_parent(struct outbound *ob)
 		egress_addr_format(a, host, sizeof(host));
 		v6 = !egress_addr_is_v4(a);
 	}
+	/* What is left of the connect phase's budget (SPEC 4). */
+	left = phase_left_ms(ob->phase_start, mono_ms(),
+	    ob->gen->conf->connect_timeout);
 	ob->ask = upstream_ask(ob->px->base, ob->fd, host, ob->target.port,
-	    v6, ob->gen->conf->connect_timeout, asked, ob);
+	    v6, left > 0 ? (uint32_t)left : 1, asked, ob);
 	return ob->ask != NULL;
 }
 
@@ -240,12 +259,23 @@ connect_next(struct outbound *ob)
 {
 	struct sockaddr_storage ss;
 	socklen_t len;
-	struct timeval tv = ms_timeval(ob->gen->conf->connect_timeout);
+	struct timeval tv;
+	uint64_t left;
 	int one = 1, state;
 
 	if (ob->t_connect == 0)
 		ob->t_connect = metrics_now();
+	if (ob->phase_start == -1)
+		ob->phase_start = mono_ms();
 	while (ob->next < ob->naddrs) {
+		left = phase_left_ms(ob->phase_start, mono_ms(),
+		    ob->gen->conf->connect_timeout);
+		if (left == 0) {
+			/* The phase's budget is spent: no address is tried. */
+			ob->last_failure = EGRESS_R_CONNECT_TIMEOUT;
+			break;
+		}
+		tv = ms_timeval(left);
 		len = next_sockaddr(ob, &ss);
 		ob->fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK |
 		    SOCK_CLOEXEC, IPPROTO_TCP);
@@ -367,6 +397,7 @@ ob_new(struct proxy *px, struct gen *gen, const struct egress_target *t,
 	ob->gen = gen_hold(gen);
 	ob->target = *t;
 	ob->fd = -1;
+	ob->phase_start = -1;
 	ob->cb = cb;
 	ob->arg = arg;
 	ob->last_failure = EGRESS_R_CONNECT_FAILED;
@@ -419,6 +450,11 @@ outbound_start(struct proxy *px, struct gen *gen,
 			ob->addrs[0] = gen->conf->upstream.addr;
 			return ob_connect_first(ob);
 		}
+	} else if (ob->verdict.decision == EGRESS_RESOLVE &&
+	    dns_busy(gen->dns)) {
+		/* Outstanding lookups are capped (SPEC 4 Limits). */
+		ob->verdict.decision = EGRESS_DENY;
+		ob->verdict.reason = EGRESS_R_LIMIT_EXCEEDED;
 	} else if (ob->verdict.decision == EGRESS_RESOLVE) {
 		ob->t_dns = metrics_now();
 		ob->query = dns_resolve(gen->dns, t->host, resolved, ob);
@@ -447,6 +483,15 @@ outbound_connect(struct proxy *px, struct gen *gen,
 	ob->verdict.reason = reason;
 	ob->addrs[0] = *checked;
 	return ob_connect_first(ob);
+}
+
+bool
+outbound_trying(const struct outbound *ob, struct egress_addr *addr)
+{
+	if (ob == NULL || ob->fd == -1 || ob->next == 0)
+		return false;
+	*addr = ob->addrs[ob->next - 1];
+	return true;
 }
 
 void

@@ -20,6 +20,12 @@
 #                               through the proxy, to the same origin;
 #                               a name lookup inside (answered by the
 #                               run) against one on the host
+#   scripts/bench.sh deadnames  a legitimate CONNECT to an address literal,
+#                               one every 50 ms, while 15,000 requests
+#                               each for a name of its own are held on a
+#                               resolver that never answers (issue 33):
+#                               its p50/p99/max, the proxy's CPU and RSS
+#                               (EGRESSD=path: another build's binary)
 #   scripts/bench.sh loglat     from an answer to its decision line in the
 #                               --log file: median and max, idle and under
 #                               load (EGRESSD=path: another build's binary)
@@ -32,8 +38,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 what=${1:-all}
 
 case $what in
-all|tunnels|peers|decide|sandbox|loglat|transparent) ;;
-*) echo "usage: scripts/bench.sh [decide|sandbox|tunnels|peers|loglat|transparent]" >&2; exit 2 ;;
+all|tunnels|peers|decide|sandbox|loglat|transparent|deadnames) ;;
+*) echo "usage: scripts/bench.sh [decide|sandbox|tunnels|peers|loglat|transparent|deadnames]" >&2; exit 2 ;;
 esac
 
 sh "$top/scripts/bootstrap.sh" >/dev/null
@@ -42,6 +48,61 @@ if [ "$what" = all ] || [ "$what" = decide ]; then
 	[ -x "$top/build/tests/egress/bench_decide" ] ||
 	    make -C "$top/build" tests/egress/bench_decide >/dev/null
 	"$top/build/tests/egress/bench_decide"
+fi
+if [ "$what" = all ] || [ "$what" = deadnames ]; then
+	dn=$(mktemp -d "${TMPDIR:-/tmp}/harn-deadnames.XXXXXX")
+	fc="$top/tests/proxy/fairconn.py"
+	python3 "$fc" silent --port-file "$dn/dns.port" --log "$dn/dns.log" &
+	dnpids=$!
+	python3 "$top/tests/pyhelpers.py" origin --port-file "$dn/origin.port" \
+	    --log /dev/null >/dev/null 2>&1 &
+	dnpids="$dnpids $!"
+	n=0
+	while { [ ! -s "$dn/dns.port" ] || [ ! -s "$dn/origin.port" ]; } &&
+	    [ $n -lt 50 ]; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+	printf 'default deny\nallow_loopback on\nresolver 127.0.0.1:%s\ndns_timeout 20s\nmax_connections 19000\nallow *.dead.test\nallow 127.0.0.1\n' \
+	    "$(cat "$dn/dns.port")" >"$dn/p.conf"
+	(ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+	"${EGRESSD:-$top/build/harn-egressd}" --policy "$dn/p.conf" \
+	    --listen 127.0.0.1:0 --port-file "$dn/port" --log "$dn/log" \
+	    >/dev/null 2>&1 &
+	echo $! >"$dn/pid"
+	n=0
+	while [ ! -s "$dn/port" ] && [ $n -lt 50 ]; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+	dnp=$(cat "$dn/port")
+	python3 "$fc" legit --proxy "$dnp" --n 40 --interval 0.05 \
+	    --target "127.0.0.1:$(cat "$dn/origin.port")" >"$dn/idle.out"
+	python3 "$fc" legit --proxy "$dnp" --interval 0.05 \
+	    --target "127.0.0.1:$(cat "$dn/origin.port")" \
+	    --stop-file "$dn/stop" >"$dn/busy.out" &
+	lgp=$!
+	python3 "$fc" flood --proxy "$dnp" --n 15000 --names 'b%d.dead.test' \
+	    --ready "$dn/ready" --stop-file "$dn/stop" --hold 60 >/dev/null &
+	flp=$!
+	n=0
+	while [ ! -s "$dn/ready" ] && [ $n -lt 900 ]; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+	sleep 1		# the legitimate client, with every lookup held
+	pid=$(cat "$dn/pid")
+	echo "== deadnames: a CONNECT to 127.0.0.1 every 50 ms (${EGRESSD:-this build})"
+	echo "   idle:   $(sed -n 's/^p50_ms //p' "$dn/idle.out") ms p50, $(sed -n 's/^p99_ms //p' "$dn/idle.out") ms p99"
+	echo "   proxy while 15,000 lookups are held: $(sed -n 's/^VmRSS:[[:space:]]*//p' "/proc/$pid/status") RSS, $(ps -o cputime= -p "$pid") CPU; $(cat "$dn/ready")"
+	touch "$dn/stop"
+	wait "$lgp" "$flp" || true
+	echo "   attack: $(sed -n 's/^p50_ms //p' "$dn/busy.out") ms p50, $(sed -n 's/^p99_ms //p' "$dn/busy.out") ms p99, $(sed -n 's/^max_ms //p' "$dn/busy.out") ms max; $(sed -n 's/^statuses //p' "$dn/busy.out")"
+	kill "$pid" 2>/dev/null)
+	# shellcheck disable=SC2086
+	kill $dnpids 2>/dev/null
+	wait 2>/dev/null
+	rm -rf "$dn"
 fi
 if [ "$what" = all ] || [ "$what" = loglat ]; then
 	make -C "$top/build" tests/proxy/bench_loglat >/dev/null

@@ -650,6 +650,8 @@ test_timeout(void **state)
 	run_ms(fx->base, 1000);
 	assert_int_equal(res.called, 1);
 	assert_asked(&fx->fake, want, 2);
+	/* Nobody wants it any more: c-ares let it go. */
+	assert_int_equal(dns_outstanding(r), 0);
 	dns_resolver_free(r);
 }
 
@@ -723,6 +725,57 @@ test_cancel_from_callback(void **state)
 	assert_int_equal(res[1].called, 0);
 	assert_int_equal(res[0].called, 1);
 	assert_int_equal(res[2].called, 1);
+}
+
+/*
+ * Lookups outstanding are capped (SPEC 4 Limits); cancelled ones that
+ * c-ares still held are let go as soon as none of its queries is wanted,
+ * not at its timeout; starting them costs no walk over the others.
+ */
+static void
+test_lookup_cap(void **state)
+{
+	struct fx		*fx = *state;
+	struct dns_resolver	*r = resolver_at(fx, 5000);
+	struct dns_query	**q;
+	struct result		 res, late;
+	struct timespec		 t0, t1;
+	size_t			 i;
+
+	memset(&res, 0, sizeof(res));
+	memset(&late, 0, sizeof(late));
+	q = calloc(DNS_MAX_LOOKUPS, sizeof(*q));
+	assert_non_null(q);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (i = 0; i < DNS_MAX_LOOKUPS; i++) {
+		assert_false(dns_busy(r));
+		q[i] = dns_resolve(r, "drop.test", on_result, &res);
+		assert_non_null(q[i]);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	print_message("# %d lookups started in %.0f ms\n", DNS_MAX_LOOKUPS,
+	    ms_since(&t0, &t1));
+	assert_true(dns_busy(r));
+	assert_int_equal(dns_outstanding(r), DNS_MAX_LOOKUPS);
+	assert_null(dns_resolve(r, "a.test", on_result, &late));
+	/* One still wanted keeps the others in c-ares, counted. */
+	for (i = 1; i < DNS_MAX_LOOKUPS; i++)
+		dns_cancel(q[i]);
+	run_ms(fx->base, 20);
+	assert_int_equal(dns_outstanding(r), DNS_MAX_LOOKUPS);
+	/* The last one cancelled: all let go in the next pass of the loop. */
+	dns_cancel(q[0]);
+	run_ms(fx->base, 20);
+	assert_int_equal(dns_outstanding(r), 0);
+	assert_false(dns_busy(r));
+	assert_int_equal(res.called, 0);
+	/* And the resolver goes on answering. */
+	assert_non_null(dns_resolve(r, "a.test", on_result, &late));
+	run_until(fx->base, &late, 1, 3000);
+	assert_int_equal(late.called, 1);
+	assert_int_equal(late.st, DNS_OK);
+	dns_resolver_free(r);
+	free(q);
 }
 
 static void
@@ -958,6 +1011,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_cancel_from_callback,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_chain, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lookup_cap, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_many, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_free_outstanding, setup,
 		    teardown),

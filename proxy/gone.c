@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * A client that leaves while its request connects (SPEC 4 Limits: "a
+ * request whose client has gone is abandoned at once, its outbound
+ * attempt and its DNS lookup cancelled").
+ *
+ * The kernel cannot tell a client that closed from one that only
+ * half-closed (shutdown(SHUT_WR)) until something is written to it, and
+ * nothing is written while connecting.  So, as Squid does by default
+ * (half_closed_clients off), an EOF is taken for a departure, except
+ * where a half-close is a known way to use the protocol:
+ *  - HTTP forwarding: a client may send its request and shut its side
+ *    (HTTP/1.0 style, `nc -N`); it still gets its response (SPEC 4);
+ *  - a tunnel (CONNECT, SOCKS5) whose client sent bytes after its
+ *    request: they wait for the origin, and the half-close follows them
+ *    ("half-close honoured; bytes the client sent early are forwarded").
+ * Such requests stay bounded by dns_timeout and the whole-phase
+ * connect_timeout.  An error (a reset) always means the client is gone.
+ *
+ * The line: one per request (SPEC 5), a deny with connect_failed, the
+ * address being connected to when there is one.  Nothing was let through
+ * and no connect succeeded for this request; SPEC 5's reasons are a closed
+ * set that audit and verify check, so no new word is made for it.
+ */
+#include "proxy/internal.h"
+
+static bool
+half_close_meant(const struct conn *c)
+{
+	if (c->proto == PROXY_HTTP)
+		return true;
+	return c->bev != NULL &&
+	    evbuffer_get_length(bufferevent_get_input(c->bev)) > 0;
+}
+
+void
+conn_client_left(struct conn *c, short what)
+{
+	struct egress_addr addr;
+	bool has;
+
+	if (!(what & (BEV_EVENT_EOF | BEV_EVENT_ERROR)))
+		return;
+	if (!(what & BEV_EVENT_ERROR) && half_close_meant(c))
+		return;	/* the tunnel or the relay meets the EOF again */
+	has = outbound_trying(c->ob, &addr);
+	/* Its line, whether or not the log takes it: the client is gone. */
+	(void)conn_log(c, false, EGRESS_R_CONNECT_FAILED, has ? &addr : NULL);
+	conn_close(c);	/* cancels the outbound: the connect, the lookup */
+}
