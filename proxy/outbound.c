@@ -251,6 +251,27 @@ ask_parent(struct outbound *ob)
 }
 
 /*
+ * Connected at once: done, or (a parent) asked, which answers later
+ * (true).  A parent that cannot be asked fails the request.
+ */
+static bool
+connected_now(struct outbound *ob)
+{
+	metrics_observe(&ob->px->metrics.connect, metrics_now() -
+	    ob->t_connect);
+	if (!ob->gen->conf->has_upstream) {
+		ob->connected = true;
+		return false;
+	}
+	if (ask_parent(ob))
+		return true;
+	ob->last_failure = EGRESS_R_CONNECT_FAILED;
+	close(ob->fd);
+	ob->fd = -1;
+	return false;
+}
+
+/*
  * Try the next checked address until one connects or is waited on;
  * report when one connected at once or none is left.
  */
@@ -300,20 +321,9 @@ connect_next(struct outbound *ob)
 			ob->fd = -1;
 			continue;
 		}
-		if (state == 1 && ob->gen->conf->has_upstream) {
-			metrics_observe(&ob->px->metrics.connect,
-			    metrics_now() - ob->t_connect);
-			if (ask_parent(ob))
-				return;
-			ob->last_failure = EGRESS_R_CONNECT_FAILED;
-			close(ob->fd);
-			ob->fd = -1;
-			break;
-		}
 		if (state == 1) {
-			ob->connected = true;
-			metrics_observe(&ob->px->metrics.connect,
-			    metrics_now() - ob->t_connect);
+			if (connected_now(ob))
+				return;		/* the parent is asked */
 			break;
 		}
 		if (ob->ev != NULL)
