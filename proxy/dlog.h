@@ -50,7 +50,8 @@ unsigned	 dlog_reopened(const struct dlog *);
 /* The last writes (a slow reader waited for a moment), then the count. */
 void		 dlog_finish(struct dlog *);
 void		 dlog_totals(struct dlog *, struct dlog_totals *);
-/* May a new request be admitted (the log keeps up, or serve is set)? */
+/* May a new request be admitted (the log has not failed, or serve is
+ * set)?  A log that is only behind admits: the request waits at its line. */
 bool		 dlog_admits(struct dlog *, bool serve);
 
 enum proxy_protocol {
@@ -92,6 +93,25 @@ struct dlog_entry {
  */
 int		 dlog_decision(struct dlog *, const struct dlog_entry *,
 		    bool serve);
+/*
+ * The same, for a caller that can wait (SPEC 5 log_wait): a line the log
+ * cannot take now (its reader is behind) is queued, allowed requests'
+ * lines ahead of refusals', and 1 is returned with *wp: cb(arg, rc) is
+ * called later from the loop, exactly once unless dlog_wait_cancel comes
+ * first.  rc 0: the line was written, the decision stands.  rc -1: not
+ * within wait_ms; an allowed request is refused log_unavailable instead,
+ * a refusal is answered anyway; either is counted, and one line with the
+ * count and reasons ("event":"unlogged") is written once the log catches
+ * up.  0 and -1 returned at once mean the same, without waiting.
+ */
+struct dlog_wait;
+typedef void	(*dlog_wait_cb)(void *arg, int rc);
+int		 dlog_decision_wait(struct dlog *, const struct dlog_entry *,
+		    bool serve, uint32_t wait_ms, dlog_wait_cb, void *arg,
+		    struct dlog_wait **wp);
+/* The request is gone: cb is not called; its line is written as queued. */
+void		 dlog_wait_cancel(struct dlog_wait *);
+
 /*
  * fn is told of every decision once it is recorded (run mode's terminal,
  * SPEC 6.1); without a log it also replaces the stderr line of each.
