@@ -578,9 +578,9 @@ dlog_observed(struct dlog *l, const struct dlog_entry *e)
 
 /*
  * A line the log does not take now: under serve held; otherwise not
- * waited for here (dlog_decision_wait waits), an allowed request refused
- * log_unavailable, a refusal answered anyway, each counted for the one
- * line written when the log catches up.
+ * waited for here (dlog_decision_wait waits): the request is refused
+ * log_unavailable, counted for the one line written when the log catches
+ * up.
  */
 int
 dlog_decision(struct dlog *l, const struct dlog_entry *e, bool serve)
@@ -601,7 +601,7 @@ dlog_decision(struct dlog *l, const struct dlog_entry *e, bool serve)
 		dlog_observed(l, e);
 		return 0;
 	}
-	return dlog_unwritten(l, e);
+	return dlog_unwritten(l, e, false);
 }
 
 void

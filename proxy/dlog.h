@@ -88,8 +88,8 @@ struct dlog_entry {
  * 0: the decision stands (its line written; or no log, only counted; or
  * serve, log_failure_action serve: held for later, or lost and counted).
  * -1: the log cannot take the line, and the request is to be refused
- * log_unavailable instead; that refusal is what is recorded (its line
- * may come later: held, written once the log takes lines again).
+ * log_unavailable instead; that refusal is what is recorded, counted in
+ * the one "unlogged" line written once the log takes lines again.
  */
 int		 dlog_decision(struct dlog *, const struct dlog_entry *,
 		    bool serve);
@@ -98,11 +98,13 @@ int		 dlog_decision(struct dlog *, const struct dlog_entry *,
  * cannot take now (its reader is behind) is queued, allowed requests'
  * lines ahead of refusals', and 1 is returned with *wp: cb(arg, rc) is
  * called later from the loop, exactly once unless dlog_wait_cancel comes
- * first.  rc 0: the line was written, the decision stands.  rc -1: not
- * within wait_ms; an allowed request is refused log_unavailable instead,
- * a refusal is answered anyway; either is counted, and one line with the
- * count and reasons ("event":"unlogged") is written once the log catches
- * up.  0 and -1 returned at once mean the same, without waiting.
+ * first.  rc 0: the line was written, the decision stands; or, for a
+ * refusal, not within wait_ms: it is answered anyway.  rc -1: an allowed
+ * request's line not within wait_ms: refused log_unavailable instead.
+ * What was not written is counted, and one line with the count and
+ * reasons ("event":"unlogged") is written once the log catches up.  0
+ * and -1 returned at once mean the same, without waiting (-1 for a
+ * refusal too: a log that failed refuses everything log_unavailable).
  */
 struct dlog_wait;
 typedef void	(*dlog_wait_cb)(void *arg, int rc);

@@ -92,8 +92,12 @@ void	 dlog_wait_free(struct dlog *);
 int	 dlog_flush_queue(struct dlog *, struct dlog_waitq *);
 /* The line for refusals answered without theirs: 0 when none is owed. */
 int	 dlog_flush_unlogged(struct dlog *);
-/* A decision whose line was not written: counted for the one line. */
-int	 dlog_unwritten(struct dlog *, const struct dlog_entry *);
+/*
+ * A decision whose line was not written, counted for the one line: -1,
+ * refused log_unavailable; but a refusal that waited its log_wait
+ * (waited) is answered as decided: 0.
+ */
+int	 dlog_unwritten(struct dlog *, const struct dlog_entry *, bool waited);
 /*
  * The log can take nothing: queued lines are not taken in time.  At the
  * end, also the refusals owed their one line: returned, to be lost.

@@ -62,7 +62,7 @@ resolve(struct dlog *l, struct dlog_waitq *q, struct dlog_wait *w, int rc)
 		dlog_count(l, w->e.allow, w->e.reason);
 		dlog_observed(l, &w->e);
 	} else
-		(void)dlog_unwritten(l, &w->e);
+		rc = dlog_unwritten(l, &w->e, true);
 	w->rc = rc;
 	TAILQ_INSERT_TAIL(&l->doneq, w, entry);
 	event_active(l->call, 0, 0);
@@ -203,17 +203,20 @@ dlog_flush_unlogged(struct dlog *l)
 }
 
 int
-dlog_unwritten(struct dlog *l, const struct dlog_entry *e)
+dlog_unwritten(struct dlog *l, const struct dlog_entry *e, bool waited)
 {
 	struct dlog_entry refused = *e;
-	int rc = 0;
+	int rc = e->allow || !waited ? -1 : 0;
 
-	if (e->allow) {
+	/*
+	 * A refusal that waited its log_wait is answered as decided; any
+	 * other decision the log did not take is refused log_unavailable.
+	 */
+	if (e->allow || !waited) {
 		refused.allow = false;
 		refused.reason = EGRESS_R_LOG_UNAVAILABLE;
 		refused.would = EGRESS_R_NONE;
 		refused.addr = NULL;
-		rc = -1;
 	}
 	dlog_count(l, false, refused.reason);
 	l->unlogged++;
@@ -289,7 +292,7 @@ dlog_decision_wait(struct dlog *l, const struct dlog_entry *e, bool serve,
 	/* Only a reader that is behind is waited for, within a bound. */
 	if (l->state != LOG_BEHIND || l->nwaiting >= MAX_WAITING ||
 	    (w = wait_new(e, line, n)) == NULL)
-		return dlog_unwritten(l, e);
+		return dlog_unwritten(l, e, false);
 	w->deadline = now_ms() + wait_ms;
 	w->cb = cb;
 	w->arg = arg;
