@@ -2,8 +2,9 @@
 """A slow decision-log reader and the load around it (tests/proxy/fair_log.sh,
 scripts/bench.sh slowlog; issue 33 item 5).
 
-  reader --rate BYTES_PER_S --out FILE   read the proxy's `--log -` from
-          stdin at that rate (0: as fast as it comes), copy it to FILE.
+  reader --rate BYTES_PER_S --out FILE [--pipe-size N]   read the proxy's
+          `--log -` from stdin at that rate (0: as fast as it comes), copy
+          it to FILE; the pipe made N bytes first (0: as it is).
   load --proxy PORT --origin PORT ...    a legitimate client (one CONNECT
           every --interval s) during and after a burst: --attackers
           clients sending refused requests back to back, --allowed
@@ -24,8 +25,11 @@ import threading
 import time
 
 
-def reader(rate, out):
+def reader(rate, out, pipe_size):
     fd = sys.stdin.fileno()
+    if pipe_size:
+        import fcntl
+        fcntl.fcntl(fd, 1031, pipe_size)    # F_SETPIPE_SZ
     start = time.monotonic()
     got = 0
     with open(out, "wb") as f:
@@ -160,6 +164,7 @@ def main():
     r = sub.add_parser("reader")
     r.add_argument("--rate", type=int, default=0)
     r.add_argument("--out", required=True)
+    r.add_argument("--pipe-size", type=int, default=0)
     ld = sub.add_parser("load")
     ld.add_argument("--proxy", type=int, required=True)
     ld.add_argument("--origin", type=int, required=True)
@@ -172,7 +177,7 @@ def main():
     c.add_argument("path")
     a = p.parse_args()
     if a.cmd == "reader":
-        reader(a.rate, a.out)
+        reader(a.rate, a.out, a.pipe_size)
         return 0
     if a.cmd == "load":
         load(a)
