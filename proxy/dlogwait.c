@@ -151,35 +151,39 @@ dlog_flush_queue(struct dlog *l, struct dlog_waitq *q)
 	char buf[DLOG_LINE_MAX * 2];
 	struct dlog_wait *w;
 	uint64_t before;
-	size_t n, k;
+	size_t n, k, total;
+	bool did = false;
 
 	while ((w = TAILQ_FIRST(q)) != NULL) {
-		for (n = 0; w != NULL && n + w->len <= sizeof(buf);
+		for (total = 0; w != NULL && total + w->len <= sizeof(buf);
 		    w = TAILQ_NEXT(w, entry)) {
-			memcpy(buf + n, w->line, w->len);
-			n += w->len;
+			memcpy(buf + total, w->line, w->len);
+			total += w->len;
 		}
 		before = l->totals.bytes;
-		(void)dlog_put_line(l, buf, n);
+		(void)dlog_put_line(l, buf, total);
 		if ((k = (size_t)(l->totals.bytes - before)) == 0)
-			return -1;
-		/*
-		 * Every line with a byte out is written; only the rest of the
-		 * one cut stays torn, the lines after it stay queued.
-		 */
+			break;
+		did = true;
+		/* Every line with a byte out is written. */
 		for (n = 0; (w = TAILQ_FIRST(q)) != NULL && n < k;
 		    n += w->len)
 			resolve(l, q, w, 0);
-		if (n > k) {
+		if (k < total) {
+			/*
+			 * Only the rest of the line cut goes first next time;
+			 * the lines after it stay queued.
+			 */
 			evbuffer_drain(l->torn, evbuffer_get_length(l->torn));
-			if (evbuffer_add(l->torn, buf + k, n - k) == -1)
+			if (n > k && evbuffer_add(l->torn, buf + k, n - k) == -1)
 				l->sha_failed = true;
+			break;
 		}
-		if (l->state != LOG_OK)
-			return -1;
 	}
-	arm(l);
-	return 0;
+	if (did)
+		arm(l);
+	/* A cut line's rest must go before anything else. */
+	return TAILQ_EMPTY(q) && evbuffer_get_length(l->torn) == 0 ? 0 : -1;
 }
 
 int
@@ -197,7 +201,8 @@ dlog_flush_unlogged(struct dlog *l)
 			l->totals.lost++;	/* not reached: it fits */
 		l->unlogged = 0;
 		memset(l->unlogged_by, 0, sizeof(l->unlogged_by));
-		return 0;
+		/* A cut line's rest must go before anything else. */
+		return evbuffer_get_length(l->torn) == 0 ? 0 : -1;
 	}
 	return -1;
 }

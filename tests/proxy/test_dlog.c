@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -422,6 +423,66 @@ test_wait_cancel_bound(void **state)
 	assert_int_equal(w.rc, 0);
 }
 
+/*
+ * A socket takes part of a write: the rest of the line it cut goes first,
+ * the lines after it stay queued, and nothing is written twice: every
+ * line whole, each decision's exactly once, allowed ones answered.
+ */
+static void
+test_wait_socket(void **state)
+{
+	struct fixture *f = *state;
+	static struct waited w[400];
+	struct dlog_wait *wp;
+	static char buf[1 << 20];
+	char host[32], *line, *nl;
+	int i, sv[2], sz = 4096, done, queued = 0;
+	json_t *j;
+
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	assert_int_equal(setsockopt(sv[1], SOL_SOCKET, SO_SNDBUF, &sz,
+	    sizeof(sz)), 0);
+	assert_int_equal(fcntl(sv[0], F_SETFL, O_NONBLOCK), 0);
+	dlog_free(f->log);
+	close(f->fds[0]);
+	close(f->fds[1]);
+	f->fds[0] = sv[0];
+	f->fds[1] = sv[1];
+	assert_non_null(f->log = dlog_new(f->base, sv[1], "r1"));
+	for (i = 0; i < 400; i++) {
+		snprintf(host, sizeof(host), "%c%d.example", i % 2 ? 'r' : 'a',
+		    i);
+		w[i].rc = decide_wait(f, host, i % 2 == 0, 5000, &w[i], &wp);
+		if (w[i].rc == 1)
+			queued++;
+		else
+			w[i].called = 1;
+	}
+	assert_true(queued > 0);
+	buf[0] = '\0';
+	for (i = 0, done = 0; i < 2000 && !done; i++) {
+		(void)event_base_loop(f->base, EVLOOP_ONCE | EVLOOP_NONBLOCK);
+		drain(f, buf + strlen(buf), sizeof(buf) - strlen(buf));
+		for (done = 1, sz = 0; sz < 400; sz++)
+			done &= w[sz].called == 1;
+	}
+	assert_true(done);
+	for (i = 0; i < 400; i++)
+		assert_int_equal(w[i].rc, 0);
+	drain(f, buf + strlen(buf), sizeof(buf) - strlen(buf));
+	for (line = buf; (nl = strchr(line, '\n')) != NULL; line = nl + 1) {
+		assert_non_null(j = json_loadb(line, (size_t)(nl - line), 0,
+		    NULL));
+		json_decref(j);
+	}
+	assert_int_equal(*line, '\0');
+	for (i = 0; i < 400; i++) {
+		snprintf(host, sizeof(host), "\"%c%d.example\"", i % 2 ? 'r' :
+		    'a', i);
+		assert_int_equal(count(buf, host), 1);
+	}
+}
+
 /* Under serve, a line the log cannot take waits; the decision stands. */
 static void
 test_full_pipe_serve(void **state)
@@ -488,6 +549,8 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_wait_cancel_bound,
 		    setup_pipe, teardown),
+		cmocka_unit_test_setup_teardown(test_wait_socket, setup_pipe,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_full_pipe_serve,
 		    setup_pipe, teardown),
 		cmocka_unit_test_setup_teardown(test_deleted_file, setup_file,
