@@ -571,6 +571,8 @@ parse_line(struct audit *a, const char *line, size_t len, char *why,
 		return json_why(&e, why, whylen);
 	if (!json_is_object(o))
 		say(why, whylen, "not an object");
+	else if (json_object_get(o, "event") != NULL)
+		rv = audit_unlogged(a, o, why, whylen);
 	else if (check_shape(o, why, whylen) == 0 &&
 	    check_values(o, &r, why, whylen) == 0) {
 		if ((rv = count(a, &r)) == -1)

@@ -49,6 +49,13 @@ struct audit {
 	json_t		*seconds;
 };
 
+/*
+ * audit_unlogged.c: a line for refusals answered without their own (SPEC
+ * 5 log_wait), its counts added: 0; -1 with why.
+ */
+int		 audit_unlogged(struct audit *, json_t *, char *why,
+		    size_t whylen);
+
 /* Every key of a map with its count, most first, ties by key. */
 struct audit_rank {
 	const char	*key;

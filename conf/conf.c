@@ -19,6 +19,7 @@
 #define DEFAULT_HEADER_TIMEOUT	10000
 #define DEFAULT_IDLE_TIMEOUT	300000
 #define DEFAULT_DRAIN_TIMEOUT	10000
+#define DEFAULT_LOG_WAIT	1000	/* SPEC 5 */
 #define DEFAULT_MAX_CONNECTIONS	4096
 #define DEFAULT_MAX_HEADER	65536
 #define MAX_DURATION		86400000u	/* one day */
@@ -382,6 +383,7 @@ static const struct directive directives[] = {
 	{ "max_header_bytes", 1, 1, false, d_number,
 	    FIELD(max_header_bytes), 1024, 1048576 },
 	{ "log_failure_action", 1, 1, false, d_log_failure, 0, 0, 0 },
+	{ "log_wait", 1, 1, false, d_duration, FIELD(log_wait), 0, 60000 },
 	{ "listen_backlog", 1, 1, false, d_number,
 	    FIELD(listen_backlog), 1, 1000000 },
 };
@@ -461,6 +463,7 @@ conf_new(const char *source)
 	c->header_timeout = DEFAULT_HEADER_TIMEOUT;
 	c->idle_timeout = DEFAULT_IDLE_TIMEOUT;
 	c->drain_timeout = DEFAULT_DRAIN_TIMEOUT;
+	c->log_wait = DEFAULT_LOG_WAIT;
 	c->max_connections = DEFAULT_MAX_CONNECTIONS;
 	c->max_header_bytes = DEFAULT_MAX_HEADER;
 	c->transparent = true;

@@ -45,6 +45,9 @@ struct conf {
 	/* The decision log failing or behind: refuse new requests, or serve
 	 * them unlogged (log_failure_action refuse|serve). */
 	bool			 log_failure_serve;
+	/* How long a request waits for the log to take its line (SPEC 5):
+	 * milliseconds, 0 not at all. */
+	uint32_t		 log_wait;
 	/* Run mode carries direct TCP and answers DNS itself (transparent
 	 * on|off, SPEC 6.6); false restores 6.1's refusal of both. */
 	bool			 transparent;

@@ -70,6 +70,7 @@ print_settings(FILE *f, const struct conf *c)
 		fprintf(f, "listen_backlog %u\n", c->listen_backlog);
 	fprintf(f, "log_failure_action %s\n", c->log_failure_serve ? "serve" :
 	    "refuse");
+	print_duration(f, "log_wait", c->log_wait);
 }
 
 char *

@@ -10,13 +10,14 @@
  * through: no buffer and no timer stand between them, so a proxy killed
  * at any moment leaves no answered request without its line.  A line the
  * log cannot take at once (a pipe whose reader is behind, a full disk, a
- * closed pipe, a deleted file) is not the request's: the request is
- * refused log_unavailable instead, unless the policy says
- * log_failure_action serve.  Only lines whose answers need not wait for
- * them (log_unavailable refusals, and every line under serve) are held,
- * bounded, and written, in order and before any newer line, when the log
- * takes lines again; what cannot be held or written is lost, counted (the
- * report's log.lost) and said on stderr.  The descriptor is non-blocking:
+ * closed pipe, a deleted file) is not the request's: a reader that is
+ * behind is waited for, up to log_wait (dlogwait.c); a log that failed,
+ * or a wait that ran out, refuses the request log_unavailable, unless the
+ * policy says log_failure_action serve.  Lines whose answers need not
+ * wait for them (every line under serve, a sandbox's direct refusals)
+ * are held, bounded, and written when the log takes lines again, after
+ * allowed requests' lines; what cannot be held or written is lost,
+ * counted (the report's log.lost) and said on stderr.  The descriptor is non-blocking:
  * the loop never waits on the log.  A running SHA-256 and the record
  * count cover exactly the bytes the log took.
  */
@@ -37,53 +38,15 @@
 #include <openssl/evp.h>
 
 #include "proxy/mstime.h"
-#include "proxy/dlog.h"
+#include "proxy/dlogint.h"
 
-#define LINE_MAX_LEN	2048	/* an exe of 255 bytes, each escaped in 6 */
 #define RETRY_MS	1000		/* a failed log is tried again */
 #define CHUNK		4096		/* PIPE_BUF: a pipe takes it whole */
 #define MAX_BYTES	(4 * 1024 * 1024)	/* held past this: lost */
 #define EXIT_WAIT_MS	1000		/* for a slow reader, at the end */
 #define BEHIND_SAY_S	10		/* "does not keep up", at most */
 
-enum dlog_state {
-	LOG_OK,
-	LOG_BEHIND,	/* a pipe or socket full: its reader is behind */
-	LOG_FAILED	/* a write failed (ENOSPC, EPIPE, ...); tried again */
-};
-
-struct dlog {
-	struct event_base	*base;
-	int			 fd;
-	unsigned		 reopened;	/* SIGHUP: a new file, times */
-	bool			 regular;	/* a file: a torn line is cut */
-	bool			 dead;		/* deleted: nothing more to try */
-	char			 run_id[40];
-	struct evbuffer		*held;		/* lines that may come late */
-	struct event		*retry;		/* a failed log, tried again */
-	struct event		*writable;	/* a pipe or socket that was full */
-	EVP_MD_CTX		*sha;
-	struct dlog_totals	 totals;
-	enum dlog_state		 state;
-	char			 why[128];	/* of the state, for stderr */
-	time_t			 behind_said;	/* when "behind" was last said */
-	uint64_t		 lost_said;	/* lost when last said */
-	bool			 sha_failed;	/* the digest is not whole */
-	struct dlog_counts	 counts;	/* for metrics (SPEC 8.1) */
-	/* Run mode's terminal: each decision, once recorded. */
-	void			(*observe)(void *, const struct dlog_entry *);
-	void			*observe_arg;
-};
-
-static const char *const protocol_names[] = {
-	[PROXY_HTTP] = "http",
-	[PROXY_HTTP_CONNECT] = "http_connect",
-	[PROXY_SOCKS5] = "socks5",
-	[PROXY_TRANSPARENT] = "transparent",
-	[PROXY_DNS] = "dns",
-};
-
-static int	flush_held(struct dlog *);
+static int	flush_all(struct dlog *);
 static void	become(struct dlog *, enum dlog_state, const char *);
 
 static void
@@ -93,14 +56,14 @@ retry_cb(evutil_socket_t fd, short ev, void *arg)
 	struct timeval tv = ms_timeval(RETRY_MS);
 
 	/* Out of memory for the timer: the next decision tries instead. */
-	if (flush_held(l) == -1 && !l->dead && l->state == LOG_FAILED)
+	if (flush_all(l) == -1 && !l->dead && l->state == LOG_FAILED)
 		(void)evtimer_add(l->retry, &tv);
 }
 
 static void
 writable_cb(evutil_socket_t fd, short ev, void *arg)
 {
-	(void)flush_held(arg);
+	(void)flush_all(arg);
 }
 
 /*
@@ -141,9 +104,10 @@ dlog_new(struct event_base *base, int fd, const char *run_id)
 	if (run_id != NULL)
 		snprintf(l->run_id, sizeof(l->run_id), "%s", run_id);
 	l->held = evbuffer_new();
+	l->torn = evbuffer_new();
 	l->retry = evtimer_new(base, retry_cb, l);
-	if (l->held == NULL || l->retry == NULL ||
-	    use_fd(l, base, fd) == -1) {
+	if (l->held == NULL || l->torn == NULL || l->retry == NULL ||
+	    dlog_wait_init(l) == -1 || use_fd(l, base, fd) == -1) {
 		dlog_free(l);
 		return NULL;
 	}
@@ -156,7 +120,7 @@ dlog_reopen(struct dlog *l, int fd)
 	int old = l->fd;
 
 	/* What the old file takes now is its; the rest goes to the new. */
-	(void)flush_held(l);
+	(void)flush_all(l);
 	if (use_fd(l, l->base, fd) == -1) {
 		(void)use_fd(l, l->base, old);
 		return -1;
@@ -167,7 +131,7 @@ dlog_reopen(struct dlog *l, int fd)
 	 */
 	l->dead = false;
 	l->reopened++;
-	if (flush_held(l) == 0)
+	if (flush_all(l) == 0)
 		become(l, LOG_OK, "");
 	return old;
 }
@@ -229,8 +193,9 @@ become(struct dlog *l, enum dlog_state to, const char *why)
 	} else if (to == LOG_FAILED || now - l->behind_said >= BEHIND_SAY_S) {
 		snprintf(l->why, sizeof(l->why), "%s", why);
 		fprintf(stderr, "harn-egressd: decision log: %s; new requests "
-		    "are refused (log_unavailable) unless log_failure_action "
-		    "is serve\n", why);
+		    "%s (log_unavailable) unless log_failure_action is "
+		    "serve\n", why, to == LOG_FAILED ? "are refused" :
+		    "wait up to log_wait for it, then are refused");
 		if (to == LOG_BEHIND)
 			l->behind_said = now;
 	}
@@ -272,16 +237,22 @@ whole_lines(struct evbuffer *buf, size_t n, uint64_t *nlines)
 	return end;
 }
 
-/* The whole lines still held: lost, when they can no longer be written. */
+/*
+ * The whole lines still held: lost, when they can no longer be written;
+ * lines waited for are not taken in time (end: nor the one line owed).
+ */
 static void
-lose_held(struct dlog *l)
+lose_held(struct dlog *l, bool end)
 {
 	uint64_t lines;
 	size_t len = evbuffer_get_length(l->held);
 
 	(void)whole_lines(l->held, len, &lines);
-	l->totals.lost += lines;
+	l->totals.lost += lines + dlog_wait_lose(l, end);
 	evbuffer_drain(l->held, len);
+	if (evbuffer_get_length(l->torn) > 0)
+		l->sha_failed = true;	/* a line's start without its end */
+	evbuffer_drain(l->torn, evbuffer_get_length(l->torn));
 }
 
 /* A write failed: said, and tried again later (space may come back). */
@@ -319,7 +290,7 @@ gone(struct dlog *l)
 		return false;
 	l->dead = true;
 	become(l, LOG_FAILED, "the log file was deleted");
-	lose_held(l);
+	lose_held(l, false);
 	say_lost(l);
 	return true;
 }
@@ -351,27 +322,25 @@ write_some(struct dlog *l, const void *p, size_t n)
 }
 
 /*
- * Write the held lines, oldest first, in chunks of whole lines a pipe
- * takes whole or not at all.  0 when none is left held; the log is
- * taken to work again only once it took something.
+ * Write buf's lines, oldest first, in chunks of whole lines a pipe takes
+ * whole or not at all.  A socket that takes part of a chunk: the rest of
+ * the line it cut goes to torn, to be written before anything else.
+ * 0 when buf is empty.
  */
 static int
-flush_held(struct dlog *l)
+flush_buf(struct dlog *l, struct evbuffer *buf)
 {
+	struct evbuffer_ptr nl;
 	size_t len, want, keep, n;
 	unsigned char *b;
 	uint64_t lines;
 
-	if (l->fd == -1 || gone(l))
-		return -1;
-	if (evbuffer_get_length(l->held) == 0)
-		return 0;
-	while ((len = evbuffer_get_length(l->held)) > 0) {
+	while ((len = evbuffer_get_length(buf)) > 0) {
 		want = len < CHUNK ? len : CHUNK;
-		if (want < len && (keep = whole_lines(l->held, want,
+		if (want < len && (keep = whole_lines(buf, want,
 		    &lines)) > 0)
 			want = keep;
-		if ((b = evbuffer_pullup(l->held, (ssize_t)want)) == NULL) {
+		if ((b = evbuffer_pullup(buf, (ssize_t)want)) == NULL) {
 			failed(l, ENOMEM);
 			return -1;
 		}
@@ -379,8 +348,49 @@ flush_held(struct dlog *l)
 			failed(l, errno);
 			return -1;
 		}
-		evbuffer_drain(l->held, n);
+		evbuffer_drain(buf, n);
+		if (n < want && buf != l->torn) {
+			nl = evbuffer_search(buf, "\n", 1, NULL);
+			if (nl.pos >= 0 && evbuffer_remove_buffer(buf, l->torn,
+			    (size_t)nl.pos + 1) == -1)
+				l->sha_failed = true;
+		}
+		if (n < want) {
+			failed(l, EAGAIN);
+			return -1;
+		}
 	}
+	return 0;
+}
+
+int
+dlog_flush_before(struct dlog *l, bool allowed)
+{
+	if (l->fd == -1 || gone(l))
+		return -1;
+	if (flush_buf(l, l->torn) == -1 ||
+	    dlog_flush_queue(l, &l->allowq) == -1)
+		return -1;
+	if (allowed)
+		return 0;
+	if (flush_buf(l, l->held) == -1 ||
+	    dlog_flush_queue(l, &l->refuseq) == -1 ||
+	    dlog_flush_unlogged(l) == -1)
+		return -1;
+	return 0;
+}
+
+/*
+ * Write what waits, in its order: a torn line's rest, allowed requests'
+ * lines, lines held, refusals' lines, the line of refusals answered
+ * without theirs.  0 when nothing is left; the log is taken to work
+ * again only once it took something.
+ */
+static int
+flush_all(struct dlog *l)
+{
+	if (dlog_flush_before(l, false) == -1)
+		return -1;
 	become(l, LOG_OK, "");
 	return 0;
 }
@@ -401,34 +411,39 @@ hold(struct dlog *l, const char *line, size_t n)
 		l->counts.held++;
 }
 
+int
+dlog_put_line(struct dlog *l, const char *line, size_t n)
+{
+	size_t w;
+
+	if ((w = write_some(l, line, n)) == n) {
+		become(l, LOG_OK, "");
+		return 0;
+	}
+	if (w > 0) {
+		/*
+		 * Its start is out (a socket, or a full file that could not
+		 * be cut back): the rest must follow, before anything else.
+		 */
+		if (evbuffer_add(l->torn, line + w, n - w) == -1)
+			l->sha_failed = true;
+		failed(l, l->regular ? ENOSPC : EAGAIN);
+		return 0;
+	}
+	failed(l, errno);
+	return -1;
+}
+
 /*
- * Hand one line to the kernel now, after every line held before it.
- * 0: written (a socket that took part of it gets the rest next, before
- * anything else).  Otherwise, a line that may wait is held (0); one that
- * may not is not written at all (-1).
+ * Hand one line to the kernel now, after every line before it.  0:
+ * written.  Otherwise, a line that may wait is held (0); one that may not
+ * is not written at all (-1).
  */
 static int
 put(struct dlog *l, const char *line, size_t n, bool may_wait)
 {
-	size_t w;
-
-	if (flush_held(l) == 0) {
-		if ((w = write_some(l, line, n)) == n) {
-			become(l, LOG_OK, "");
-			return 0;
-		}
-		if (w > 0) {
-			/*
-			 * Its start is out (a socket, or a full file that
-			 * could not be cut back): the rest must follow.
-			 */
-			if (evbuffer_add(l->held, line + w, n - w) == -1)
-				l->sha_failed = true;
-			failed(l, l->regular ? ENOSPC : EAGAIN);
-			return 0;
-		}
-		failed(l, errno);
-	}
+	if (flush_all(l) == 0 && dlog_put_line(l, line, n) == 0)
+		return 0;
 	if (!may_wait)
 		return -1;
 	hold(l, line, n);
@@ -436,16 +451,18 @@ put(struct dlog *l, const char *line, size_t n, bool may_wait)
 }
 
 /*
- * May a new request be admitted?  Not while the log fails or is behind,
- * unless the policy says serve (log_failure_action serve): an audit log
- * that cannot keep up stops the proxy, not the record.
+ * May a new request be admitted?  Not while the log fails, unless the
+ * policy says serve (log_failure_action serve): an audit log that cannot
+ * take records stops the proxy, not the record.  A reader that is only
+ * behind admits: the request waits for its line (log_wait), and the lines
+ * of refusals never hold allowed requests back.
  */
 bool
 dlog_admits(struct dlog *l, bool serve)
 {
 	if (l == NULL || l->fd == -1 || serve)
 		return true;
-	return l->state == LOG_OK;
+	return l->state != LOG_FAILED;
 }
 
 /*
@@ -460,18 +477,18 @@ dlog_finish(struct dlog *l)
 
 	if (l == NULL || l->held == NULL || l->fd == -1)
 		return;
-	while (evbuffer_get_length(l->held) > 0 && waited < EXIT_WAIT_MS) {
-		if (flush_held(l) == 0 || l->state != LOG_BEHIND)
+	while (waited < EXIT_WAIT_MS) {
+		if (flush_all(l) == 0 || l->state != LOG_BEHIND)
 			break;
 		p = (struct pollfd){ l->fd, POLLOUT, 0 };
 		(void)poll(&p, 1, 100);
 		waited += 100;
 	}
-	if (evbuffer_get_length(l->held) > 0) {
+	if (flush_all(l) == -1) {
 		if (l->state == LOG_OK || l->state == LOG_BEHIND)
 			snprintf(l->why, sizeof(l->why), "its reader did not "
 			    "take them before the end");
-		lose_held(l);
+		lose_held(l, true);
 	}
 	say_lost(l);
 }
@@ -488,6 +505,9 @@ dlog_free(struct dlog *l)
 		event_free(l->writable);
 	if (l->held != NULL)
 		evbuffer_free(l->held);
+	if (l->torn != NULL)
+		evbuffer_free(l->torn);
+	dlog_wait_free(l);
 	EVP_MD_CTX_free(l->sha);
 	free(l);
 }
@@ -500,7 +520,9 @@ dlog_totals(struct dlog *l, struct dlog_totals *out)
 
 	*out = l->totals;
 	out->complete = l->totals.lost == 0 && !l->sha_failed &&
-	    evbuffer_get_length(l->held) == 0;
+	    evbuffer_get_length(l->held) == 0 &&
+	    evbuffer_get_length(l->torn) == 0 && l->nwaiting == 0 &&
+	    l->unlogged == 0;
 	memset(out->sha256, 0, sizeof(out->sha256));
 	/* A digest that missed a record is no digest: left all zero. */
 	if (l->sha_failed || sha_start(l) == -1 ||
@@ -511,47 +533,8 @@ dlog_totals(struct dlog *l, struct dlog_totals *out)
 	EVP_MD_CTX_free(copy);
 }
 
-/* The length of the UTF-8 sequence at p, or 0 when it is not one. */
-static size_t
-utf8_len(const unsigned char *p)
-{
-	size_t n = *p >= 0xf0 ? 4 : *p >= 0xe0 ? 3 : 2, i;
-
-	for (i = 1; i < n; i++)
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-	return n;
-}
-
-/* 2026-12-02T15:30:00.123Z */
-static void
-format_ts(char *buf, size_t len)
-{
-	struct timeval tv;
-	struct tm tm;
-
-	gettimeofday(&tv, NULL);
-	gmtime_r(&tv.tv_sec, &tm);
-	snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ",
-	    tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
-	    tm.tm_min, tm.tm_sec, (long)(tv.tv_usec / 1000));
-}
-
-/* Defence in depth: a host that is not normalized text is logged as "". */
-static const char *
-safe_host(const char *h)
-{
-	const char *p;
-
-	for (p = h; *p != '\0'; p++)
-		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
-		    *p == '.' || *p == '-' || *p == '_' || *p == ':'))
-			return "";
-	return h;
-}
-
-static void
-count(struct dlog *l, bool allow, enum egress_reason reason)
+void
+dlog_count(struct dlog *l, bool allow, enum egress_reason reason)
 {
 	if (allow)
 		l->totals.allow++;
@@ -569,28 +552,26 @@ count(struct dlog *l, bool allow, enum egress_reason reason)
 static void
 count_only(struct dlog *l, const struct dlog_entry *e)
 {
-	const char *h = safe_host(e->host)[0] != '\0' ? safe_host(e->host) :
+	const char *h = dlog_safe_host(e->host)[0] != '\0' ? dlog_safe_host(e->host) :
 	    "-";
 
-	count(l, e->allow, e->reason);
+	dlog_count(l, e->allow, e->reason);
 	if (l->observe != NULL)
 		return;		/* the observer tells the terminal */
 	if (!e->allow)
 		fprintf(stderr, "harn-egressd: refused %s %s:%u: %s\n",
-		    protocol_names[e->proto], h, e->port,
+		    dlog_protocol_names[e->proto], h, e->port,
 		    egress_reason_name(e->reason));
 	else if (e->reason == EGRESS_R_REPORT_ONLY)
 		fprintf(stderr, "harn-egressd: report mode let %s %s:%u "
 		    "through: enforcing refuses it (%s)\n",
-		    protocol_names[e->proto], h, e->port,
+		    dlog_protocol_names[e->proto], h, e->port,
 		    egress_reason_name(e->would));
 }
 
-static void json_chars(const char *, char *, size_t);
-
 /* After the line: the terminal's turn (never before, SPEC 5). */
-static void
-observe(struct dlog *l, const struct dlog_entry *e)
+void
+dlog_observed(struct dlog *l, const struct dlog_entry *e)
 {
 	if ((unsigned)e->proto < DLOG_PROTOCOLS &&
 	    (unsigned)e->reason < EGRESS_R_COUNT)
@@ -599,72 +580,32 @@ observe(struct dlog *l, const struct dlog_entry *e)
 		l->observe(l->observe_arg, e);
 }
 
-/* The line of one decision; its length, or 0 when it does not fit. */
-static size_t
-format_line(const struct dlog *l, char *line, size_t len,
-    const struct dlog_entry *e)
-{
-	char ts[64], a[EGRESS_ADDRSTR_MAX] = "", run[64] = "", would[48] = "";
-	char who[1700] = "", x[1600];
-	int n;
-
-	format_ts(ts, sizeof(ts));
-	if (e->addr != NULL)
-		egress_addr_format(e->addr, a, sizeof(a));
-	if (e->reason == EGRESS_R_REPORT_ONLY)
-		snprintf(would, sizeof(would), ",\"would\":\"%s\"",
-		    egress_reason_name(e->would));
-	if (l->run_id[0] != '\0')
-		snprintf(run, sizeof(run), ",\"run\":\"%s\"", l->run_id);
-	if (e->pid > 0 && e->exe != NULL && e->exe[0] != '\0') {
-		json_chars(e->exe, x, sizeof(x));
-		snprintf(who, sizeof(who), ",\"pid\":%ld,\"exe\":\"%s\"",
-		    (long)e->pid, x);
-	} else if (e->pid > 0)
-		snprintf(who, sizeof(who), ",\"pid\":%ld", (long)e->pid);
-	n = snprintf(line, len, "{\"ts\":\"%s\",\"protocol\":\"%s\","
-	    "\"host\":\"%s\",\"port\":%u,\"decision\":\"%s\","
-	    "\"reason\":\"%s\"%s%s%s%s%s%s}\n", ts,
-	    protocol_names[e->proto], safe_host(e->host), e->port,
-	    e->allow ? "allow" : "deny", egress_reason_name(e->reason), would,
-	    a[0] ? ",\"addr\":\"" : "", a, a[0] ? "\"" : "", run, who);
-	if (n < 0 || (size_t)n >= len)
-		return 0;
-	return (size_t)n;
-}
-
+/*
+ * A line the log does not take now: under serve held; otherwise not
+ * waited for here (dlog_decision_wait waits): the request is refused
+ * log_unavailable, counted for the one line written when the log catches
+ * up.
+ */
 int
 dlog_decision(struct dlog *l, const struct dlog_entry *e, bool serve)
 {
-	struct dlog_entry refused;
-	char line[LINE_MAX_LEN];
+	char line[DLOG_LINE_MAX];
 	size_t n;
 
 	if (l->fd == -1) {
 		count_only(l, e);
-		observe(l, e);
+		dlog_observed(l, e);
 		return 0;
 	}
-	/* A log_unavailable refusal never waits for its line. */
-	n = format_line(l, line, sizeof(line), e);
-	if (n > 0 && put(l, line, n, serve ||
-	    e->reason == EGRESS_R_LOG_UNAVAILABLE) == 0) {
-		count(l, e->allow, e->reason);
-		observe(l, e);
+	n = dlog_format_line(l->run_id, line, sizeof(line), e);
+	if (n > 0 && (serve ? put(l, line, n, true) == 0 :
+	    dlog_flush_before(l, e->allow) == 0 &&
+	    dlog_put_line(l, line, n) == 0)) {
+		dlog_count(l, e->allow, e->reason);
+		dlog_observed(l, e);
 		return 0;
 	}
-	/* Not written: refused log_unavailable instead, recorded so. */
-	refused = *e;
-	refused.allow = false;
-	refused.reason = EGRESS_R_LOG_UNAVAILABLE;
-	refused.would = EGRESS_R_NONE;
-	refused.addr = NULL;
-	n = format_line(l, line, sizeof(line), &refused);
-	if (n == 0 || put(l, line, n, true) == -1)
-		l->totals.lost++;
-	count(l, false, EGRESS_R_LOG_UNAVAILABLE);
-	observe(l, &refused);
-	return -1;
+	return dlog_unwritten(l, e, false);
 }
 
 const struct dlog_counts *
@@ -678,7 +619,7 @@ dlog_protocol_name(unsigned proto)
 {
 	if (proto == DLOG_DIRECT)
 		return "direct";
-	return proto < DLOG_DIRECT ? protocol_names[proto] : "";
+	return proto < DLOG_DIRECT ? dlog_protocol_names[proto] : "";
 }
 
 void
@@ -689,80 +630,20 @@ dlog_observe(struct dlog *l, void (*fn)(void *, const struct dlog_entry *),
 	l->observe_arg = arg;
 }
 
-/*
- * A JSON string's inside: the quote, the backslash and control
- * characters escaped; a byte that is not UTF-8 as \u00XX (a path may
- * hold anything).  Cut short, never cut inside an escape.
- */
-static void
-json_chars(const char *s, char *out, size_t len)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	size_t o = 0, k, need;
-	char esc[8];
-
-	for (; *p != '\0'; p += k) {
-		k = 1;
-		if (*p == '"' || *p == '\\')
-			snprintf(esc, sizeof(esc), "\\%c", *p);
-		else if (*p < 0x20 || *p == 0x7f || *p >= 0x80) {
-			k = *p >= 0xc2 && *p <= 0xf4 ? utf8_len(p) : 0;
-			if (k > 1) {
-				if (o + k >= len)
-					break;
-				memcpy(out + o, p, k);
-				o += k;
-				continue;
-			}
-			k = 1;
-			snprintf(esc, sizeof(esc), "\\u%04X", *p);
-		} else
-			snprintf(esc, sizeof(esc), "%c", *p);
-		need = strlen(esc);
-		if (o + need >= len)
-			break;
-		memcpy(out + o, esc, need);
-		o += need;
-	}
-	out[o] = '\0';
-}
-
 void
 dlog_direct(struct dlog *l, const char *addr, uint16_t port, pid_t pid,
     const char *exe, uint64_t count, bool inbound)
 {
-	/*
-	 * Each field escaped into a bound of its own, cut short if need be
-	 * (json_chars never cuts an escape): the line always fits, so a name
-	 * of control characters cannot keep a refusal out of the log.
-	 */
-	char line[1536], ts[64], a[400], x[800], run[64] = "", who[900] = "";
-	char n_[32] = "";
-	int n;
+	char line[1536];
+	size_t n = dlog_format_direct(l->run_id, line, sizeof(line), addr,
+	    port, pid, exe, count, inbound);
 
-	format_ts(ts, sizeof(ts));
-	json_chars(addr, a, sizeof(a));
-	if (l->run_id[0] != '\0')
-		snprintf(run, sizeof(run), ",\"run\":\"%s\"", l->run_id);
-	if (pid > 0 && exe != NULL && exe[0] != '\0') {
-		json_chars(exe, x, sizeof(x));
-		snprintf(who, sizeof(who), ",\"pid\":%ld,\"exe\":\"%s\"",
-		    (long)pid, x);
-	} else if (pid > 0)
-		snprintf(who, sizeof(who), ",\"pid\":%ld", (long)pid);
-	if (count > 1)
-		snprintf(n_, sizeof(n_), ",\"count\":%ju", (uintmax_t)count);
-	n = snprintf(line, sizeof(line), "{\"ts\":\"%s\",\"protocol\":"
-	    "\"direct\",\"host\":\"\",\"port\":%u,\"decision\":\"deny\","
-	    "\"reason\":\"not_through_proxy\",\"addr\":\"%s\"%s%s%s%s}\n", ts,
-	    port, a, inbound ? ",\"direction\":\"inbound\"" : "", run, who,
-	    n_);
 	/* Every refusal counted, its line written, held, or lost. */
 	l->totals.deny += count;
 	l->totals.by_reason[EGRESS_R_NOT_THROUGH_PROXY] += count;
 	l->counts.by[DLOG_DIRECT][false][EGRESS_R_NOT_THROUGH_PROXY] += count;
-	if (n < 0 || (size_t)n >= sizeof(line))
+	if (n == 0)
 		l->totals.lost++;	/* not reached: the fields are bounded */
 	else if (l->fd != -1)
-		(void)put(l, line, (size_t)n, true);
+		(void)put(l, line, n, true);
 }

@@ -50,7 +50,8 @@ unsigned	 dlog_reopened(const struct dlog *);
 /* The last writes (a slow reader waited for a moment), then the count. */
 void		 dlog_finish(struct dlog *);
 void		 dlog_totals(struct dlog *, struct dlog_totals *);
-/* May a new request be admitted (the log keeps up, or serve is set)? */
+/* May a new request be admitted (the log has not failed, or serve is
+ * set)?  A log that is only behind admits: the request waits at its line. */
 bool		 dlog_admits(struct dlog *, bool serve);
 
 enum proxy_protocol {
@@ -87,11 +88,32 @@ struct dlog_entry {
  * 0: the decision stands (its line written; or no log, only counted; or
  * serve, log_failure_action serve: held for later, or lost and counted).
  * -1: the log cannot take the line, and the request is to be refused
- * log_unavailable instead; that refusal is what is recorded (its line
- * may come later: held, written once the log takes lines again).
+ * log_unavailable instead; that refusal is what is recorded, counted in
+ * the one "unlogged" line written once the log takes lines again.
  */
 int		 dlog_decision(struct dlog *, const struct dlog_entry *,
 		    bool serve);
+/*
+ * The same, for a caller that can wait (SPEC 5 log_wait): a line the log
+ * cannot take now (its reader is behind) is queued, allowed requests'
+ * lines ahead of refusals', and 1 is returned with *wp: cb(arg, rc) is
+ * called later from the loop, exactly once unless dlog_wait_cancel comes
+ * first.  rc 0: the line was written, the decision stands; or, for a
+ * refusal, not within wait_ms: it is answered anyway.  rc -1: an allowed
+ * request's line not within wait_ms: refused log_unavailable instead.
+ * What was not written is counted, and one line with the count and
+ * reasons ("event":"unlogged") is written once the log catches up.  0
+ * and -1 returned at once mean the same, without waiting (-1 for a
+ * refusal too: a log that failed refuses everything log_unavailable).
+ */
+struct dlog_wait;
+typedef void	(*dlog_wait_cb)(void *arg, int rc);
+int		 dlog_decision_wait(struct dlog *, const struct dlog_entry *,
+		    bool serve, uint32_t wait_ms, dlog_wait_cb, void *arg,
+		    struct dlog_wait **wp);
+/* The request is gone: cb is not called; its line is written as queued. */
+void		 dlog_wait_cancel(struct dlog_wait *);
+
 /*
  * Decisions by protocol (PROXY_*, and DLOG_DIRECT for SPEC 5's direct
  * refusals), decision (1: allow) and reason, and the lines held to be

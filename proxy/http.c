@@ -159,14 +159,17 @@ asked_head(struct conn *c)
 	return n > 0 && http_begins_head(b, (size_t)n);
 }
 
+/* The refusal kept in c->logres, once its line is written (or not). */
 static void
-refuse(struct conn *c, int status, enum egress_reason reason,
-    const struct egress_addr *addr)
+refuse_logged(struct conn *c, int rc)
 {
 	char body[EGRESS_HOST_MAX + 512], resp[EGRESS_HOST_MAX + 1024];
-	int n;
+	const struct egress_addr *addr = c->logres.has_addr ?
+	    &c->logres.addr : NULL;
+	enum egress_reason reason = c->logres.reason;
+	int n, status = c->logstatus;
 
-	if (conn_log(c, false, reason, addr) == -1) {
+	if (rc == -1) {
 		status = status_for(EGRESS_R_LOG_UNAVAILABLE);
 		reason = EGRESS_R_LOG_UNAVAILABLE;
 		addr = NULL;
@@ -179,6 +182,25 @@ refuse(struct conn *c, int status, enum egress_reason reason,
 	    conn_write(c, resp, (size_t)n) == -1)
 		return;
 	conn_close_after_flush(c);
+}
+
+static void
+refuse(struct conn *c, int status, enum egress_reason reason,
+    const struct egress_addr *addr)
+{
+	int rc;
+
+	if (c->logwait != NULL)
+		return;		/* its answer waits for its line already */
+	c->logstatus = status;
+	c->logres = (struct outbound_result){ .fd = -1, .reason = reason,
+	    .has_addr = addr != NULL };
+	if (addr != NULL)
+		c->logres.addr = *addr;
+	rc = conn_log_wait(c, false, reason, EGRESS_R_NONE, addr,
+	    refuse_logged);
+	if (rc != 1)
+		refuse_logged(c, rc);
 }
 
 void
@@ -208,6 +230,7 @@ http_req_free(struct conn *c)
 static void
 http_free(struct conn *c)
 {
+	conn_log_cancel(c);
 	if (c->pstate == NULL)
 		return;		/* its init failed */
 	http_req_free(c);
@@ -462,12 +485,13 @@ cannot_be_http(struct evbuffer *in)
 	return n == (ev_ssize_t)sizeof(b) && i == n;
 }
 
+static void	allowed_logged(struct conn *, int);
+
 static void
 connected_cb(const struct outbound_result *res, void *arg)
 {
-	static const char established[] =
-	    "HTTP/1.1 200 Connection established\r\n\r\n";
 	struct conn *c = arg;
+	int rc;
 
 	c->ob = NULL;
 	if (res->fd == -1 && !res->reuse) {
@@ -475,9 +499,25 @@ connected_cb(const struct outbound_result *res, void *arg)
 		    res->has_addr ? &res->addr : NULL);
 		return;
 	}
-	if (conn_log_allowed(c, res) == -1) {
+	c->logres = *res;
+	rc = conn_log_wait(c, true, res->reason, res->would, &res->addr,
+	    allowed_logged);
+	if (rc != 1)
+		allowed_logged(c, rc);
+}
+
+/* The allow kept in c->logres, once its line is written (or not). */
+static void
+allowed_logged(struct conn *c, int rc)
+{
+	static const char established[] =
+	    "HTTP/1.1 200 Connection established\r\n\r\n";
+	const struct outbound_result *res = &c->logres;
+
+	if (rc == -1) {
 		if (res->fd != -1)
 			close(res->fd);
+		c->logres.fd = -1;
 		http_refuse(c, EGRESS_R_LOG_UNAVAILABLE);
 		return;
 	}

@@ -301,6 +301,14 @@ struct conn {
 	char			*exe;		/*   and its program, or NULL */
 	enum proxy_via		 via;		/*   for a program (SPEC 6.6) */
 	bool			 logged;	/* this request's line is written */
+	/*
+	 * connlog.c: the answer waits for the line (log_wait); what it will
+	 * be is kept here (logres.fd: an allowed connection, or -1).
+	 */
+	struct dlog_wait	*logwait;
+	void			(*logresume)(struct conn *, int rc);
+	struct outbound_result	 logres;
+	int			 logstatus;	/* HTTP: a refusal's status */
 	const char		*detail;	/* a refusal's why, for people */
 	/*
 	 * The protocol's own state (p->init makes it), emptied by p->free
@@ -337,6 +345,17 @@ int	 conn_log(struct conn *, bool allow, enum egress_reason,
 	    const struct egress_addr *);
 /* The same for an allowed outbound result (report mode's would with it). */
 int	 conn_log_allowed(struct conn *, const struct outbound_result *);
+/*
+ * connlog.c: the same, for a caller that can wait for the log (SPEC 5
+ * log_wait).  1: the line waits; reading is paused and resume(c, rc) is
+ * called later (rc as conn_log's), unless the conn closes first: the
+ * protocol's free calls conn_log_cancel, which also closes logres.fd.
+ * The caller keeps in c->logres (and logstatus) what resume needs.
+ */
+int	 conn_log_wait(struct conn *, bool allow, enum egress_reason,
+	    enum egress_reason would, const struct egress_addr *,
+	    void (*resume)(struct conn *, int));
+void	 conn_log_cancel(struct conn *);
 /*
  * Send reply (the protocol's success) to the client, then hand both sockets
  * to a tunnel; bytes the client sent after its request go first.

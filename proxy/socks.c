@@ -37,15 +37,31 @@ send_now(struct conn *c, const uint8_t *b, size_t len)
  * line the log cannot take makes it 01 (log_unavailable).
  */
 static void
-refuse(struct conn *c, enum socks_rep rep, enum egress_reason reason,
-    const struct egress_addr *addr)
+refuse_logged(struct conn *c, int rc)
 {
-	uint8_t r[10] = { SOCKS_VERSION, rep, 0, SOCKS_ATYP_V4 };
+	uint8_t r[10] = { SOCKS_VERSION, (uint8_t)c->logstatus, 0,
+	    SOCKS_ATYP_V4 };
 
-	if (conn_log(c, false, reason, addr) == -1)
+	if (rc == -1)
 		r[1] = SOCKS_REP_FAILURE;
 	if (send_now(c, r, sizeof(r)) == 0)
 		conn_close_after_flush(c);
+}
+
+static void
+refuse(struct conn *c, enum socks_rep rep, enum egress_reason reason,
+    const struct egress_addr *addr)
+{
+	int rc;
+
+	if (c->logwait != NULL)
+		return;		/* its answer waits for its line already */
+	c->logstatus = (int)rep;
+	c->logres = (struct outbound_result){ .fd = -1, .reason = reason };
+	rc = conn_log_wait(c, false, reason, EGRESS_R_NONE, addr,
+	    refuse_logged);
+	if (rc != 1)
+		refuse_logged(c, rc);
 }
 
 /*
@@ -107,12 +123,13 @@ socks_timeout(struct conn *c)
 	conn_close(c);
 }
 
+static void	allowed_logged(struct conn *, int);
+
 static void
 connected_cb(const struct outbound_result *res, void *arg)
 {
-	static const uint8_t ok[10] = { SOCKS_VERSION, SOCKS_REP_OK, 0,
-	    SOCKS_ATYP_V4 };
 	struct conn *c = arg;
+	int rc;
 
 	c->ob = NULL;
 	if (res->fd == -1) {
@@ -120,12 +137,28 @@ connected_cb(const struct outbound_result *res, void *arg)
 		    &res->addr : NULL);
 		return;
 	}
-	if (conn_log_allowed(c, res) == -1) {
-		close(res->fd);
+	c->logres = *res;
+	rc = conn_log_wait(c, true, res->reason, res->would, &res->addr,
+	    allowed_logged);
+	if (rc != 1)
+		allowed_logged(c, rc);
+}
+
+/* The allow kept in c->logres, once its line is written (or not). */
+static void
+allowed_logged(struct conn *c, int rc)
+{
+	static const uint8_t ok[10] = { SOCKS_VERSION, SOCKS_REP_OK, 0,
+	    SOCKS_ATYP_V4 };
+	int fd = c->logres.fd;
+
+	c->logres.fd = -1;
+	if (rc == -1) {
+		close(fd);
 		refuse(c, SOCKS_REP_FAILURE, EGRESS_R_LOG_UNAVAILABLE, NULL);
 		return;
 	}
-	conn_start_tunnel(c, res->fd, ok, sizeof(ok));
+	conn_start_tunnel(c, fd, ok, sizeof(ok));
 }
 
 /*
@@ -234,6 +267,7 @@ socks_read(struct bufferevent *bev, void *arg)
 static void
 socks_free(struct conn *c)
 {
+	conn_log_cancel(c);
 }
 
 static bool

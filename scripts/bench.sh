@@ -26,6 +26,11 @@
 #                               resolver that never answers (issue 33):
 #                               its p50/p99/max, the proxy's CPU and RSS
 #                               (EGRESSD=path: another build's binary)
+#   scripts/bench.sh slowlog    a legitimate client's CONNECT latency while
+#                               the --log - reader takes 80 KB/s and 32
+#                               clients send refused requests (8 more
+#                               allowed ones), then after (issue 33
+#                               item 5; EGRESSD=path: another build's)
 #   scripts/bench.sh loglat     from an answer to its decision line in the
 #                               --log file: median and max, idle and under
 #                               load (EGRESSD=path: another build's binary)
@@ -38,8 +43,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 what=${1:-all}
 
 case $what in
-all|tunnels|peers|decide|sandbox|loglat|transparent|deadnames) ;;
-*) echo "usage: scripts/bench.sh [decide|sandbox|tunnels|peers|loglat|transparent|deadnames]" >&2; exit 2 ;;
+all|tunnels|peers|decide|sandbox|loglat|transparent|deadnames|slowlog) ;;
+*) echo "usage: scripts/bench.sh [decide|sandbox|tunnels|peers|loglat|transparent|deadnames|slowlog]" >&2; exit 2 ;;
 esac
 
 sh "$top/scripts/bootstrap.sh" >/dev/null
@@ -122,6 +127,43 @@ if [ "$what" = all ] || [ "$what" = loglat ]; then
 	kill "$llpid" 2>/dev/null
 	wait "$llpid" 2>/dev/null
 	rm -rf "$ll"
+fi
+if [ "$what" = all ] || [ "$what" = slowlog ]; then
+	sl=$(mktemp -d "${TMPDIR:-/tmp}/harn-slowlog.XXXXXX")
+	python3 "$top/bench/transparent.py" origin "$sl/oport" &
+	slo=$!
+	printf 'good.test A 127.0.0.1\n' >"$sl/zone"
+	python3 "$top/tests/dnsd.py" --zone "$sl/zone" --port-file "$sl/dport" &
+	sld=$!
+	n=0
+	while { [ ! -s "$sl/oport" ] || [ ! -s "$sl/dport" ]; } && [ $n -lt 100 ]; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+	op=$(cat "$sl/oport")
+	printf 'resolver 127.0.0.1:%s\nallow_loopback on\nallow good.test:%s\n' \
+	    "$(cat "$sl/dport")" "$op" >"$sl/p.conf"
+	mkfifo "$sl/fifo"
+	python3 "$top/tests/proxy/fairlog.py" reader --rate 80000 \
+	    --out "$sl/copy" <"$sl/fifo" &
+	slr=$!
+	"${EGRESSD:-$top/build/harn-egressd}" --policy "$sl/p.conf" \
+	    --listen 127.0.0.1:0 --port-file "$sl/port" --log - \
+	    >/dev/null 2>"$sl/fifo" &
+	slp=$!
+	n=0
+	while [ ! -s "$sl/port" ] && [ $n -lt 50 ]; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+	echo "== a CONNECT every 0.2 s, log reader at 80 KB/s, 32 refused + 8 allowed clients for 8 s, then 4 s after (${EGRESSD:-this build})"
+	python3 "$top/tests/proxy/fairlog.py" load --proxy "$(cat "$sl/port")" \
+	    --origin "$op" --seconds 8 --after 4 --attackers 32 --allowed 8 || true
+	kill "$slp" "$slo" "$sld" 2>/dev/null
+	wait "$slp" "$slo" "$sld" 2>/dev/null
+	kill "$slr" 2>/dev/null
+	wait "$slr" 2>/dev/null
+	rm -rf "$sl"
 fi
 if [ "$what" = all ] || [ "$what" = transparent ]; then
 	tb=$(mktemp -d "${TMPDIR:-/tmp}/harn-transparent.XXXXXX")

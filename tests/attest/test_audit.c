@@ -393,6 +393,19 @@ static const struct bad_row bad_rows[] = {
 	{ GOOD_HEAD "\"port\":80,\"decision\":\"deny\",\"reason\":"
 	    "\"shutting_down\",\"addr\":\"1.2.3.4\"}", 0,
 	    "\"addr\" with reason shutting_down" },
+	/* The one line for refusals answered without theirs (log_wait). */
+	{ "{\"ts\":\"t\",\"event\":\"close\",\"count\":1,\"reasons\":"
+	    "{\"deny_rule\":1}}", 0, "malformed \"event\" line" },
+	{ "{\"ts\":\"t\",\"event\":\"unlogged\",\"count\":3,\"reasons\":"
+	    "{\"deny_rule\":2}}", 0, "malformed \"event\" line" },
+	{ "{\"ts\":\"t\",\"event\":\"unlogged\",\"count\":1,\"reasons\":"
+	    "{\"allow_rule\":1}}", 0, "malformed \"event\" line" },
+	{ "{\"ts\":\"t\",\"event\":\"unlogged\",\"count\":1,\"reasons\":"
+	    "{\"nope\":1}}", 0, "malformed \"event\" line" },
+	{ "{\"ts\":\"t\",\"event\":\"unlogged\",\"count\":1,\"reasons\":"
+	    "{\"deny_rule\":1},\"host\":\"h\"}", 0, "malformed \"event\" line" },
+	{ "{\"ts\":\"t\",\"event\":\"unlogged\",\"count\":0,\"reasons\":"
+	    "{}}", 0, "malformed \"event\" line" },
 	{ NUL_LINE, sizeof(NUL_LINE) - 1, "NUL at byte" },
 	{ "\0", 1, "NUL at byte 0" },
 	{ "{\"ts\":\"t\\u0000\",\"protocol\":\"http\",\"host\":\"h\","
@@ -446,6 +459,29 @@ test_malformed(void **state)
 		row_run(bad_row, r);
 	}
 	rows_done("bad_rows");
+}
+
+/* One line for refusals answered without theirs: its counts, by reason. */
+static void
+test_unlogged(void **state)
+{
+	struct audit *a;
+	json_t *j;
+
+	(void)state;
+	assert_non_null(a = audit_new());
+	assert_int_equal(feed_str(a, "{\"ts\":\"2026-12-06T19:00:00.000Z\","
+	    "\"event\":\"unlogged\",\"count\":5,\"reasons\":{\"deny_rule\":"
+	    "2,\"log_unavailable\":3},\"run\":\"r1\"}"), 0);
+	j = summary(a, 10);
+	assert_int_equal(num(j, "records", NULL), 1);
+	assert_int_equal(num(j, "malformed", NULL), 0);
+	assert_int_equal(num(j, "decisions", "deny"), 5);
+	assert_int_equal(num(j, "decisions", "allow"), 0);
+	assert_int_equal(num(j, "by_reason", "deny_rule"), 2);
+	assert_int_equal(num(j, "by_reason", "log_unavailable"), 3);
+	json_decref(j);
+	audit_free(a);
 }
 
 /* Deep nesting, within and beyond jansson's limit, fails cleanly. */
@@ -1228,6 +1264,7 @@ main(void)
 		cmocka_unit_test(test_valid),
 		cmocka_unit_test(test_valid_forms),
 		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_unlogged),
 		cmocka_unit_test(test_nested),
 		cmocka_unit_test(test_no_echo),
 		cmocka_unit_test(test_why_sizes),

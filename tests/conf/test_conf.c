@@ -88,7 +88,8 @@ static const char default_text[] =
 	"max_connections 4096\n"
 	"max_header_bytes 65536\n"
 	"# listen_backlog: max_connections, at most net.core.somaxconn\n"
-	"log_failure_action refuse\n";
+	"log_failure_action refuse\n"
+	"log_wait 1s\n";
 
 static void
 check_defaults(const struct conf *c, const char *source)
@@ -112,6 +113,7 @@ check_defaults(const struct conf *c, const char *source)
 	assert_int_equal(c->max_connections, 4096);
 	assert_int_equal(c->max_header_bytes, 65536);
 	assert_false(c->log_failure_serve);
+	assert_int_equal(c->log_wait, 1000);
 	assert_true(c->transparent);
 	assert_non_null(text = conf_format(c));
 	assert_string_equal(text, default_text);
@@ -242,6 +244,9 @@ static const struct accept_case accept_cases[] = {
 	    "drain_timeout 30s"),
 	A_NUM("drain_timeout 0s", drain_timeout, 0, "drain_timeout 0ms"),
 	A_NUM("drain_timeout 0ms", drain_timeout, 0, "drain_timeout 0ms"),
+	A_NUM("log_wait 250ms", log_wait, 250, "log_wait 250ms"),
+	A_NUM("log_wait 0s", log_wait, 0, "log_wait 0ms"),
+	A_NUM("log_wait 1m", log_wait, 60000, "log_wait 1m"),
 	A_NUM("max_connections 1", max_connections, 1, "max_connections 1"),
 	A_NUM("max_connections 4096", max_connections, 4096, NULL),
 	A_NUM("max_connections 1000000", max_connections, 1000000, NULL),
@@ -451,6 +456,10 @@ static const struct error_case error_cases[] = {
 	E("drain_timeout 10", 1, "drain_timeout"),
 	E("drain_timeout 86401s", 1, "between"),
 	E("drain_timeout 1s\ndrain_timeout 1s", 2, "twice"),
+	E("log_wait 61s", 1, "between"),
+	E("log_wait 1", 1, "log_wait"),
+	E("log_wait", 1, "needs a value"),
+	E("log_wait 1s\nlog_wait 1s", 2, "twice"),
 	/* Numbers. */
 	E("max_connections 0", 1, "between"),
 	E("max_connections 1000001", 1, "between"),
@@ -634,7 +643,7 @@ test_format_exact(void **state)
 	    "idle_timeout 90s\ndrain_timeout 0ms\nmax_connections 4096\n"
 	    "max_header_bytes 65536\n"
 	    "# listen_backlog: max_connections, at most net.core.somaxconn\n"
-	    "log_failure_action refuse\n"
+	    "log_failure_action refuse\nlog_wait 1s\n"
 	    "allow b.example:80\nallow *.c.example\ndeny 10.0.0.0/8\n";
 	char err[CONF_ERR_MAX];
 	struct conf *c;

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * test_dlog: the decision log (proxy/dlog.c, SPEC 5).  A line is in the
- * log when dlog_decision returns, before the caller answers anything; a
- * line the log cannot take at once (a full pipe, a deleted file) makes
- * the request a log_unavailable refusal, whose line waits and is written
- * once the log takes lines again; under serve every line may wait.
+ * test_dlog: the decision log (proxy/dlog.c, dlogwait.c, SPEC 5).  A line
+ * is in the log when dlog_decision returns, before the caller answers
+ * anything; a line the log cannot take at once (a full pipe, a deleted
+ * file) makes an allowed request a log_unavailable refusal, and a refusal
+ * is answered anyway, both counted in one "unlogged" line written once
+ * the log takes lines again; dlog_decision_wait waits up to log_wait for
+ * a reader that is behind, allowed lines first; under serve every line
+ * may wait.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -195,51 +199,288 @@ test_written_at_once(void **state)
 	assert_true(t.complete);
 }
 
+/* Run the loop until *flag, within a bound; drain the reader as it goes. */
+static void
+loop_until(struct fixture *f, const int *flag, char *buf, size_t len)
+{
+	int i;
+
+	for (i = 0; i < 400 && !*flag; i++) {
+		(void)event_base_loop(f->base, EVLOOP_ONCE | EVLOOP_NONBLOCK);
+		drain(f, buf + strlen(buf), len - strlen(buf));
+		if (!*flag)
+			usleep(5000);
+	}
+	assert_true(*flag);
+}
+
 /*
- * A full pipe: the request is refused log_unavailable (its own line is
- * never written), new ones are not admitted, and once the reader drains
- * the pipe the refusal's line goes in, then the log admits again.
+ * A full pipe, for a caller that does not wait: each request the log does
+ * not take is refused log_unavailable (-1), counted, its line never held
+ * ahead of anything; the log admits (it is behind, not failed); once the
+ * reader drains the pipe one line says how many and why.
  */
 static void
 test_full_pipe(void **state)
 {
 	struct fixture *f = *state;
-	struct dlog_entry late = { .proto = PROXY_SOCKS5, .host =
-	    "late.example", .port = 80, .reason = EGRESS_R_LOG_UNAVAILABLE };
 	struct dlog_totals t;
 	static char buf[1 << 20];
-	int i, refused = -1;
+	int i, refused = 0, done = 0;
 
 	assert_int_equal(fcntl(f->fds[1], F_SETPIPE_SZ, 4096), 4096);
-	for (i = 0; i < 100 && refused == -1; i++)
-		if (decide(f, "fill.example", false, false) == -1)
-			refused = i;
-	assert_true(refused > 0);
-	assert_false(dlog_admits(f->log, false));
-	assert_true(dlog_admits(f->log, true));
-	/* A refusal decided while it is behind waits for its line. */
-	assert_int_equal(dlog_decision(f->log, &late, false), 0);
+	for (i = 0; i < 100; i++)
+		refused -= decide(f, "fill.example", false, false);
+	assert_true(refused > 0 && refused < 100);
+	assert_true(dlog_admits(f->log, false));
+	assert_int_equal(decide(f, "allowed.example", true, false), -1);
 	drain(f, buf, sizeof(buf));
-	assert_int_equal(count(buf, "\"host\":\"fill.example\""), refused);
-	assert_null(strstr(buf, "log_unavailable"));
-	/* Room again: the held lines are written when the loop sees it. */
-	assert_int_equal(event_base_loop(f->base, EVLOOP_ONCE |
-	    EVLOOP_NONBLOCK), 0);
-	drain(f, buf, sizeof(buf));
-	assert_int_equal(count(buf, "\"reason\":\"log_unavailable\""), 2);
-	assert_int_equal(count(buf, "\"decision\":\"allow\""), 0);
-	assert_non_null(strstr(buf, "\"protocol\":\"http_connect\",\"host\":"
-	    "\"fill.example\",\"port\":443,\"decision\":\"deny\",\"reason\":"
-	    "\"log_unavailable\",\"run\":\"r1\"}\n"));
-	assert_true(strstr(buf, "fill.example") < strstr(buf, "late.example"));
+	assert_int_equal(count(buf, "\"host\":\"fill.example\""),
+	    100 - refused);
+	dlog_totals(f->log, &t);
+	assert_false(t.complete);
+	/* Room again: the one line, when the loop sees it. */
+	buf[0] = '\0';
+	while (!done && event_base_loop(f->base, EVLOOP_ONCE |
+	    EVLOOP_NONBLOCK) == 0)
+		done = strstr(buf, "unlogged") != NULL || drain(f, buf +
+		    strlen(buf), sizeof(buf) - strlen(buf)) == 0;
+	drain(f, buf + strlen(buf), sizeof(buf) - strlen(buf));
+	assert_int_equal(count(buf, "\"event\":\"unlogged\""), 1);
+	assert_non_null(strstr(buf, "\"log_unavailable\":"));
+	assert_null(strstr(buf, "\"no_allow_rule\":"));
 	assert_true(dlog_admits(f->log, false));
 	assert_int_equal(decide(f, "after.example", true, false), 0);
 	drain(f, buf, sizeof(buf));
 	assert_non_null(strstr(buf, "after.example"));
 	dlog_totals(f->log, &t);
-	assert_int_equal(t.by_reason[EGRESS_R_LOG_UNAVAILABLE], 2);
+	assert_int_equal(t.deny, 101);
+	assert_int_equal(t.by_reason[EGRESS_R_NO_ALLOW_RULE], 100 - refused);
+	assert_int_equal(t.by_reason[EGRESS_R_LOG_UNAVAILABLE], refused + 1);
 	assert_int_equal(t.lost, 0);
 	assert_true(t.complete);
+}
+
+struct waited {
+	int	called;
+	int	rc;
+};
+
+static void
+waited_cb(void *arg, int rc)
+{
+	struct waited *w = arg;
+
+	w->called++;
+	w->rc = rc;
+}
+
+static int
+decide_wait(struct fixture *f, const char *host, bool allow, uint32_t ms,
+    struct waited *w, struct dlog_wait **wp)
+{
+	struct dlog_entry e = { .proto = PROXY_SOCKS5, .host = host,
+	    .port = 443, .allow = allow, .reason = allow ?
+	    EGRESS_R_ALLOW_RULE : EGRESS_R_DENY_RULE };
+
+	return dlog_decision_wait(f->log, &e, false, ms, waited_cb, w, wp);
+}
+
+/* Fill a 4 KiB pipe with refusals' lines: how many it took. */
+static int
+fill(struct fixture *f)
+{
+	struct dlog_totals t;
+	int i;
+
+	assert_int_equal(fcntl(f->fds[1], F_SETPIPE_SZ, 4096), 4096);
+	for (i = 0; i < 100; i++)
+		(void)decide(f, "fill.example", false, false);
+	dlog_totals(f->log, &t);
+	return (int)t.records;
+}
+
+/*
+ * A reader behind for a moment: the allowed request waits (1), its
+ * callback comes from the loop once the line is in, and its line goes
+ * before a refusal's queued earlier.
+ */
+static void
+test_wait_taken(void **state)
+{
+	struct fixture *f = *state;
+	struct waited r = { 0, 5 }, a = { 0, 5 };
+	struct dlog_wait *wr, *wa;
+	static char buf[1 << 16];
+	struct dlog_totals t;
+
+	(void)fill(f);
+	assert_int_equal(decide_wait(f, "refused.example", false, 5000, &r,
+	    &wr), 1);
+	assert_int_equal(decide_wait(f, "allowed.example", true, 5000, &a,
+	    &wa), 1);
+	assert_non_null(wr);
+	assert_non_null(wa);
+	assert_int_equal(a.called, 0);
+	buf[0] = '\0';
+	loop_until(f, &r.called, buf, sizeof(buf));
+	assert_int_equal(a.called, 1);
+	assert_int_equal(a.rc, 0);
+	assert_int_equal(r.rc, 0);
+	assert_non_null(strstr(buf, "allowed.example"));
+	assert_non_null(strstr(buf, "refused.example"));
+	assert_true(strstr(buf, "allowed.example") <
+	    strstr(buf, "refused.example"));
+	/* The allowed line also passed the line owed for the fill's. */
+	assert_non_null(strstr(strstr(buf, "refused.example"),
+	    "\"event\":\"unlogged\""));
+	dlog_totals(f->log, &t);
+	assert_int_equal(t.allow, 1);
+	assert_int_equal(t.by_reason[EGRESS_R_DENY_RULE], 1);
+}
+
+/*
+ * A reader that stays behind: after log_wait the allowed request is
+ * refused log_unavailable (-1) and the refusal answered anyway (0), both
+ * counted in the one line written when the reader comes back.
+ */
+static void
+test_wait_expires(void **state)
+{
+	struct fixture *f = *state;
+	struct waited r = { 0, 5 }, a = { 0, 5 };
+	struct dlog_wait *wr, *wa;
+	static char buf[1 << 16];
+	struct dlog_totals t, t0;
+	int i;
+
+	(void)fill(f);
+	dlog_totals(f->log, &t0);
+	assert_int_equal(decide_wait(f, "refused.example", false, 30, &r,
+	    &wr), 1);
+	assert_int_equal(decide_wait(f, "allowed.example", true, 30, &a,
+	    &wa), 1);
+	for (i = 0; i < 200 && a.called + r.called < 2; i++)
+		(void)event_base_loop(f->base, EVLOOP_ONCE);
+	assert_int_equal(a.called, 1);
+	assert_int_equal(a.rc, -1);
+	assert_int_equal(r.called, 1);
+	assert_int_equal(r.rc, 0);	/* answered anyway, as decided */
+	dlog_totals(f->log, &t);
+	assert_int_equal(t.allow, 0);
+	assert_int_equal(t.by_reason[EGRESS_R_LOG_UNAVAILABLE],
+	    t0.by_reason[EGRESS_R_LOG_UNAVAILABLE] + 1);
+	assert_int_equal(t.by_reason[EGRESS_R_DENY_RULE], 1);
+	buf[0] = '\0';
+	drain(f, buf, sizeof(buf));
+	for (i = 0; i < 100 && strstr(buf, "\"deny_rule\":1") == NULL; i++) {
+		(void)event_base_loop(f->base, EVLOOP_ONCE | EVLOOP_NONBLOCK);
+		drain(f, buf + strlen(buf), sizeof(buf) - strlen(buf));
+	}
+	assert_null(strstr(buf, "allowed.example"));
+	assert_null(strstr(buf, "refused.example"));
+	assert_non_null(strstr(buf, "\"event\":\"unlogged\""));
+	assert_non_null(strstr(buf, "\"deny_rule\":1"));
+	assert_non_null(strstr(buf, "\"log_unavailable\":"));
+	dlog_totals(f->log, &t);
+	assert_int_equal(t.lost, 0);
+	assert_true(t.complete);
+}
+
+/*
+ * A request gone while it waits: never called back, its line still
+ * written; and at most MAX_WAITING lines wait, past that the answer is
+ * at once (memory is bounded).
+ */
+static void
+test_wait_cancel_bound(void **state)
+{
+	struct fixture *f = *state;
+	struct waited gone = { 0, 5 }, w = { 0, 5 };
+	struct dlog_wait *wg, *wx;
+	static char buf[1 << 21];
+	int i, rc = 1, queued = 0;
+
+	(void)fill(f);
+	assert_int_equal(decide_wait(f, "gone.example", true, 5000, &gone,
+	    &wg), 1);
+	dlog_wait_cancel(wg);
+	for (i = 0; i < 2000 && rc == 1; i++)
+		if ((rc = decide_wait(f, "many.example", true, 5000, &w,
+		    &wx)) == 1)
+			queued++;
+	assert_int_equal(rc, -1);
+	assert_int_equal(queued, 1023);
+	buf[0] = '\0';
+	while (w.called < queued) {
+		(void)event_base_loop(f->base, EVLOOP_ONCE | EVLOOP_NONBLOCK);
+		if (drain(f, buf + strlen(buf), sizeof(buf) - strlen(buf)) ==
+		    0 && w.called < queued)
+			(void)event_base_loop(f->base, EVLOOP_ONCE);
+	}
+	assert_int_equal(gone.called, 0);
+	assert_non_null(strstr(buf, "gone.example"));
+	assert_int_equal(w.rc, 0);
+}
+
+/*
+ * A socket takes part of a write: the rest of the line it cut goes first,
+ * the lines after it stay queued, and nothing is written twice: every
+ * line whole, each decision's exactly once, allowed ones answered.
+ */
+static void
+test_wait_socket(void **state)
+{
+	struct fixture *f = *state;
+	static struct waited w[400];
+	struct dlog_wait *wp;
+	static char buf[1 << 20];
+	char host[32], *line, *nl;
+	int i, sv[2], sz = 4096, done, queued = 0;
+	json_t *j;
+
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	assert_int_equal(setsockopt(sv[1], SOL_SOCKET, SO_SNDBUF, &sz,
+	    sizeof(sz)), 0);
+	assert_int_equal(fcntl(sv[0], F_SETFL, O_NONBLOCK), 0);
+	dlog_free(f->log);
+	close(f->fds[0]);
+	close(f->fds[1]);
+	f->fds[0] = sv[0];
+	f->fds[1] = sv[1];
+	assert_non_null(f->log = dlog_new(f->base, sv[1], "r1"));
+	for (i = 0; i < 400; i++) {
+		snprintf(host, sizeof(host), "%c%d.example", i % 2 ? 'r' : 'a',
+		    i);
+		w[i].rc = decide_wait(f, host, i % 2 == 0, 5000, &w[i], &wp);
+		if (w[i].rc == 1)
+			queued++;
+		else
+			w[i].called = 1;
+	}
+	assert_true(queued > 0);
+	buf[0] = '\0';
+	for (i = 0, done = 0; i < 2000 && !done; i++) {
+		(void)event_base_loop(f->base, EVLOOP_ONCE | EVLOOP_NONBLOCK);
+		drain(f, buf + strlen(buf), sizeof(buf) - strlen(buf));
+		for (done = 1, sz = 0; sz < 400; sz++)
+			done &= w[sz].called == 1;
+	}
+	assert_true(done);
+	for (i = 0; i < 400; i++)
+		assert_int_equal(w[i].rc, 0);
+	drain(f, buf + strlen(buf), sizeof(buf) - strlen(buf));
+	for (line = buf; (nl = strchr(line, '\n')) != NULL; line = nl + 1) {
+		assert_non_null(j = json_loadb(line, (size_t)(nl - line), 0,
+		    NULL));
+		json_decref(j);
+	}
+	assert_int_equal(*line, '\0');
+	for (i = 0; i < 400; i++) {
+		snprintf(host, sizeof(host), "\"%c%d.example\"", i % 2 ? 'r' :
+		    'a', i);
+		assert_int_equal(count(buf, host), 1);
+	}
 }
 
 /* Under serve, a line the log cannot take waits; the decision stands. */
@@ -284,6 +525,10 @@ test_deleted_file(void **state)
 	assert_int_equal(t.records, 1);
 	assert_int_equal(t.allow, 1);
 	assert_int_equal(t.by_reason[EGRESS_R_LOG_UNAVAILABLE], 1);
+	assert_false(t.complete);
+	/* The refusal's one line never comes: lost, at the end. */
+	dlog_finish(f->log);
+	dlog_totals(f->log, &t);
 	assert_int_equal(t.lost, 1);
 	assert_false(t.complete);
 }
@@ -297,6 +542,14 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_fields, setup_pipe,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_full_pipe, setup_pipe,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_wait_taken, setup_pipe,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_wait_expires, setup_pipe,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_wait_cancel_bound,
+		    setup_pipe, teardown),
+		cmocka_unit_test_setup_teardown(test_wait_socket, setup_pipe,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_full_pipe_serve,
 		    setup_pipe, teardown),
