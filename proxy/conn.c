@@ -25,6 +25,28 @@ static void	flushed_cb(struct bufferevent *, void *);
 static void	inactive(struct conn *);
 
 /*
+ * px->headless: connections without a complete head, in the order they
+ * began waiting for one (accept, or a kept-alive one's last response):
+ * the first is shed first (conn_make_room).
+ */
+static void
+headless_leave(struct conn *c)
+{
+	if (c->headless) {
+		TAILQ_REMOVE(&c->px->headless, c, hl_entry);
+		c->headless = false;
+	}
+}
+
+static void
+headless_join(struct conn *c)
+{
+	headless_leave(c);
+	TAILQ_INSERT_TAIL(&c->px->headless, c, hl_entry);
+	c->headless = true;
+}
+
+/*
  * A connection that said nothing at all is closed without a word, as is a
  * kept-alive one that began no new request, and one that would not read
  * its refusal.  A request under way is refused as its protocol says.
@@ -103,24 +125,36 @@ conn_accept(struct proxy *px, evutil_socket_t fd, struct sockaddr *sa,
 	c->gen = gen_hold(px->gen);
 	conn_owner(c);
 	TAILQ_INSERT_TAIL(&px->conns, c, entry);
-	px->nconns++;
+	/* The lowest free descriptor with none open: what the rest holds. */
+	if (px->nconns++ == 0)
+		px->fd_base = fd;
+	proxy_mem_note(px);
 	c->active = true;
 	px->nactive++;
 	c->bev = bufferevent_socket_new(px->base, fd, 0);
 	c->head_timer = evtimer_new(px->base, head_timeout_cb, c);
 	if (c->bev == NULL || c->head_timer == NULL ||
 	    bufferevent_disable(c->bev, EV_WRITE) == -1 ||
-	    conn_enter(c, CONN_SNIFF) == -1)
+	    conn_enter(c, CONN_SNIFF) == -1) {
 		conn_close(c);
+		return;
+	}
+	/*
+	 * Counted from now, sent a byte or not: at the limit, or short of
+	 * descriptors, the oldest connection without a head makes room.
+	 * With none to shed, this one is refused at its first byte.
+	 */
+	conn_make_room(c, fd);
 }
 
 /*
- * Over the limit?  Decided at the first byte, not at accept, from a count
- * without those refused or closing.  A client that closed one connection
- * and opened the next may still be counted twice: its EOF can wait in the
- * same loop pass, or arrive while the loop works.  So an over-limit verdict
- * is looked at again a few times over a few milliseconds (a timer runs
- * after the I/O that woke the loop with it) before the client is refused.
+ * Found over the limit at accept, with nothing to shed: looked at again
+ * at the first byte (a connection may have lost its head since, or
+ * closed).  A client that closed one connection and opened the next may
+ * still be counted twice: its EOF can wait in the same loop pass, or
+ * arrive while the loop works.  So an over-limit verdict is looked at
+ * again a few times over a few milliseconds (a timer runs after the I/O
+ * that woke the loop with it) before the client is refused.
  * Returns true when the client is to wait for recheck_cb.
  */
 static bool
@@ -131,7 +165,9 @@ limit_wait(struct conn *c)
 	if (c->rechecks > 0)
 		tv.tv_usec = 1000 << (c->rechecks - 1);
 
-	c->over_limit = conn_over_limit(c->px);
+	if (!c->over_limit)
+		return false;
+	conn_make_room(c, -1);
 	if (!c->over_limit || c->rechecks == LIMIT_RECHECKS)
 		return false;
 	if (c->recheck == NULL &&
@@ -162,6 +198,53 @@ conn_proto_of(const void *first, size_t got)
 	return protos[i];
 }
 
+/*
+ * Over max_connections with nothing to shed: answered at once and closed,
+ * from what its first read brought, never read on (so no number of
+ * over-limit clients is buffered, and none holds a descriptor until
+ * header_timeout).  An HTTP head already whole goes to its protocol,
+ * which refuses it at once and logs what it asked; otherwise the line
+ * names no target, as for a client refused out of descriptors.
+ * true when the protocol is to read (and refuse) it.
+ */
+static bool
+refuse_over_limit(struct conn *c)
+{
+	static const char full[] = "harn-egressd: refused: limit_exceeded "
+	    "(max_connections reached; try again later)\n";
+	static const char nofd[] = "harn-egressd: refused: limit_exceeded "
+	    "(out of file descriptors; try again later)\n";
+	static const char nolog[] = "harn-egressd: refused: log_unavailable "
+	    "(the decision log cannot take records)\n";
+	struct evbuffer *in = bufferevent_get_input(c->bev);
+	enum egress_reason why = EGRESS_R_LIMIT_EXCEEDED;
+	char first[64], out[512];
+	ev_ssize_t got;
+	int n;
+
+	inactive(c);
+	if (c->fds_gone)
+		proxy_say_out_of_fds(c->px);
+	if (c->p == &http_proto &&
+	    evbuffer_search(in, "\r\n\r\n", 4, NULL).pos != -1)
+		return true;
+	if (c->p->refuse_unread == NULL) {
+		conn_close(c);
+		return false;
+	}
+	if ((got = evbuffer_copyout(in, first, sizeof(first))) < 0)
+		got = 0;
+	if (conn_log(c, false, why, NULL) == -1)
+		why = EGRESS_R_LOG_UNAVAILABLE;
+	n = c->p->refuse_unread(out, sizeof(out), why,
+	    why != EGRESS_R_LIMIT_EXCEEDED ? nolog : c->fds_gone ? nofd : full,
+	    first, (size_t)got);
+	if (n > 0 && (size_t)n < sizeof(out))
+		(void)send(c->fd, out, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT);
+	conn_close(c);
+	return false;
+}
+
 /* The first byte is in: the protocol it names reads the request. */
 static void
 sniff_start(struct conn *c)
@@ -172,14 +255,13 @@ sniff_start(struct conn *c)
 		return;
 	if (limit_wait(c))
 		return;
-	/* Refused: it waits for its request only to log what it asked. */
-	if (c->over_limit)
-		inactive(c);
 	/* The broker asks in SOCKS5 for a program's own connect (6.6). */
 	c->p = c->via == PROXY_VIA_DNS ? &dns_proto : conn_proto_of(&first, 1);
 	c->proto = c->p->proto;
 	if (c->via == PROXY_VIA_TRANSPARENT && c->proto == PROXY_SOCKS5)
 		c->proto = PROXY_TRANSPARENT;
+	if (c->over_limit && !refuse_over_limit(c))
+		return;
 	if (c->p->init != NULL && c->p->init(c) == -1) {
 		conn_close(c);
 		return;
@@ -272,6 +354,11 @@ conn_enter(struct conn *c, enum conn_state s)
 	const struct conn_proto *p = c->p;
 
 	c->state = s;
+	/* Head-less: from accept, or a kept-alive one's last response. */
+	if (s == CONN_SNIFF || s == CONN_IDLE)
+		headless_join(c);
+	else if (s != CONN_REQUEST)
+		headless_leave(c);
 	switch (s) {
 	case CONN_SNIFF:
 		bufferevent_setcb(b, sniff_cb, NULL, event_cb, c);
@@ -363,8 +450,10 @@ conn_close(struct conn *c)
 		evbuffer_free(c->early);
 	gen_release(c->gen);
 	TAILQ_REMOVE(&px->conns, c, entry);
+	headless_leave(c);
 	px->nconns--;
 	inactive(c);
+	proxy_mem_note(px);
 	free(c->exe);
 	free(c->pstate);
 	free(c);
