@@ -7,6 +7,7 @@
  * bufferevent; a tunnel takes the bare sockets.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdlib.h>
@@ -15,14 +16,18 @@
 #include <unistd.h>
 
 #include "proxy/internal.h"
+#include "proxy/shed.h"
+#include "proxy/socksmsg.h"
 
 #define LIMIT_RECHECKS	5	/* 0, 1, 2, 4, 8 ms: 15 ms at most */
+#define SHED_LOOK	8	/* candidates looked at for one to shed */
 
 static void	sniff_cb(struct bufferevent *, void *);
 static void	recheck_cb(evutil_socket_t, short, void *);
 static void	event_cb(struct bufferevent *, short, void *);
 static void	flushed_cb(struct bufferevent *, void *);
 static void	inactive(struct conn *);
+static void	conn_make_room(struct conn *, long);
 
 /*
  * px->headless: connections without a complete head, in the order they
@@ -148,6 +153,112 @@ conn_accept(struct proxy *px, evutil_socket_t fd, struct sockaddr *sa,
 }
 
 /*
+ * Bytes are there that the loop has not looked at yet: a client that
+ * sent its request while others were accepted in the same pass.
+ */
+static bool
+has_unread(const struct conn *c)
+{
+	char b;
+
+	if (c->state != CONN_SNIFF && c->state != CONN_IDLE)
+		return false;	/* a head under way: judged by its age */
+	if (c->bev != NULL &&
+	    evbuffer_get_length(bufferevent_get_input(c->bev)) > 0)
+		return true;
+	return recv(c->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) > 0;
+}
+
+/*
+ * The oldest connection without a head, c aside, that has not sent bytes
+ * the loop is yet to read: those go to the back (read within this pass,
+ * they leave the queue).  A few looked at, then none: in a burst of
+ * clients that all sent their requests, none is shed for another.
+ */
+static struct conn *
+shed_victim(struct proxy *px, const struct conn *c)
+{
+	struct conn *v;
+	int i;
+
+	for (i = 0; i < SHED_LOOK; i++) {
+		if ((v = TAILQ_FIRST(&px->headless)) == c)
+			v = TAILQ_NEXT(v, hl_entry);
+		if (v == NULL || !has_unread(v))
+			return v;
+		TAILQ_REMOVE(&px->headless, v, hl_entry);
+		TAILQ_INSERT_TAIL(&px->headless, v, hl_entry);
+	}
+	return NULL;
+}
+
+/*
+ * Past the line, the count is a guess (descriptors held apart from the
+ * connections come and go): whether a request's share (SHED_REQ_FDS) is
+ * left is asked of the kernel, at the cost of a few dups and closes,
+ * only then.
+ */
+static bool
+fd_left(int fd)
+{
+	int probe[SHED_REQ_FDS], i, n;
+	bool left = true;
+
+	for (n = 0; n < SHED_REQ_FDS; n++)
+		if ((probe[n] = fcntl(fd, F_DUPFD_CLOEXEC, 0)) == -1) {
+			left = errno != EMFILE && errno != ENFILE;
+			break;
+		}
+	for (i = 0; i < n; i++)
+		(void)close(probe[i]);
+	return left;
+}
+
+/*
+ * A connection shed is closed without a word: it has no complete request
+ * to answer, and a 408 or 503 would cost a log line (an attacker's every
+ * silent connection a line, item 5's trouble) and a write to a client
+ * that may never read it, to tell it what header_timeout tells a silent
+ * client: nothing.  Its client sees the connection close, as at
+ * header_timeout; a browser or library opens another.
+ *
+ * c, just accepted (fd: the descriptor it took) or at its first byte
+ * (-1): close connections without a head, oldest first, while slots or
+ * descriptors are short.  Sets c->over_limit when it still has no slot.
+ */
+static void
+conn_make_room(struct conn *c, long fd)
+{
+	struct proxy *px = c->px;
+	struct shed_load l = { .active = px->nactive,
+	    .max = px->gen->conf->max_connections, .fd = fd,
+	    .conns = px->nconns, .fd_base = px->fd_base,
+	    .fd_limit = px->fd_limit };
+	unsigned need = shed_need(&l);
+	struct conn *v;
+
+	if ((need & SHED_FDS) && fd != -1 && !fd_left(fd))
+		need |= SHED_NONE_LEFT;
+	while (need != 0 && (v = shed_victim(px, c)) != NULL) {
+		conn_close(v);
+		l.active = px->nactive;
+		l.conns = px->nconns;
+		l.fd = -1;	/* a lower one is free now: it says no more */
+		need = shed_need(&l) & ~SHED_NONE_LEFT;
+		/* Asked again: enough left for c's request now? */
+		if ((need & SHED_FDS) && fd != -1 && !fd_left(fd))
+			need |= SHED_NONE_LEFT;
+	}
+	/*
+	 * Took the last descriptors, none to shed: no request of its could
+	 * be served; refused at its first byte, as over the limit.
+	 */
+	if (need & SHED_NONE_LEFT)
+		c->fds_gone = true;
+	c->over_limit = (need & SHED_SLOT) != 0 || c->fds_gone;
+}
+
+/*
  * Found over the limit at accept, with nothing to shed: looked at again
  * at the first byte (a connection may have lost its head since, or
  * closed).  A client that closed one connection and opened the next may
@@ -198,13 +309,30 @@ conn_proto_of(const void *first, size_t got)
 	return protos[i];
 }
 
+/* What the first read brought is a whole head (a SOCKS5 greeting). */
+static bool
+head_whole(const struct conn *c, struct evbuffer *in)
+{
+	uint8_t b[SOCKSMSG_GREETING_MAX];
+	ev_ssize_t n;
+	size_t used;
+
+	if (c->p == &http_proto)
+		return evbuffer_search(in, "\r\n\r\n", 4, NULL).pos != -1;
+	if (c->p != &socks_proto)
+		return false;
+	n = evbuffer_copyout(in, b, sizeof(b));
+	return n > 0 && socksmsg_greeting(b, (size_t)n, &used) != SOCKSMSG_MORE;
+}
+
 /*
  * Over max_connections with nothing to shed: answered at once and closed,
  * from what its first read brought, never read on (so no number of
  * over-limit clients is buffered, and none holds a descriptor until
- * header_timeout).  An HTTP head already whole goes to its protocol,
- * which refuses it at once and logs what it asked; otherwise the line
- * names no target, as for a client refused out of descriptors.
+ * header_timeout).  A head already whole (an HTTP head, a SOCKS5
+ * greeting) goes to its protocol, which refuses it at once and logs what
+ * it asked; otherwise the line names no target, as for a client refused
+ * out of descriptors.
  * true when the protocol is to read (and refuse) it.
  */
 static bool
@@ -225,8 +353,7 @@ refuse_over_limit(struct conn *c)
 	inactive(c);
 	if (c->fds_gone)
 		proxy_say_out_of_fds(c->px);
-	if (c->p == &http_proto &&
-	    evbuffer_search(in, "\r\n\r\n", 4, NULL).pos != -1)
+	if (head_whole(c, in))
 		return true;
 	if (c->p->refuse_unread == NULL) {
 		conn_close(c);

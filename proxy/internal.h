@@ -287,12 +287,6 @@ void	 proxy_fake_target(struct conn *);
 /* Before a request is decided: the policy in force now (a reload). */
 void	 conn_policy_now(struct conn *);
 bool	 conn_over_limit(const struct proxy *);
-/*
- * c, just accepted or at its first byte: close connections without a
- * head, oldest first, while slots or descriptors are short (fd: the one
- * c took, or -1).  Sets c->over_limit when it still has no slot.
- */
-void	 conn_make_room(struct conn *c, long fd);
 /* The count changed: memory goes back after a peak (state.c). */
 void	 proxy_mem_note(struct proxy *);
 /* Descriptors ran out: said on stderr, rate-limited. */
