@@ -719,8 +719,17 @@ void
 conn_start_tunnel(struct conn *c, int ofd, const void *reply, size_t len)
 {
 	struct evbuffer *in = bufferevent_get_input(c->bev);
+	struct evbuffer *out = bufferevent_get_output(c->bev);
 	ssize_t n;
 
+	/*
+	 * Nothing queued for the client may stay behind the reply sent
+	 * here (it would come after it, or go with the bufferevent): sent
+	 * first, or the connection fails.  Nothing is queued today.
+	 */
+	if (evbuffer_get_length(out) > 0 && (bev_write_now(c->bev) == -1 ||
+	    evbuffer_get_length(out) > 0))
+		goto fail;
 	if ((c->early = evbuffer_new()) == NULL ||
 	    evbuffer_add_buffer(c->early, in) == -1)
 		goto fail;

@@ -286,7 +286,6 @@ void	 proxy_fake_target(struct conn *);
 
 /* Before a request is decided: the policy in force now (a reload). */
 void	 conn_policy_now(struct conn *);
-bool	 conn_over_limit(const struct proxy *);
 /* The count changed: memory goes back after a peak (state.c). */
 void	 proxy_mem_note(struct proxy *);
 /* Descriptors ran out: said on stderr, rate-limited. */

@@ -38,13 +38,6 @@ gen_release(struct gen *g)
 	free(g);
 }
 
-bool
-conn_over_limit(const struct proxy *px)
-{
-	/* The one deciding is counted itself. */
-	return px->nactive > px->gen->conf->max_connections;
-}
-
 /*
  * glibc keeps what a peak freed in its arenas: after 10,000 tunnels the
  * heap stays at its peak size for good.  malloc_trim(0) gives the free
