@@ -7,6 +7,7 @@
  * bufferevent; a tunnel takes the bare sockets.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdlib.h>
@@ -15,14 +16,40 @@
 #include <unistd.h>
 
 #include "proxy/internal.h"
+#include "proxy/shed.h"
+#include "proxy/socksmsg.h"
 
 #define LIMIT_RECHECKS	5	/* 0, 1, 2, 4, 8 ms: 15 ms at most */
+#define SHED_LOOK	8	/* candidates looked at for one to shed */
 
 static void	sniff_cb(struct bufferevent *, void *);
 static void	recheck_cb(evutil_socket_t, short, void *);
 static void	event_cb(struct bufferevent *, short, void *);
 static void	flushed_cb(struct bufferevent *, void *);
 static void	inactive(struct conn *);
+static void	conn_make_room(struct conn *, long);
+
+/*
+ * px->headless: connections without a complete head, in the order they
+ * began waiting for one (accept, or a kept-alive one's last response):
+ * the first is shed first (conn_make_room).
+ */
+static void
+headless_leave(struct conn *c)
+{
+	if (c->headless) {
+		TAILQ_REMOVE(&c->px->headless, c, hl_entry);
+		c->headless = false;
+	}
+}
+
+static void
+headless_join(struct conn *c)
+{
+	headless_leave(c);
+	TAILQ_INSERT_TAIL(&c->px->headless, c, hl_entry);
+	c->headless = true;
+}
 
 /*
  * A connection that said nothing at all is closed without a word, as is a
@@ -103,24 +130,142 @@ conn_accept(struct proxy *px, evutil_socket_t fd, struct sockaddr *sa,
 	c->gen = gen_hold(px->gen);
 	conn_owner(c);
 	TAILQ_INSERT_TAIL(&px->conns, c, entry);
-	px->nconns++;
+	/* The lowest free descriptor with none open: what the rest holds. */
+	if (px->nconns++ == 0)
+		px->fd_base = fd;
+	proxy_mem_note(px);
 	c->active = true;
 	px->nactive++;
 	c->bev = bufferevent_socket_new(px->base, fd, 0);
 	c->head_timer = evtimer_new(px->base, head_timeout_cb, c);
 	if (c->bev == NULL || c->head_timer == NULL ||
 	    bufferevent_disable(c->bev, EV_WRITE) == -1 ||
-	    conn_enter(c, CONN_SNIFF) == -1)
+	    conn_enter(c, CONN_SNIFF) == -1) {
 		conn_close(c);
+		return;
+	}
+	/*
+	 * Counted from now, sent a byte or not: at the limit, or short of
+	 * descriptors, the oldest connection without a head makes room.
+	 * With none to shed, this one is refused at its first byte.
+	 */
+	conn_make_room(c, fd);
 }
 
 /*
- * Over the limit?  Decided at the first byte, not at accept, from a count
- * without those refused or closing.  A client that closed one connection
- * and opened the next may still be counted twice: its EOF can wait in the
- * same loop pass, or arrive while the loop works.  So an over-limit verdict
- * is looked at again a few times over a few milliseconds (a timer runs
- * after the I/O that woke the loop with it) before the client is refused.
+ * Bytes are there that the loop has not looked at yet: a client that
+ * sent its request while others were accepted in the same pass.
+ */
+static bool
+has_unread(const struct conn *c)
+{
+	char b;
+
+	if (c->state != CONN_SNIFF && c->state != CONN_IDLE)
+		return false;	/* a head under way: judged by its age */
+	if (c->bev != NULL &&
+	    evbuffer_get_length(bufferevent_get_input(c->bev)) > 0)
+		return true;
+	return recv(c->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) > 0;
+}
+
+/*
+ * The oldest connection without a head, c aside, that has not sent bytes
+ * the loop is yet to read: those go to the back (read within this pass,
+ * they leave the queue).  A few looked at, then none: in a burst of
+ * clients that all sent their requests, none is shed for another.
+ */
+static struct conn *
+shed_victim(struct proxy *px, const struct conn *c)
+{
+	struct conn *v;
+	int i;
+
+	for (i = 0; i < SHED_LOOK; i++) {
+		if ((v = TAILQ_FIRST(&px->headless)) == c)
+			v = TAILQ_NEXT(v, hl_entry);
+		if (v == NULL || !has_unread(v))
+			return v;
+		TAILQ_REMOVE(&px->headless, v, hl_entry);
+		TAILQ_INSERT_TAIL(&px->headless, v, hl_entry);
+	}
+	return NULL;
+}
+
+/*
+ * Past the line, the count is a guess (descriptors held apart from the
+ * connections come and go): whether a request's share (SHED_REQ_FDS) is
+ * left is asked of the kernel, at the cost of a few dups and closes,
+ * only then.
+ */
+static bool
+fd_left(int fd)
+{
+	int probe[SHED_REQ_FDS], i, n;
+	bool left = true;
+
+	for (n = 0; n < SHED_REQ_FDS; n++)
+		if ((probe[n] = fcntl(fd, F_DUPFD_CLOEXEC, 0)) == -1) {
+			left = errno != EMFILE && errno != ENFILE;
+			break;
+		}
+	for (i = 0; i < n; i++)
+		(void)close(probe[i]);
+	return left;
+}
+
+/*
+ * A connection shed is closed without a word: it has no complete request
+ * to answer, and a 408 or 503 would cost a log line (an attacker's every
+ * silent connection a line, item 5's trouble) and a write to a client
+ * that may never read it, to tell it what header_timeout tells a silent
+ * client: nothing.  Its client sees the connection close, as at
+ * header_timeout; a browser or library opens another.
+ *
+ * c, just accepted (fd: the descriptor it took) or at its first byte
+ * (-1): close connections without a head, oldest first, while slots or
+ * descriptors are short.  Sets c->over_limit when it still has no slot.
+ */
+static void
+conn_make_room(struct conn *c, long fd)
+{
+	struct proxy *px = c->px;
+	struct shed_load l = { .active = px->nactive,
+	    .max = px->gen->conf->max_connections, .fd = fd,
+	    .conns = px->nconns, .fd_base = px->fd_base,
+	    .fd_limit = px->fd_limit };
+	unsigned need = shed_need(&l);
+	struct conn *v;
+
+	if ((need & SHED_FDS) && fd != -1 && !fd_left(fd))
+		need |= SHED_NONE_LEFT;
+	while (need != 0 && (v = shed_victim(px, c)) != NULL) {
+		conn_close(v);
+		l.active = px->nactive;
+		l.conns = px->nconns;
+		l.fd = -1;	/* a lower one is free now: it says no more */
+		need = shed_need(&l) & ~SHED_NONE_LEFT;
+		/* Asked again: enough left for c's request now? */
+		if ((need & SHED_FDS) && fd != -1 && !fd_left(fd))
+			need |= SHED_NONE_LEFT;
+	}
+	/*
+	 * Took the last descriptors, none to shed: no request of its could
+	 * be served; refused at its first byte, as over the limit.
+	 */
+	if (need & SHED_NONE_LEFT)
+		c->fds_gone = true;
+	c->over_limit = (need & SHED_SLOT) != 0 || c->fds_gone;
+}
+
+/*
+ * Found over the limit at accept, with nothing to shed: looked at again
+ * at the first byte (a connection may have lost its head since, or
+ * closed).  A client that closed one connection and opened the next may
+ * still be counted twice: its EOF can wait in the same loop pass, or
+ * arrive while the loop works.  So an over-limit verdict is looked at
+ * again a few times over a few milliseconds (a timer runs after the I/O
+ * that woke the loop with it) before the client is refused.
  * Returns true when the client is to wait for recheck_cb.
  */
 static bool
@@ -131,7 +276,9 @@ limit_wait(struct conn *c)
 	if (c->rechecks > 0)
 		tv.tv_usec = 1000 << (c->rechecks - 1);
 
-	c->over_limit = conn_over_limit(c->px);
+	if (!c->over_limit)
+		return false;
+	conn_make_room(c, -1);
 	if (!c->over_limit || c->rechecks == LIMIT_RECHECKS)
 		return false;
 	if (c->recheck == NULL &&
@@ -162,6 +309,69 @@ conn_proto_of(const void *first, size_t got)
 	return protos[i];
 }
 
+/* What the first read brought is a whole head (a SOCKS5 greeting). */
+static bool
+head_whole(const struct conn *c, struct evbuffer *in)
+{
+	uint8_t b[SOCKSMSG_GREETING_MAX];
+	ev_ssize_t n;
+	size_t used;
+
+	if (c->p == &http_proto)
+		return evbuffer_search(in, "\r\n\r\n", 4, NULL).pos != -1;
+	if (c->p != &socks_proto)
+		return false;
+	n = evbuffer_copyout(in, b, sizeof(b));
+	return n > 0 && socksmsg_greeting(b, (size_t)n, &used) != SOCKSMSG_MORE;
+}
+
+/*
+ * Over max_connections with nothing to shed: answered at once and closed,
+ * from what its first read brought, never read on (so no number of
+ * over-limit clients is buffered, and none holds a descriptor until
+ * header_timeout).  A head already whole (an HTTP head, a SOCKS5
+ * greeting) goes to its protocol, which refuses it at once and logs what
+ * it asked; otherwise the line names no target, as for a client refused
+ * out of descriptors.
+ * true when the protocol is to read (and refuse) it.
+ */
+static bool
+refuse_over_limit(struct conn *c)
+{
+	static const char full[] = "harn-egressd: refused: limit_exceeded "
+	    "(max_connections reached; try again later)\n";
+	static const char nofd[] = "harn-egressd: refused: limit_exceeded "
+	    "(out of file descriptors; try again later)\n";
+	static const char nolog[] = "harn-egressd: refused: log_unavailable "
+	    "(the decision log cannot take records)\n";
+	struct evbuffer *in = bufferevent_get_input(c->bev);
+	enum egress_reason why = EGRESS_R_LIMIT_EXCEEDED;
+	char first[64], out[512];
+	ev_ssize_t got;
+	int n;
+
+	inactive(c);
+	if (c->fds_gone)
+		proxy_say_out_of_fds(c->px);
+	if (head_whole(c, in))
+		return true;
+	if (c->p->refuse_unread == NULL) {
+		conn_close(c);
+		return false;
+	}
+	if ((got = evbuffer_copyout(in, first, sizeof(first))) < 0)
+		got = 0;
+	if (conn_log(c, false, why, NULL) == -1)
+		why = EGRESS_R_LOG_UNAVAILABLE;
+	n = c->p->refuse_unread(out, sizeof(out), why,
+	    why != EGRESS_R_LIMIT_EXCEEDED ? nolog : c->fds_gone ? nofd : full,
+	    first, (size_t)got);
+	if (n > 0 && (size_t)n < sizeof(out))
+		(void)send(c->fd, out, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT);
+	conn_close(c);
+	return false;
+}
+
 /* The first byte is in: the protocol it names reads the request. */
 static void
 sniff_start(struct conn *c)
@@ -172,14 +382,13 @@ sniff_start(struct conn *c)
 		return;
 	if (limit_wait(c))
 		return;
-	/* Refused: it waits for its request only to log what it asked. */
-	if (c->over_limit)
-		inactive(c);
 	/* The broker asks in SOCKS5 for a program's own connect (6.6). */
 	c->p = c->via == PROXY_VIA_DNS ? &dns_proto : conn_proto_of(&first, 1);
 	c->proto = c->p->proto;
 	if (c->via == PROXY_VIA_TRANSPARENT && c->proto == PROXY_SOCKS5)
 		c->proto = PROXY_TRANSPARENT;
+	if (c->over_limit && !refuse_over_limit(c))
+		return;
 	if (c->p->init != NULL && c->p->init(c) == -1) {
 		conn_close(c);
 		return;
@@ -271,6 +480,11 @@ conn_enter(struct conn *c, enum conn_state s)
 	const struct conn_proto *p = c->p;
 
 	c->state = s;
+	/* Head-less: from accept, or a kept-alive one's last response. */
+	if (s == CONN_SNIFF || s == CONN_IDLE)
+		headless_join(c);
+	else if (s != CONN_REQUEST)
+		headless_leave(c);
 	switch (s) {
 	case CONN_SNIFF:
 		bufferevent_setcb(b, sniff_cb, NULL, event_cb, c);
@@ -362,8 +576,10 @@ conn_close(struct conn *c)
 		evbuffer_free(c->early);
 	gen_release(c->gen);
 	TAILQ_REMOVE(&px->conns, c, entry);
+	headless_leave(c);
 	px->nconns--;
 	inactive(c);
+	proxy_mem_note(px);
 	free(c->exe);
 	free(c->pstate);
 	free(c);
@@ -504,8 +720,17 @@ void
 conn_start_tunnel(struct conn *c, int ofd, const void *reply, size_t len)
 {
 	struct evbuffer *in = bufferevent_get_input(c->bev);
+	struct evbuffer *out = bufferevent_get_output(c->bev);
 	ssize_t n;
 
+	/*
+	 * Nothing queued for the client may stay behind the reply sent
+	 * here (it would come after it, or go with the bufferevent): sent
+	 * first, or the connection fails.  Nothing is queued today.
+	 */
+	if (evbuffer_get_length(out) > 0 && (bev_write_now(c->bev) == -1 ||
+	    evbuffer_get_length(out) > 0))
+		goto fail;
 	if ((c->early = evbuffer_new()) == NULL ||
 	    evbuffer_add_buffer(c->early, in) == -1)
 		goto fail;

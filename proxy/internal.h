@@ -131,8 +131,14 @@ struct proxy {
 	struct gen		*gen;
 	TAILQ_HEAD(, listener)	 listeners;
 	TAILQ_HEAD(, conn)	 conns;
+	/* Without a complete head, oldest first: shed first (shed.h). */
+	TAILQ_HEAD(, conn)	 headless;
 	unsigned		 nconns;
 	unsigned		 nactive;	/* not closing: max_connections's */
+	long			 fd_limit;	/* RLIMIT_NOFILE soft, at start */
+	long			 fd_base;	/* in use with no connection open */
+	unsigned		 peak;		/* nconns's, since memory went back */
+	struct event		*trim_timer;	/* malloc_trim, once low again */
 	int			 spare_fd;	/* given up to refuse at EMFILE */
 	struct timeval		 fds_said;	/* "out of descriptors", last */
 	struct egress_listener	 loop[CONF_MAX_LISTEN * 4 + 64];
@@ -280,6 +286,8 @@ const struct conn_proto	*conn_proto_of(const void *first, size_t got);
 
 struct conn {
 	TAILQ_ENTRY(conn)	 entry;
+	TAILQ_ENTRY(conn)	 hl_entry;	/* in px->headless */
+	bool			 headless;	/* in px->headless */
 	struct proxy		*px;
 	struct gen		*gen;
 	const struct conn_proto	*p;		/* NULL until sniffed */
@@ -287,6 +295,7 @@ struct conn {
 	struct bufferevent	*bev;		/* client, until a tunnel takes it */
 	struct evbuffer		*early;		/* client bytes kept for a tunnel */
 	bool			 over_limit;	/* accepted past max_connections */
+	bool			 fds_gone;	/*   or took the last descriptor */
 	bool			 active;	/* counted in nactive */
 	struct event		*recheck;	/* over the limit: look again */
 	int			 rechecks;	/* times looked again */
@@ -374,7 +383,8 @@ void	 proxy_dns_udp_close(struct proxy *);	/* dnsudp.c */
 
 /* Before a request is decided: the policy in force now (a reload). */
 void	 conn_policy_now(struct conn *);
-bool	 conn_over_limit(const struct proxy *);
+/* The count changed: memory goes back after a peak (state.c). */
+void	 proxy_mem_note(struct proxy *);
 /* Descriptors ran out: said on stderr, rate-limited. */
 void	 proxy_say_out_of_fds(struct proxy *);
 /* The drain began: a kept-alive client between requests is let go. */

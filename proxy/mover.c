@@ -65,6 +65,14 @@ mpipe_init(struct mpipe *p)
 	p->sz = p->in = 0;
 }
 
+static long pipe_ceiling;	/* 0: pipes up to the descriptor limit */
+
+void
+mpipe_set_ceiling(long fd)
+{
+	pipe_ceiling = fd;
+}
+
 int
 mpipe_open(struct mpipe *p)
 {
@@ -72,6 +80,13 @@ mpipe_open(struct mpipe *p)
 
 	if (pipe2(fd, O_NONBLOCK | O_CLOEXEC) == -1)
 		return -1;
+	/* Lowest first: fd[1] past the line means that many are in use. */
+	if (pipe_ceiling > 0 && fd[1] >= pipe_ceiling) {
+		(void)close(fd[0]);
+		(void)close(fd[1]);
+		errno = EMFILE;
+		return -1;
+	}
 	p->fd[0] = fd[0];
 	p->fd[1] = fd[1];
 	/* Bigger pipe, fewer rounds; refused past pipe-user-pages-soft. */

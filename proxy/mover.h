@@ -46,6 +46,11 @@ bool		 mover_splice_stuck(int src, ssize_t n);
 void		 mpipe_init(struct mpipe *);
 /* Make the pipe (non-blocking), as large as the kernel allows; -1. */
 int		 mpipe_open(struct mpipe *);
+/*
+ * Past this descriptor mpipe_open makes no pipe (EMFILE; 0: no line):
+ * what is left is kept for new clients, and callers copy instead.
+ */
+void		 mpipe_set_ceiling(long fd);
 /* Close it; what it held is lost. */
 void		 mpipe_close(struct mpipe *);
 /* splice(2) src -> pipe, at most len: as splice returns. */

@@ -17,6 +17,8 @@
 #include <unistd.h>
 
 #include "proxy/internal.h"
+#include "proxy/mover.h"
+#include "proxy/shed.h"
 
 #define ACCEPT_RETRY_MS	100	/* pause after EMFILE, rather than spin */
 #define REFUSE_BATCH	16	/* queued clients refused per EMFILE */
@@ -68,26 +70,33 @@ proxy_event_base_new(void)
 }
 
 /*
- * About two descriptors a tunnel: raise the soft limit toward what
+ * What a connection can really hold (SHED_CONN_FDS: a splicing tunnel's
+ * two sockets and two pipes): raise the soft limit toward what
  * max_connections needs, and say so at start when the hard one is short.
+ * The limit in force, or 0 when unknown.
  */
-static void
+static long
 fd_budget(const struct conf *c)
 {
 	struct rlimit rl;
-	rlim_t need = (rlim_t)c->max_connections * 2 + 64;
+	rlim_t need = (rlim_t)shed_fd_budget(c->max_connections);
 
-	if (getrlimit(RLIMIT_NOFILE, &rl) == -1 || rl.rlim_cur >= need)
-		return;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == -1)
+		return 0;
+	if (rl.rlim_cur >= need)
+		return rl.rlim_cur == RLIM_INFINITY ? 0 : (long)rl.rlim_cur;
 	rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= need ?
 	    need : rl.rlim_max;
-	(void)setrlimit(RLIMIT_NOFILE, &rl);
+	if (setrlimit(RLIMIT_NOFILE, &rl) == -1 &&
+	    getrlimit(RLIMIT_NOFILE, &rl) == -1)
+		return 0;
 	if (rl.rlim_cur < need)
 		fprintf(stderr, "harn-egressd: warning: %ju file descriptors "
-		    "cannot serve max_connections %u (about 2 a tunnel, %ju in "
-		    "all): raise ulimit -n or lower max_connections\n",
-		    (uintmax_t)rl.rlim_cur, c->max_connections,
+		    "cannot serve max_connections %u (up to %d a connection, "
+		    "%ju in all): raise ulimit -n or lower max_connections\n",
+		    (uintmax_t)rl.rlim_cur, c->max_connections, SHED_CONN_FDS,
 		    (uintmax_t)need);
+	return (long)rl.rlim_cur;
 }
 
 struct proxy *
@@ -106,11 +115,14 @@ proxy_new(struct event_base *base, struct conf *c, struct dlog *log,
 	TAILQ_INIT(&px->listeners);
 	TAILQ_INIT(&px->conns);
 	px->metrics.generation = 1;
+	TAILQ_INIT(&px->headless);
 	if ((px->gen = gen_new(base, c, err, errlen)) == NULL) {
 		free(px);
 		return NULL;
 	}
-	fd_budget(c);
+	px->fd_limit = fd_budget(c);
+	/* Tunnels copy rather than take the last descriptors for pipes. */
+	mpipe_set_ceiling(shed_fd_ceiling(px->fd_limit));
 	/* Kept to be given up when descriptors run out: one to refuse with. */
 	px->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	return px;
@@ -148,6 +160,8 @@ proxy_free(struct proxy *px)
 		conn_close(c);
 	if (px->drain_timer != NULL)
 		event_free(px->drain_timer);
+	if (px->trim_timer != NULL)
+		event_free(px->trim_timer);
 	if (px->spare_fd != -1)
 		(void)close(px->spare_fd);
 	proxy_dns_udp_close(px);
@@ -231,7 +245,10 @@ refuse_waiting(struct proxy *px, int lfd)
 }
 
 /*
- * Out of descriptors: the waiting clients are refused, and this listener
+ * Out of descriptors: the oldest connection without a head gives its
+ * descriptor up (closed without a word, as conn_make_room says), and the
+ * listener, still readable, accepts again in the next loop pass.  With
+ * none to shed, the waiting clients are refused, and this listener
  * pauses briefly instead of spinning on a connection it cannot accept.
  */
 static void
@@ -239,10 +256,15 @@ accept_error_cb(struct evconnlistener *evl, void *arg)
 {
 	struct listener *l = arg;
 	struct timeval tv = ms_timeval(ACCEPT_RETRY_MS);
+	struct conn *v;
 	int e = EVUTIL_SOCKET_ERROR();
 
 	if (e != EMFILE && e != ENFILE && e != ENOBUFS && e != ENOMEM)
 		return;
+	if (e == EMFILE && (v = TAILQ_FIRST(&l->px->headless)) != NULL) {
+		conn_close(v);
+		return;
+	}
 	proxy_say_out_of_fds(l->px);
 	if (e == EMFILE || e == ENFILE)
 		refuse_waiting(l->px, evconnlistener_get_fd(evl));

@@ -34,6 +34,11 @@
 #   scripts/bench.sh loglat     from an answer to its decision line in the
 #                               --log file: median and max, idle and under
 #                               load (EGRESSD=path: another build's binary)
+#   scripts/bench.sh silence    a legitimate client's CONNECT, one every
+#                               0.2 s, while 1500 silent connections are
+#                               kept up (400 a second) against
+#                               max_connections 1000: answered and p50/p99
+#                               (EGRESSD=path: another build's binary)
 # The peer table needs, once:
 #   apt-get install nginx-light tinyproxy squid dante-server microsocks
 # Knobs of bench/run-peers.sh (REPS, DUR, PEERS, ...) pass through.
@@ -43,8 +48,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 what=${1:-all}
 
 case $what in
-all|tunnels|peers|decide|sandbox|loglat|transparent|deadnames|slowlog) ;;
-*) echo "usage: scripts/bench.sh [decide|sandbox|tunnels|peers|loglat|transparent|deadnames|slowlog]" >&2; exit 2 ;;
+all|tunnels|peers|decide|sandbox|loglat|transparent|deadnames|slowlog|silence) ;;
+*) echo "usage: scripts/bench.sh [decide|sandbox|tunnels|peers|loglat|transparent|deadnames|slowlog|silence]" >&2; exit 2 ;;
 esac
 
 sh "$top/scripts/bootstrap.sh" >/dev/null
@@ -164,6 +169,47 @@ if [ "$what" = all ] || [ "$what" = slowlog ]; then
 	kill "$slr" 2>/dev/null
 	wait "$slr" 2>/dev/null
 	rm -rf "$sl"
+fi
+if [ "$what" = all ] || [ "$what" = silence ]; then
+	sb=$(mktemp -d "${TMPDIR:-/tmp}/harn-silence.XXXXXX")
+	fs="$top/tests/proxy/fair_slots.py"
+	python3 "$fs" origin --port-file "$sb/oport" --seconds 60 \
+	    --stop "$sb/stop" --every 3600 &
+	sbo=$!
+	n=0
+	while [ ! -s "$sb/oport" ] && [ $n -lt 50 ]; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+	printf 'allow_loopback on\nallow 127.0.0.1\nheader_timeout 60s\nmax_connections 1000\n' \
+	    >"$sb/p.conf"
+	"${EGRESSD:-$top/build/harn-egressd}" --policy "$sb/p.conf" \
+	    --listen 127.0.0.1:0 --port-file "$sb/port" --log "$sb/log" \
+	    >/dev/null 2>&1 &
+	sbp=$!
+	n=0
+	while [ ! -s "$sb/port" ] && [ $n -lt 50 ]; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+	python3 "$fs" silent --proxy "$(cat "$sb/port")" --n 1500 --rate 400 \
+	    --seconds 60 --ready "$sb/ready" --stop "$sb/stop" >"$sb/silent" &
+	sba=$!
+	n=0
+	while [ ! -s "$sb/ready" ] && [ $n -lt 100 ]; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+	echo "== a legitimate CONNECT every 0.2 s, 1500 silent connections against max_connections 1000 (${EGRESSD:-this build})"
+	python3 "$fs" legit --proxy "$(cat "$sb/port")" --n 50 --every 0.2 \
+	    --timeout 5 --target "127.0.0.1:$(cat "$sb/oport")" |
+	    sed -n 's/^summary /legitimate client: /p'
+	: >"$sb/stop"
+	wait "$sba"
+	cat "$sb/silent"
+	kill "$sbp" 2>/dev/null
+	wait "$sbp" "$sbo" 2>/dev/null
+	rm -rf "$sb"
 fi
 if [ "$what" = all ] || [ "$what" = transparent ]; then
 	tb=$(mktemp -d "${TMPDIR:-/tmp}/harn-transparent.XXXXXX")

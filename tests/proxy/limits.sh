@@ -106,17 +106,25 @@ area_limits() {
 		FDP=$(head -n1 "$TMP/fds.port")
 		expect_grep "fds: a limit short of max_connections is said at start" \
 		    "$TMP/fds.stderr" 'warning: [0-9]+ file descriptors cannot serve max_connections 1000'
-		# Idle clients take every descriptor.
+		# Tunnels take every descriptor, opened one by one until one
+		# is refused (silent clients would not: a connection without a
+		# head is shed first, SPEC 4).
 		$PY -c '
 import socket, sys, time
 held = []
+req = ("CONNECT good.test:%s HTTP/1.1\r\nHost: good.test\r\n\r\n" %
+       sys.argv[3]).encode()
 for i in range(80):
     try:
-        held.append(socket.create_connection(("127.0.0.1", int(sys.argv[1]))))
+        s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=3)
+        s.sendall(req)
+        if b" 200 " not in s.recv(4096).split(b"\r\n")[0] + b" ":
+            break
+        held.append(s)
     except OSError:
         break
 open(sys.argv[2], "w").write("%d\n" % len(held))
-time.sleep(8)' "$FDP" "$TMP/fds.ready" &
+time.sleep(8)' "$FDP" "$TMP/fds.ready" "$ORIGIN" &
 		hp=$!
 		wait_file "$TMP/fds.ready" 50 "$hp" || true
 		# Out of descriptors once the held clients are accepted: said.
