@@ -228,6 +228,7 @@ static void
 http_next_request(struct conn *c)
 {
 	http_req_free(c);
+	http_of(c)->head_scan.pos = 0;
 	conn_next_request(c);
 	if (conn_enter(c, CONN_IDLE) == -1) {
 		conn_close(c);
@@ -388,6 +389,7 @@ parse_request(struct conn *c, size_t headlen)
 		return EGRESS_R_INVALID_REQUEST;
 	}
 	http_of(c)->req = r;
+	http_of(c)->head_scan.pos = 0;	/* the buffer's front goes */
 	if (evbuffer_remove(bufferevent_get_input(c->bev), r->head,
 	    headlen) != (int)headlen)
 		return EGRESS_R_INVALID_REQUEST;
@@ -499,7 +501,7 @@ connected_cb(const struct outbound_result *res, void *arg)
 static void
 refuse_over_limit(struct conn *c, struct evbuffer *in, size_t limit)
 {
-	size_t end = httpmsg_head_end(in, limit);
+	size_t end = httpmsg_head_scan(in, limit, &http_of(c)->head_scan);
 
 	if (end == 0 && evbuffer_get_length(in) < limit && !cannot_be_http(in))
 		return;
@@ -531,7 +533,8 @@ head_read_cb(struct bufferevent *bev, void *arg)
 		http_refuse(c, EGRESS_R_INVALID_REQUEST);
 		return;
 	}
-	if ((end = httpmsg_head_end(in, limit)) == 0) {
+	if ((end = httpmsg_head_scan(in, limit, &http_of(c)->head_scan)) ==
+	    0) {
 		if (evbuffer_get_length(in) >= limit) {
 			c->detail = "request head over max_header_bytes";
 			http_refuse_status(c, 431, EGRESS_R_INVALID_REQUEST);
