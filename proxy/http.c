@@ -14,6 +14,7 @@
 #include "proxy/http.h"
 
 static void	head_read_cb(struct bufferevent *, void *);
+static void	head_taken(struct conn *);
 
 static const char *
 status_text(int status)
@@ -212,6 +213,9 @@ http_free(struct conn *c)
 		return;		/* its init failed */
 	http_req_free(c);
 	kept_drop(c);
+	if (http_of(c)->pace != NULL)
+		event_free(http_of(c)->pace);
+	http_of(c)->pace = NULL;
 }
 
 /* Ready for the next request on a kept-alive connection. */
@@ -228,7 +232,7 @@ static void
 http_next_request(struct conn *c)
 {
 	http_req_free(c);
-	http_of(c)->head_scan.pos = 0;
+	head_taken(c);
 	conn_next_request(c);
 	if (conn_enter(c, CONN_IDLE) == -1) {
 		conn_close(c);
@@ -375,6 +379,58 @@ note_connection_tokens(struct http_req *r)
 	}
 }
 
+/* The head's bytes leave the buffer: the next head starts afresh. */
+static void
+head_taken(struct conn *c)
+{
+	http_of(c)->head_scan.pos = 0;
+	http_of(c)->head_reads = 0;
+}
+
+/*
+ * A head that keeps coming in small pieces is read at most once per
+ * HEAD_PACE_MS once it has taken HEAD_PACE_AFTER reads: each read of a
+ * segment costs a wakeup and its system calls whatever it holds, so a
+ * client trickling its head a byte per segment would cost the loop one
+ * per byte.  Paced, it costs one per interval, and what came meanwhile is
+ * read at once.  A head sent promptly takes a read or two: never paced.
+ */
+#define HEAD_PACE_AFTER	8
+#define HEAD_PACE_MS	10
+
+static void
+pace_end_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct conn *c = arg;
+
+	(void)fd;
+	(void)what;
+	/* Refused or timed out meanwhile: reading is not ours to resume. */
+	if (c->state != CONN_REQUEST)
+		return;
+	if (bufferevent_enable(c->bev, EV_READ) == -1)
+		conn_close(c);
+}
+
+/* The head is not all in: wait for more, paced.  -1: c was closed. */
+static int
+head_wait(struct conn *c)
+{
+	struct http_conn *h = http_of(c);
+	struct timeval tv = { 0, HEAD_PACE_MS * 1000 };
+
+	if (++h->head_reads < HEAD_PACE_AFTER)
+		return 0;
+	if ((h->pace == NULL && (h->pace = evtimer_new(c->px->base,
+	    pace_end_cb, c)) == NULL) ||
+	    bufferevent_disable(c->bev, EV_READ) == -1 ||
+	    evtimer_add(h->pace, &tv) == -1) {
+		conn_close(c);
+		return -1;
+	}
+	return 0;
+}
+
 /* Parse the head; returns EGRESS_R_NONE or the reason to refuse. */
 static enum egress_reason
 parse_request(struct conn *c, size_t headlen)
@@ -389,7 +445,7 @@ parse_request(struct conn *c, size_t headlen)
 		return EGRESS_R_INVALID_REQUEST;
 	}
 	http_of(c)->req = r;
-	http_of(c)->head_scan.pos = 0;	/* the buffer's front goes */
+	head_taken(c);
 	if (evbuffer_remove(bufferevent_get_input(c->bev), r->head,
 	    headlen) != (int)headlen)
 		return EGRESS_R_INVALID_REQUEST;
@@ -503,8 +559,10 @@ refuse_over_limit(struct conn *c, struct evbuffer *in, size_t limit)
 {
 	size_t end = httpmsg_head_scan(in, limit, &http_of(c)->head_scan);
 
-	if (end == 0 && evbuffer_get_length(in) < limit && !cannot_be_http(in))
+	if (end == 0 && evbuffer_get_length(in) < limit && !cannot_be_http(in)) {
+		(void)head_wait(c);
 		return;
+	}
 	if (end != 0 && end <= limit)
 		(void)parse_request(c, end);
 	http_refuse(c, EGRESS_R_LIMIT_EXCEEDED);
@@ -538,7 +596,8 @@ head_read_cb(struct bufferevent *bev, void *arg)
 		if (evbuffer_get_length(in) >= limit) {
 			c->detail = "request head over max_header_bytes";
 			http_refuse_status(c, 431, EGRESS_R_INVALID_REQUEST);
-		}
+		} else
+			(void)head_wait(c);
 		return;
 	}
 	if (end > limit) {

@@ -64,6 +64,8 @@ struct http_conn {
 	struct http_fwd		*fwd;		/* its exchange */
 	struct http_origin	*kept;		/* an origin kept for the next */
 	struct httpmsg_scan	 head_scan;	/* the next head's end, so far */
+	unsigned		 head_reads;	/* reads of it, so far */
+	struct event		*pace;		/* head reads paced: made at use */
 	bool			 client_eof;	/* it sent all it will send */
 };
 
