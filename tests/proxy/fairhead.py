@@ -5,6 +5,7 @@
   trickle  a CONNECT head of --size bytes sent 1-2 bytes per TCP segment
            (TCP_NODELAY, one send per segment), the proxy's CPU time
            (/proc/PID/stat utime+stime) read before and after it;
+  trickles --repeat trickled heads: the proxy's CPU per head;
   whole    the same head in one send, for comparison;
   legit    a CONNECT every --every seconds until --stop exists (or
            --seconds pass), each timed from connect to its 200's head.
@@ -83,6 +84,27 @@ def cmd_trickle(a):
     return send_head(a, head(a.size, a.target.encode()), True)
 
 
+def cmd_trickles(a):
+    """--repeat trickled heads in turn: CPU per head (bench.sh trickle)."""
+    data = head(a.size, a.target.encode())
+    before = cpu_ms(a.pid)
+    t0 = time.monotonic()
+    bad = 0
+    out = sys.stdout
+    for _ in range(a.repeat):
+        sys.stdout = open(os.devnull, "w")
+        try:
+            bad += send_head(a, data, True)
+        finally:
+            sys.stdout.close()
+            sys.stdout = out
+    cpu = (cpu_ms(a.pid) - before) / a.repeat
+    print("head %6d bytes: %8.2f ms CPU each (%d heads in %.1f s%s)" %
+          (a.size, cpu, a.repeat, time.monotonic() - t0,
+           ", %d not answered 200" % bad if bad else ""))
+    return 0
+
+
 def cmd_whole(a):
     return send_head(a, head(a.size, a.target.encode()), False)
 
@@ -134,7 +156,7 @@ def cmd_legit(a):
 def main():
     ap = argparse.ArgumentParser()
     sub = ap.add_subparsers(dest="cmd", required=True)
-    for name in ("trickle", "whole", "legit"):
+    for name in ("trickle", "trickles", "whole", "legit"):
         p = sub.add_parser(name)
         p.add_argument("--proxy", type=int, required=True)
         p.add_argument("--target", required=True)
@@ -148,6 +170,7 @@ def main():
             p.add_argument("--pid", type=int, required=True)
             p.add_argument("--size", type=int, default=65536)
             p.add_argument("--gap", type=float, default=0.00002)
+            p.add_argument("--repeat", type=int, default=1)
     a = ap.parse_args()
     return globals()["cmd_" + a.cmd](a)
 
