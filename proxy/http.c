@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "proxy/http.h"
@@ -216,6 +217,9 @@ http_free(struct conn *c)
 	if (http_of(c)->pace != NULL)
 		event_free(http_of(c)->pace);
 	http_of(c)->pace = NULL;
+	if (http_of(c)->tunnel_fd != -1)
+		close(http_of(c)->tunnel_fd);
+	http_of(c)->tunnel_fd = -1;
 }
 
 /* Ready for the next request on a kept-alive connection. */
@@ -223,8 +227,10 @@ http_free(struct conn *c)
 static int
 http_init(struct conn *c)
 {
-	c->pstate = calloc(1, sizeof(struct http_conn));
-	return c->pstate == NULL ? -1 : 0;
+	if ((c->pstate = calloc(1, sizeof(struct http_conn))) == NULL)
+		return -1;
+	http_of(c)->tunnel_fd = -1;
+	return 0;
 }
 
 /* The next request on a kept-alive client connection. */
@@ -520,11 +526,74 @@ cannot_be_http(struct evbuffer *in)
 	return n == (ev_ssize_t)sizeof(b) && i == n;
 }
 
+static const char established[] =
+    "HTTP/1.1 200 Connection established\r\n\r\n";
+
+/* The 200 and all before it are with the client: the tunnel starts. */
+static void
+tunnel_go(struct conn *c)
+{
+	int fd = http_of(c)->tunnel_fd;
+
+	http_of(c)->tunnel_fd = -1;
+	http_free(c);
+	conn_start_tunnel(c, fd, established, 0);
+}
+
+static void
+tunnel_flushed_cb(struct bufferevent *bev, void *arg)
+{
+	if (evbuffer_get_length(bufferevent_get_output(bev)) == 0)
+		tunnel_go(arg);
+}
+
+/* The client fails or takes nothing for idle_timeout meanwhile. */
+static void
+tunnel_flush_event_cb(struct bufferevent *bev, short what, void *arg)
+{
+	(void)bev;
+	if (what & (BEV_EVENT_ERROR | BEV_EVENT_TIMEOUT))
+		conn_close(arg);	/* http_free closes the origin */
+}
+
+/*
+ * CONNECT allowed: its 200 goes to the client after everything queued
+ * for it before (the rest of a response to a request pipelined ahead of
+ * this one), and whole, before the tunnel takes the socket, since the
+ * tunnel writes to it directly and conn_start_tunnel frees the queue.  A
+ * socket that takes it at once (the usual case) costs no loop pass; one
+ * that is full or has bytes queued ahead gets it queued, and the tunnel
+ * starts when the queue is empty, bounded by idle_timeout.
+ */
+static void
+tunnel_start(struct conn *c, int fd)
+{
+	struct evbuffer *out = bufferevent_get_output(c->bev);
+	struct timeval idle = ms_timeval(c->gen->conf->idle_timeout);
+	ssize_t n = 0;
+
+	http_of(c)->tunnel_fd = fd;
+	if (evbuffer_get_length(out) == 0 && (n = send(c->fd, established,
+	    sizeof(established) - 1, MSG_NOSIGNAL | MSG_DONTWAIT)) < 0)
+		n = 0;
+	if ((size_t)n == sizeof(established) - 1) {
+		tunnel_go(c);
+		return;
+	}
+	bufferevent_setcb(c->bev, NULL, tunnel_flushed_cb,
+	    tunnel_flush_event_cb, c);
+	bufferevent_setwatermark(c->bev, EV_WRITE, 0, 0);
+	if (bufferevent_set_timeouts(c->bev, NULL, &idle) == -1 ||
+	    conn_write(c, established + n, sizeof(established) - 1 -
+	    (size_t)n) == -1)
+		return;		/* closed */
+	if (evbuffer_get_length(out) == 0)
+		tunnel_go(c);
+}
+
 static void
 connected_cb(const struct outbound_result *res, void *arg)
 {
-	static const char established[] =
-	    "HTTP/1.1 200 Connection established\r\n\r\n";
 	struct conn *c = arg;
 
 	c->ob = NULL;
@@ -541,11 +610,9 @@ connected_cb(const struct outbound_result *res, void *arg)
 	}
 	if (res->reuse)
 		forward_start_kept(c, &res->addr, res->reason);
-	else if (http_of(c)->req->connect) {
-		http_free(c);
-		conn_start_tunnel(c, res->fd, established,
-		    sizeof(established) - 1);
-	} else
+	else if (http_of(c)->req->connect)
+		tunnel_start(c, res->fd);
+	else
 		forward_start(c, res->fd, &res->addr, res->reason);
 }
 

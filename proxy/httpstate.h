@@ -66,6 +66,7 @@ struct http_conn {
 	struct httpmsg_scan	 head_scan;	/* the next head's end, so far */
 	unsigned		 head_reads;	/* reads of it, so far */
 	struct event		*pace;		/* head reads paced: made at use */
+	int			 tunnel_fd;	/* CONNECT's origin, its 200 queued */
 	bool			 client_eof;	/* it sent all it will send */
 };
 

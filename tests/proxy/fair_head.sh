@@ -8,6 +8,8 @@
 # proxy's CPU time for the trickled head stays under FAIR_CPU_MS (the
 # landed build took 127-580 ms for it, searching the whole head again at
 # every read and waking for every segment; a whole head takes ~1 ms).
+# Also (issue 33, "Also"): CONNECT's 200 goes after whatever is queued for
+# the client before it, and whole (area_tunnel_order).
 # Loopback only: the CONNECT target is an origin of the test's own, by
 # address (no names, so no DNS).  Run as root, then again as nobody.
 #
@@ -20,8 +22,8 @@ EGRESSD=${HARN_EGRESSD:-$EGRESSD}
 F="$top_srcdir/tests/proxy/fairhead.py"
 PASS=${HARN_FAIR_HEAD_PASS:-}
 
-# Generous for a busy 2-core machine: paced reads take 10-40 ms here.
-FAIR_CPU_MS=${FAIR_CPU_MS:-100}
+# Generous for a busy 2-core machine: paced reads take 10-70 ms here.
+FAIR_CPU_MS=${FAIR_CPU_MS:-150}
 LEGIT_MAX_MS=2000
 
 fair_policy() {
@@ -107,8 +109,69 @@ area_trickle() {
 	fi
 }
 
-start_server origin origin --log "$TMP/origin.log" && ORIGIN=$SRV_PORT &&
-    area_trickle
+# order NAME [--pipeline]: fairhead.py order through the proxy on $OP.
+order() {
+	oname=$1
+	shift
+	$PY "$F" order --proxy "$OP" --target "127.0.0.1:$ORIGIN" --timeout 5 \
+	    "$@" >"$TMP/$oname.out" 2>&1
+}
+
+# CONNECT's 200 goes after what is queued for the client before it, and
+# whole, however full the client's socket is: conn_start_tunnel sends it
+# with one send() and frees the client's queue, so a pipelined response
+# still queued was lost and the 200 jumped ahead of it, and a socket with
+# room for part of the 200 closed the connection.  A full socket is made
+# certain with tests/proxy/sendshim.c (LD_PRELOAD): without it (the
+# control) both orders hold on any build.
+area_tunnel_order() {
+	if ! cc -O1 -shared -fPIC -o "$TMP/sendshim.so" \
+	    "$top_srcdir/tests/proxy/sendshim.c" -ldl >"$TMP/cc.out" 2>&1; then
+		not_ok "tunnel: tests/proxy/sendshim.c builds" "$(head -c 400 "$TMP/cc.out")"
+		return 0
+	fi
+	fair_policy >"$TMP/ord.conf"
+	if start_proxy ord "$TMP/ord.conf"; then
+		OP=$PX_PORT
+		order ordc --pipeline
+		expect_grep "tunnel: control, no shim: a GET's response, then CONNECT's 200, then the tunnel ($(field answers "$TMP/ordc.out"))" \
+		    "$TMP/ordc.out" '^order ok$'
+		stop_proxy ord "$PX_PID"
+	fi
+	export LD_PRELOAD="$TMP/sendshim.so" SHIM_SHORT_200=1
+	start_proxy short "$TMP/ord.conf"
+	rc=$?
+	unset LD_PRELOAD SHIM_SHORT_200
+	if [ $rc -eq 0 ]; then
+		OP=$PX_PORT
+		order short
+		expect_grep "tunnel: a client socket with room for 10 bytes of the 200: the rest follows, then the tunnel ($(field answers "$TMP/short.out"))" \
+		    "$TMP/short.out" '^order ok$'
+		stop_proxy short "$PX_PID"
+	fi
+	export LD_PRELOAD="$TMP/sendshim.so" SHIM_STALL_MS=400
+	start_proxy stall "$TMP/ord.conf"
+	rc=$?
+	unset LD_PRELOAD SHIM_STALL_MS
+	if [ $rc -eq 0 ]; then
+		OP=$PX_PORT
+		order stall --pipeline
+		expect_grep "tunnel: a GET's response still queued when the pipelined CONNECT is allowed: the response whole, then the 200, then the tunnel ($(field answers "$TMP/stall.out"))" \
+		    "$TMP/stall.out" '^order ok$'
+		stop_proxy stall "$PX_PID"
+		if grep -q '"http_connect".*"allow"' "$TMP/stall.log"; then
+			ok "tunnel: the CONNECT has its allow line"
+		else
+			not_ok "tunnel: the CONNECT has its allow line" "$(cat "$TMP/stall.log")"
+		fi
+	fi
+}
+
+if start_server origin origin --log "$TMP/origin.log"; then
+	ORIGIN=$SRV_PORT
+	area_trickle
+	area_tunnel_order
+fi
 if cat "$TMP"/*.stderr 2>/dev/null | grep -Eq 'Sanitizer|runtime error:'; then
 	not_ok "fair_head: no sanitizer report" \
 	    "$(grep -E -A3 'Sanitizer|runtime error:' "$TMP"/*.stderr | head -20)"
@@ -119,7 +182,8 @@ if [ "$PASS" != unprivileged ] && [ "$(id -u)" -eq 0 ]; then
 	if id nobody >/dev/null 2>&1; then
 		nobody_pass proxy/fair_head HARN_FAIR_HEAD_PASS \
 		    "$top_srcdir/tests/proxy/lib.sh" "$top_srcdir/tests/pyhelpers.py" \
-		    "$top_srcdir/tests/dnsd.py" "$F"
+		    "$top_srcdir/tests/dnsd.py" "$F" \
+		    "$top_srcdir/tests/proxy/sendshim.c"
 	else
 		skip "unprivileged pass: no user 'nobody'"
 	fi

@@ -7,6 +7,8 @@
            (/proc/PID/stat utime+stime) read before and after it;
   trickles --repeat trickled heads: the proxy's CPU per head;
   whole    the same head in one send, for comparison;
+  order    a GET (--pipeline) then a CONNECT on one connection: each
+           answer in turn and whole, then the tunnel carries a request;
   legit    a CONNECT every --every seconds until --stop exists (or
            --seconds pass), each timed from connect to its 200's head.
 """
@@ -123,6 +125,61 @@ def one_connect(a):
     return st, (time.monotonic() - t0) * 1000
 
 
+class Heads:
+    """Heads (and Content-Length bodies) read in turn, with a deadline."""
+
+    def __init__(self, s, deadline):
+        self.s, self.deadline, self.buf = s, deadline, b""
+
+    def need(self, cond):
+        while not cond():
+            self.s.settimeout(max(0.01, self.deadline - time.monotonic()))
+            d = self.s.recv(65536)
+            if not d:
+                raise EOFError
+            self.buf += d
+
+    def head(self):
+        self.need(lambda: b"\r\n\r\n" in self.buf)
+        h, self.buf = self.buf.split(b"\r\n\r\n", 1)
+        n = 0
+        for ln in h.split(b"\r\n")[1:]:
+            k, _, v = ln.partition(b":")
+            if k.strip().lower() == b"content-length":
+                n = int(v)
+        self.need(lambda: len(self.buf) >= n)
+        self.buf = self.buf[n:]
+        return h.split(b"\r\n", 1)[0].decode("latin-1")
+
+
+def cmd_order(a):
+    """A GET (--pipeline) and a CONNECT on one connection: each answer in
+    turn, whole, then a request through the tunnel is answered."""
+    tgt = a.target.encode()
+    req = b""
+    if a.pipeline:
+        req = b"GET http://%s/order HTTP/1.1\r\nHost: %s\r\n\r\n" % (tgt, tgt)
+    req += b"CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n" % (tgt, tgt)
+    s = socket.create_connection(("127.0.0.1", a.proxy), timeout=a.timeout)
+    s.sendall(req)
+    r = Heads(s, time.monotonic() + a.timeout)
+    got = []
+    try:
+        for _ in range(2 if a.pipeline else 1):
+            got.append(r.head())
+        s.sendall(b"GET /through HTTP/1.1\r\nHost: %s\r\n\r\n" % tgt)
+        got.append(r.head())
+    except (OSError, EOFError) as e:
+        got.append("stopped:%s" % type(e).__name__)
+    print("answers %s" % " | ".join(got))
+    est = "HTTP/1.1 200 Connection established"
+    kinds = ["ok" if g == est else "200" if g.split(" ")[1:2] == ["200"]
+             else g for g in got]
+    want = (["200"] if a.pipeline else []) + ["ok", "200"]
+    print("order %s" % ("ok" if kinds == want else "bad"))
+    return 0
+
+
 def pct(v, p):
     v = sorted(v)
     return v[min(len(v) - 1, int(p * len(v)))] if v else -1
@@ -156,12 +213,14 @@ def cmd_legit(a):
 def main():
     ap = argparse.ArgumentParser()
     sub = ap.add_subparsers(dest="cmd", required=True)
-    for name in ("trickle", "trickles", "whole", "legit"):
+    for name in ("trickle", "trickles", "whole", "legit", "order"):
         p = sub.add_parser(name)
         p.add_argument("--proxy", type=int, required=True)
         p.add_argument("--target", required=True)
         p.add_argument("--timeout", type=float, default=30)
-        if name == "legit":
+        if name == "order":
+            p.add_argument("--pipeline", action="store_true")
+        elif name == "legit":
             p.add_argument("--every", type=float, default=0.2)
             p.add_argument("--seconds", type=float, default=60)
             p.add_argument("--stop")
