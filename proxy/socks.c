@@ -125,6 +125,15 @@ connected_cb(const struct outbound_result *res, void *arg)
 		refuse(c, SOCKS_REP_FAILURE, EGRESS_R_LOG_UNAVAILABLE, NULL);
 		return;
 	}
+	/*
+	 * conn_start_tunnel sends this with one send() and drops what is
+	 * queued for the client.  Before it only the 2-byte method choice
+	 * was written (send_now, on a socket nothing else was written to),
+	 * so nothing is queued and the 10 bytes fit, unless the kernel
+	 * refused those 2 bytes (TCP memory pressure): then the client is
+	 * closed, or the reply goes first.  HTTP, where a pipelined
+	 * response can be queued, waits for its queue (http.c tunnel_start).
+	 */
 	conn_start_tunnel(c, res->fd, ok, sizeof(ok));
 }
 
