@@ -541,10 +541,11 @@ relay_response_head(struct conn *c, struct evbuffer *in, struct evbuffer *b)
 	char *head;
 	int status;
 
-	if ((end = httpmsg_head_end(in, 65536)) == 0)
+	if ((end = httpmsg_head_scan(in, 65536, &f->resp_scan)) == 0)
 		return evbuffer_get_length(in) > 65536 ? -1 : 0;
 	if ((head = malloc(end)) == NULL)
 		return -1;
+	f->resp_scan.pos = 0;	/* an interim (1xx) head may follow */
 	if (evbuffer_remove(in, head, end) != (int)end ||
 	    httpmsg_parse(head, end, &m) != HTTPMSG_OK ||
 	    (status = httpmsg_status(&m)) == -1 ||

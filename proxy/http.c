@@ -9,11 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "proxy/http.h"
 
 static void	head_read_cb(struct bufferevent *, void *);
+static void	head_taken(struct conn *);
 
 static const char *
 status_text(int status)
@@ -235,6 +237,12 @@ http_free(struct conn *c)
 		return;		/* its init failed */
 	http_req_free(c);
 	kept_drop(c);
+	if (http_of(c)->pace != NULL)
+		event_free(http_of(c)->pace);
+	http_of(c)->pace = NULL;
+	if (http_of(c)->tunnel_fd != -1)
+		close(http_of(c)->tunnel_fd);
+	http_of(c)->tunnel_fd = -1;
 }
 
 /* Ready for the next request on a kept-alive connection. */
@@ -242,8 +250,10 @@ http_free(struct conn *c)
 static int
 http_init(struct conn *c)
 {
-	c->pstate = calloc(1, sizeof(struct http_conn));
-	return c->pstate == NULL ? -1 : 0;
+	if ((c->pstate = calloc(1, sizeof(struct http_conn))) == NULL)
+		return -1;
+	http_of(c)->tunnel_fd = -1;
+	return 0;
 }
 
 /* The next request on a kept-alive client connection. */
@@ -251,6 +261,7 @@ static void
 http_next_request(struct conn *c)
 {
 	http_req_free(c);
+	head_taken(c);
 	conn_next_request(c);
 	if (conn_enter(c, CONN_IDLE) == -1) {
 		conn_close(c);
@@ -397,6 +408,58 @@ note_connection_tokens(struct http_req *r)
 	}
 }
 
+/* The head's bytes leave the buffer: the next head starts afresh. */
+static void
+head_taken(struct conn *c)
+{
+	http_of(c)->head_scan.pos = 0;
+	http_of(c)->head_reads = 0;
+}
+
+/*
+ * A head that keeps coming in small pieces is read at most once per
+ * HEAD_PACE_MS once it has taken HEAD_PACE_AFTER reads: each read of a
+ * segment costs a wakeup and its system calls whatever it holds, so a
+ * client trickling its head a byte per segment would cost the loop one
+ * per byte.  Paced, it costs one per interval, and what came meanwhile is
+ * read at once.  A head sent promptly takes a read or two: never paced.
+ */
+#define HEAD_PACE_AFTER	8
+#define HEAD_PACE_MS	10
+
+static void
+pace_end_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct conn *c = arg;
+
+	(void)fd;
+	(void)what;
+	/* Refused or timed out meanwhile: reading is not ours to resume. */
+	if (c->state != CONN_REQUEST)
+		return;
+	if (bufferevent_enable(c->bev, EV_READ) == -1)
+		conn_close(c);
+}
+
+/* The head is not all in: wait for more, paced.  -1: c was closed. */
+static int
+head_wait(struct conn *c)
+{
+	struct http_conn *h = http_of(c);
+	struct timeval tv = { 0, HEAD_PACE_MS * 1000 };
+
+	if (++h->head_reads < HEAD_PACE_AFTER)
+		return 0;
+	if ((h->pace == NULL && (h->pace = evtimer_new(c->px->base,
+	    pace_end_cb, c)) == NULL) ||
+	    bufferevent_disable(c->bev, EV_READ) == -1 ||
+	    evtimer_add(h->pace, &tv) == -1) {
+		conn_close(c);
+		return -1;
+	}
+	return 0;
+}
+
 /* Parse the head; returns EGRESS_R_NONE or the reason to refuse. */
 static enum egress_reason
 parse_request(struct conn *c, size_t headlen)
@@ -411,6 +474,7 @@ parse_request(struct conn *c, size_t headlen)
 		return EGRESS_R_INVALID_REQUEST;
 	}
 	http_of(c)->req = r;
+	head_taken(c);
 	if (evbuffer_remove(bufferevent_get_input(c->bev), r->head,
 	    headlen) != (int)headlen)
 		return EGRESS_R_INVALID_REQUEST;
@@ -487,6 +551,71 @@ cannot_be_http(struct evbuffer *in)
 
 static void	allowed_logged(struct conn *, int);
 
+static const char established[] =
+    "HTTP/1.1 200 Connection established\r\n\r\n";
+
+/* The 200 and all before it are with the client: the tunnel starts. */
+static void
+tunnel_go(struct conn *c)
+{
+	int fd = http_of(c)->tunnel_fd;
+
+	http_of(c)->tunnel_fd = -1;
+	http_free(c);
+	conn_start_tunnel(c, fd, established, 0);
+}
+
+static void
+tunnel_flushed_cb(struct bufferevent *bev, void *arg)
+{
+	if (evbuffer_get_length(bufferevent_get_output(bev)) == 0)
+		tunnel_go(arg);
+}
+
+/* The client fails or takes nothing for idle_timeout meanwhile. */
+static void
+tunnel_flush_event_cb(struct bufferevent *bev, short what, void *arg)
+{
+	(void)bev;
+	if (what & (BEV_EVENT_ERROR | BEV_EVENT_TIMEOUT))
+		conn_close(arg);	/* http_free closes the origin */
+}
+
+/*
+ * CONNECT allowed: its 200 goes to the client after everything queued
+ * for it before (the rest of a response to a request pipelined ahead of
+ * this one), and whole, before the tunnel takes the socket, since the
+ * tunnel writes to it directly and conn_start_tunnel frees the queue.  A
+ * socket that takes it at once (the usual case) costs no loop pass; one
+ * that is full or has bytes queued ahead gets it queued, and the tunnel
+ * starts when the queue is empty, bounded by idle_timeout.
+ */
+static void
+tunnel_start(struct conn *c, int fd)
+{
+	struct evbuffer *out = bufferevent_get_output(c->bev);
+	struct timeval idle = ms_timeval(c->gen->conf->idle_timeout);
+	ssize_t n = 0;
+
+	http_of(c)->tunnel_fd = fd;
+	if (evbuffer_get_length(out) == 0 && (n = send(c->fd, established,
+	    sizeof(established) - 1, MSG_NOSIGNAL | MSG_DONTWAIT)) < 0)
+		n = 0;
+	if ((size_t)n == sizeof(established) - 1) {
+		tunnel_go(c);
+		return;
+	}
+	bufferevent_setcb(c->bev, NULL, tunnel_flushed_cb,
+	    tunnel_flush_event_cb, c);
+	bufferevent_setwatermark(c->bev, EV_WRITE, 0, 0);
+	if (bufferevent_set_timeouts(c->bev, NULL, &idle) == -1 ||
+	    conn_write(c, established + n, sizeof(established) - 1 -
+	    (size_t)n) == -1)
+		return;		/* closed */
+	if (evbuffer_get_length(out) == 0)
+		tunnel_go(c);
+}
+
 static void
 connected_cb(const struct outbound_result *res, void *arg)
 {
@@ -510,24 +639,22 @@ connected_cb(const struct outbound_result *res, void *arg)
 static void
 allowed_logged(struct conn *c, int rc)
 {
-	static const char established[] =
-	    "HTTP/1.1 200 Connection established\r\n\r\n";
-	const struct outbound_result *res = &c->logres;
+	struct outbound_result r = c->logres;
+	const struct outbound_result *res = &r;
 
+	/* The origin's socket is passed on (or closed) here, kept nowhere. */
+	c->logres.fd = -1;
 	if (rc == -1) {
 		if (res->fd != -1)
 			close(res->fd);
-		c->logres.fd = -1;
 		http_refuse(c, EGRESS_R_LOG_UNAVAILABLE);
 		return;
 	}
 	if (res->reuse)
 		forward_start_kept(c, &res->addr, res->reason);
-	else if (http_of(c)->req->connect) {
-		http_free(c);
-		conn_start_tunnel(c, res->fd, established,
-		    sizeof(established) - 1);
-	} else
+	else if (http_of(c)->req->connect)
+		tunnel_start(c, res->fd);
+	else
 		forward_start(c, res->fd, &res->addr, res->reason);
 }
 
@@ -539,10 +666,12 @@ allowed_logged(struct conn *c, int rc)
 static void
 refuse_over_limit(struct conn *c, struct evbuffer *in, size_t limit)
 {
-	size_t end = httpmsg_head_end(in, limit);
+	size_t end = httpmsg_head_scan(in, limit, &http_of(c)->head_scan);
 
-	if (end == 0 && evbuffer_get_length(in) < limit && !cannot_be_http(in))
+	if (end == 0 && evbuffer_get_length(in) < limit && !cannot_be_http(in)) {
+		(void)head_wait(c);
 		return;
+	}
 	if (end != 0 && end <= limit)
 		(void)parse_request(c, end);
 	http_refuse(c, EGRESS_R_LIMIT_EXCEEDED);
@@ -571,11 +700,13 @@ head_read_cb(struct bufferevent *bev, void *arg)
 		http_refuse(c, EGRESS_R_INVALID_REQUEST);
 		return;
 	}
-	if ((end = httpmsg_head_end(in, limit)) == 0) {
+	if ((end = httpmsg_head_scan(in, limit, &http_of(c)->head_scan)) ==
+	    0) {
 		if (evbuffer_get_length(in) >= limit) {
 			c->detail = "request head over max_header_bytes";
 			http_refuse_status(c, 431, EGRESS_R_INVALID_REQUEST);
-		}
+		} else
+			(void)head_wait(c);
 		return;
 	}
 	if (end > limit) {

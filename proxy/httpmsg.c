@@ -18,19 +18,21 @@ is_tchar(unsigned char c)
 	    c) != NULL);
 }
 
+uint64_t httpmsg_head_examined;
+
 /*
  * The end of the head (after its empty line), or 0 if not there yet.  The
  * same definition as httpmsg_parse's: lines end at LF, a CR before it is
  * dropped, and the first empty line ends the head ("\n\n" or "\n\r\n").
+ * Only the first limit + 4 bytes are looked at.  This one searches from
+ * the start: for when the buffer cannot be made contiguous.
  */
-size_t
-httpmsg_head_end(struct evbuffer *in, size_t limit)
+static size_t
+head_end_search(struct evbuffer *in, size_t len)
 {
 	struct evbuffer_ptr lf, crlf;
-	size_t len = evbuffer_get_length(in), end = 0;
+	size_t end = 0;
 
-	if (len > limit + 4)
-		len = limit + 4;
 	lf = evbuffer_search(in, "\n\n", 2, NULL);
 	crlf = evbuffer_search(in, "\n\r\n", 3, NULL);
 	if (lf.pos != -1 && (size_t)lf.pos + 2 <= len)
@@ -39,6 +41,74 @@ httpmsg_head_end(struct evbuffer *in, size_t limit)
 	    (end == 0 || (size_t)crlf.pos + 3 < end))
 		end = crlf.pos + 3;
 	return end;
+}
+
+/*
+ * The first LF at or after s->pos followed by LF or CRLF within len: the
+ * offset past it, or 0 with s->pos left at the first byte not yet ruled
+ * out (an LF whose next bytes have not come yet).  Each byte is looked at
+ * once however the head is cut, but for the one or two after a pending LF.
+ */
+static size_t
+head_end_resume(const unsigned char *b, size_t len, struct httpmsg_scan *s)
+{
+	const unsigned char *nl;
+	size_t p = s->pos, end = 0;
+
+	while (p < len) {
+		if ((nl = memchr(b + p, '\n', len - p)) == NULL) {
+			p = len;
+			break;
+		}
+		p = (size_t)(nl - b);
+		if (p + 1 >= len)
+			break;			/* the next byte decides */
+		if (b[p + 1] == '\n') {
+			end = p + 2;
+			break;
+		}
+		if (b[p + 1] == '\r') {
+			if (p + 2 >= len)
+				break;
+			if (b[p + 2] == '\n') {
+				end = p + 3;
+				break;
+			}
+		}
+		p++;
+	}
+	httpmsg_head_examined += (end != 0 ? end : len) - s->pos;
+	s->pos = p;
+	return end;
+}
+
+size_t
+httpmsg_head_scan(struct evbuffer *in, size_t limit, struct httpmsg_scan *s)
+{
+	size_t len = evbuffer_get_length(in);
+	const unsigned char *b;
+
+	if (len > limit + 4)
+		len = limit + 4;
+	if (s->pos > len)
+		s->pos = 0;	/* not the bytes it was kept for */
+	if (len == 0)
+		return 0;
+	/*
+	 * Contiguous at amortized linear cost: the chain pullup makes is
+	 * sized in powers of two, and later reads land in its free space.
+	 */
+	if ((b = evbuffer_pullup(in, (ev_ssize_t)len)) == NULL)
+		return head_end_search(in, len);
+	return head_end_resume(b, len, s);
+}
+
+size_t
+httpmsg_head_end(struct evbuffer *in, size_t limit)
+{
+	struct httpmsg_scan s = { 0 };
+
+	return httpmsg_head_scan(in, limit, &s);
 }
 
 /* A response's status code: "HTTP/1.x NNN[ reason]", 100-999, or -1. */

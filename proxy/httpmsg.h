@@ -47,6 +47,20 @@ struct httpmsg_body {
 
 /* Offset just past the head's empty line in in, or 0 if not yet there. */
 size_t	 httpmsg_head_end(struct evbuffer *in, size_t limit);
+/*
+ * Where the search for a head's end got to, kept between reads so that a
+ * head arriving a byte at a time is looked at once (linear time), not
+ * once per read (quadratic).  Zero it for each new head, and whenever
+ * bytes are taken from the front of the buffer it describes.
+ */
+struct httpmsg_scan {
+	size_t	 pos;		/* no head end starts before it */
+};
+/* httpmsg_head_end, resumed where the last call on this head stopped. */
+size_t	 httpmsg_head_scan(struct evbuffer *in, size_t limit,
+	    struct httpmsg_scan *);
+/* Test hook: bytes the head-end searches have looked at, in all. */
+extern uint64_t httpmsg_head_examined;
 /* Split a head (buf is modified in place only by reference). */
 int	 httpmsg_status(const struct httpmsg *);	/* -1: not a status line */
 int	 httpmsg_parse(char *buf, size_t len, struct httpmsg *);

@@ -43,6 +43,7 @@ struct http_fwd {
 	bool			 resp_close;	/* the origin closes after it */
 	bool			 origin_eof;
 	struct httpmsg_body	 resp;
+	struct httpmsg_scan	 resp_scan;	/* its head's end, so far */
 };
 
 /*
@@ -62,6 +63,10 @@ struct http_conn {
 	struct http_req		*req;		/* the request under way */
 	struct http_fwd		*fwd;		/* its exchange */
 	struct http_origin	*kept;		/* an origin kept for the next */
+	struct httpmsg_scan	 head_scan;	/* the next head's end, so far */
+	unsigned		 head_reads;	/* reads of it, so far */
+	struct event		*pace;		/* head reads paced: made at use */
+	int			 tunnel_fd;	/* CONNECT's origin, its 200 queued */
 	bool			 client_eof;	/* it sent all it will send */
 };
 

@@ -158,6 +158,15 @@ allowed_logged(struct conn *c, int rc)
 		refuse(c, SOCKS_REP_FAILURE, EGRESS_R_LOG_UNAVAILABLE, NULL);
 		return;
 	}
+	/*
+	 * conn_start_tunnel sends this with one send(), after what is queued
+	 * for the client (or fails the connection).  Before it only the
+	 * 2-byte method choice was written (send_now), so nothing is queued
+	 * and the 10 bytes fit, unless the kernel refused those 2 bytes (TCP
+	 * memory pressure): then the client is closed.  HTTP, where a
+	 * pipelined response can be queued, waits for its queue (http.c
+	 * tunnel_start).
+	 */
 	conn_start_tunnel(c, fd, ok, sizeof(ok));
 }
 

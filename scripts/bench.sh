@@ -39,6 +39,12 @@
 #                               kept up (400 a second) against
 #                               max_connections 1000: answered and p50/p99
 #                               (EGRESSD=path: another build's binary)
+#   scripts/bench.sh trickle    the proxy's CPU per CONNECT head sent 1-2
+#                               bytes per TCP segment, for heads of 4, 16,
+#                               64 and 256 KiB (it must grow linearly), and
+#                               a legitimate client's CONNECT latency (one
+#                               per 0.2 s) idle and meanwhile (issue 33;
+#                               EGRESSD=path: another build's binary)
 # The peer table needs, once:
 #   apt-get install nginx-light tinyproxy squid dante-server microsocks
 # Knobs of bench/run-peers.sh (REPS, DUR, PEERS, ...) pass through.
@@ -48,8 +54,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 what=${1:-all}
 
 case $what in
-all|tunnels|peers|decide|sandbox|loglat|transparent|deadnames|slowlog|silence) ;;
-*) echo "usage: scripts/bench.sh [decide|sandbox|tunnels|peers|loglat|transparent|deadnames|slowlog|silence]" >&2; exit 2 ;;
+all|tunnels|peers|decide|sandbox|loglat|transparent|deadnames|slowlog|silence|trickle) ;;
+*) echo "usage: scripts/bench.sh [decide|sandbox|tunnels|peers|loglat|transparent|deadnames|slowlog|silence|trickle]" >&2; exit 2 ;;
 esac
 
 sh "$top/scripts/bootstrap.sh" >/dev/null
@@ -210,6 +216,42 @@ if [ "$what" = all ] || [ "$what" = silence ]; then
 	kill "$sbp" 2>/dev/null
 	wait "$sbp" "$sbo" 2>/dev/null
 	rm -rf "$sb"
+fi
+if [ "$what" = all ] || [ "$what" = trickle ]; then
+	tk=$(mktemp -d "${TMPDIR:-/tmp}/harn-trickle.XXXXXX")
+	printf 'default deny\nallow_loopback on\nallow 127.0.0.1\nheader_timeout 60s\nmax_header_bytes 262144\n' >"$tk/p.conf"
+	python3 "$top/tests/pyhelpers.py" origin --port-file "$tk/oport" \
+	    >/dev/null 2>&1 &
+	tkopid=$!
+	"${EGRESSD:-$top/build/harn-egressd}" --policy "$tk/p.conf" \
+	    --listen 127.0.0.1:0 --port-file "$tk/port" --log "$tk/log" \
+	    >/dev/null 2>&1 &
+	tkpid=$!
+	n=0
+	while { [ ! -s "$tk/port" ] || [ ! -s "$tk/oport" ]; } && [ $n -lt 50 ]; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+	fh="$top/tests/proxy/fairhead.py"
+	tgt="127.0.0.1:$(cat "$tk/oport")"
+	echo "== trickled heads, 1-2 bytes per segment (${EGRESSD:-this build})"
+	python3 "$fh" legit --proxy "$(cat "$tk/port")" --target "$tgt" \
+	    --seconds 2 | sed -n 's/^\(p50_ms\|p99_ms\)/idle legitimate CONNECT \1/p'
+	python3 "$fh" legit --proxy "$(cat "$tk/port")" --target "$tgt" \
+	    --seconds 600 --stop "$tk/stop" >"$tk/legit.out" 2>&1 &
+	tklpid=$!
+	# 256 KiB of heads per length, so the clock's ticks average out.
+	for k in 4 16 64 256; do
+		python3 "$fh" trickles --proxy "$(cat "$tk/port")" \
+		    --pid "$tkpid" --target "$tgt" --size $((k * 1024)) \
+		    --repeat $((256 / k)) --timeout 120 || true
+	done
+	: >"$tk/stop"
+	wait "$tklpid" || true
+	sed -n 's/^\(connects\|failed\|p50_ms\|p99_ms\|max_ms\)/legitimate CONNECT meanwhile: \1/p' "$tk/legit.out"
+	kill "$tkpid" "$tkopid" 2>/dev/null
+	wait "$tkpid" "$tkopid" 2>/dev/null || true
+	rm -rf "$tk"
 fi
 if [ "$what" = all ] || [ "$what" = transparent ]; then
 	tb=$(mktemp -d "${TMPDIR:-/tmp}/harn-transparent.XXXXXX")

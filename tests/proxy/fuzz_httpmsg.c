@@ -56,6 +56,32 @@ head_end_ref(const uint8_t *b, size_t len)
 	return 0;
 }
 
+/*
+ * The same bytes arriving in pieces (lengths from the input's own bytes,
+ * 1-8): the resumed search answers as a fresh one after every piece.
+ */
+static void
+check_head_scan(const uint8_t *b, size_t len, size_t limit, size_t whole)
+{
+	struct evbuffer *in = evbuffer_new();
+	struct httpmsg_scan sc = { 0 };
+	size_t i, n, got = 0;
+
+	if (in == NULL)
+		abort();
+	for (i = 0; i < len; i += n) {
+		n = 1 + b[i] % 8;
+		if (n > len - i)
+			n = len - i;
+		if (evbuffer_add(in, b + i, n) == -1)
+			abort();
+		got = httpmsg_head_scan(in, limit, &sc);
+		CHECK(got == httpmsg_head_end(in, limit));
+	}
+	CHECK(got == whole);
+	evbuffer_free(in);
+}
+
 static size_t
 check_head_end(const uint8_t *b, size_t len, size_t limit)
 {
@@ -66,6 +92,7 @@ check_head_end(const uint8_t *b, size_t len, size_t limit)
 	CHECK(n == head_end_ref(b, within));
 	CHECK(evbuffer_get_length(in) == len);	/* only looked at */
 	evbuffer_free(in);
+	check_head_scan(b, len, limit, n);
 	return n;
 }
 

@@ -60,15 +60,44 @@ static const struct head_end_row {
 	{ "GET / HTTP/1.1\r\n\r\n", 13, 0 },
 };
 
+/*
+ * httpmsg_head_scan, fed step bytes at a time: after every piece the same
+ * answer as a fresh search of what has come, however the ends are cut.
+ */
+static void
+head_scan_cut(const struct head_end_row *r, size_t step)
+{
+	struct evbuffer *b = evbuffer_new();
+	struct httpmsg_scan sc = { 0 };
+	size_t len = strlen(r->in), i, n = 0, end = 0, want = 0;
+
+	assert_non_null(b);
+	for (i = 0; i < len; i += n) {
+		n = len - i < step ? len - i : step;
+		assert_int_equal(evbuffer_add(b, r->in + i, n), 0);
+		end = httpmsg_head_scan(b, r->limit, &sc);
+		want = httpmsg_head_end(b, r->limit);
+		if (end != want)
+			break;
+	}
+	evbuffer_free(b);
+	CHECK(end == want, "step %zu: at %zu bytes end %zu, a fresh search %zu",
+	    step, i + n, end, want);
+	CHECK(end == r->end, "step %zu: end %zu, want %zu", step, end,
+	    r->end);
+}
+
 static void
 head_end_row(const void *p)
 {
 	const struct head_end_row *r = p;
 	struct evbuffer *b = buf_of(r->in, strlen(r->in));
-	size_t end = httpmsg_head_end(b, r->limit);
+	size_t end = httpmsg_head_end(b, r->limit), step;
 
 	evbuffer_free(b);
 	CHECK(end == r->end, "end %zu, want %zu", end, r->end);
+	for (step = 1; step <= 4; step++)
+		head_scan_cut(r, step);
 }
 
 static void
@@ -82,6 +111,74 @@ test_head_end(void **state UNUSED)
 		row_run(head_end_row, &head_end_rows[i]);
 	}
 	rows_done("head_end");
+}
+
+/* A head of exactly len bytes: padded header lines, then its empty line. */
+static char *
+long_head(size_t len)
+{
+	static const char start[] = "GET http://a/ HTTP/1.1\r\n";
+	char *h = malloc(len + 1);
+	size_t at = sizeof(start) - 1, n;
+
+	assert_non_null(h);
+	memcpy(h, start, at);
+	while (at < len - 2) {
+		n = len - 2 - at < 80 ? len - 2 - at : 80;
+		memset(h + at, 'a', n);
+		if (n >= 4)
+			memcpy(h + at + n - 2, "\r\n", 2);
+		at += n;
+	}
+	memcpy(h + len - 4, "\r\n\r\n", 4);
+	h[len] = '\0';
+	return h;
+}
+
+/*
+ * The bytes looked at for a head fed in pieces of 1, 2, 1, 2... bytes:
+ * about its length (each once, a pending LF's next bytes again), as for
+ * the whole head at once; not the square of it.
+ */
+static uint64_t
+head_examined(const char *h, size_t len, size_t limit, bool trickle)
+{
+	struct evbuffer *b = evbuffer_new();
+	struct httpmsg_scan sc = { 0 };
+	uint64_t before = httpmsg_head_examined;
+	size_t i, n, end = 0;
+
+	assert_non_null(b);
+	for (i = 0; i < len; i += n) {
+		n = !trickle ? len : len - i < 1 + i % 2 ? len - i : 1 + i % 2;
+		assert_int_equal(evbuffer_add(b, h + i, n), 0);
+		end = httpmsg_head_scan(b, limit, &sc);
+		assert_true(end == 0 || i + n == len);
+	}
+	assert_int_equal(end, len);
+	evbuffer_free(b);
+	return httpmsg_head_examined - before;
+}
+
+static void
+test_head_scan_linear(void **state UNUSED)
+{
+	static const size_t lens[] = { 4096, 65536, 1 << 20 };
+	uint64_t whole, trickled;
+	size_t i;
+	char *h;
+
+	for (i = 0; i < NELEM(lens); i++) {
+		h = long_head(lens[i]);
+		whole = head_examined(h, lens[i], lens[i], false);
+		trickled = head_examined(h, lens[i], lens[i], true);
+		print_message("# %zu-byte head: %llu bytes examined whole, "
+		    "%llu trickled\n", lens[i], (unsigned long long)whole,
+		    (unsigned long long)trickled);
+		assert_true(whole >= lens[i] && whole <= lens[i] + 4);
+		assert_true(trickled <= 2 * (uint64_t)lens[i]);
+		free(h);
+	}
 }
 
 /* ---------------------------------------------------------------- */
@@ -769,6 +866,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_head_end),
+		cmocka_unit_test(test_head_scan_linear),
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_parse_too_many),
 		cmocka_unit_test(test_status),
