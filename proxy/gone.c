@@ -17,10 +17,12 @@
  * Such requests stay bounded by dns_timeout and the whole-phase
  * connect_timeout.  An error (a reset) always means the client is gone.
  *
- * The line: one per request (SPEC 5), a deny with connect_failed, the
- * address being connected to when there is one.  Nothing was let through
- * and no connect succeeded for this request; SPEC 5's reasons are a closed
- * set that audit and verify check, so no new word is made for it.
+ * The line: one per request (SPEC 5), a deny.  While an address is being
+ * connected to, connect_failed with that address (SPEC 5: a connect
+ * failure names the last address tried); while the name is still being
+ * looked up, dns_failure with none: the lookup never completed, and no
+ * address was judged.  Nothing was let through; SPEC 5's reasons are a
+ * closed set that audit and verify check, so no new word is made.
  */
 #include "proxy/internal.h"
 
@@ -45,6 +47,7 @@ conn_client_left(struct conn *c, short what)
 		return;	/* the tunnel or the relay meets the EOF again */
 	has = outbound_trying(c->ob, &addr);
 	/* Its line, whether or not the log takes it: the client is gone. */
-	(void)conn_log(c, false, EGRESS_R_CONNECT_FAILED, has ? &addr : NULL);
+	(void)conn_log(c, false, has ? EGRESS_R_CONNECT_FAILED :
+	    EGRESS_R_DNS_FAILURE, has ? &addr : NULL);
 	conn_close(c);	/* cancels the outbound: the connect, the lookup */
 }

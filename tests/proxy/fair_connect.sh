@@ -116,18 +116,19 @@ area_leave() {
 		    "$(cat "$TMP/leave.legit")"
 	fi
 	legit_check "leave" "$TMP/leave.legit"
-	# One line each: deny, connect_failed, no address (none was tried).
+	# One line each: deny, dns_failure (abandoned while the name was being
+	# looked up), no address (none was judged).
 	wait_count "$TMP/leave.log" '"host":"l[0-9]+\.dead\.test"' 16 50 || true
 	nl=$(count_lines "$TMP/leave.log" '"host":"l[0-9]+\.dead\.test"')
-	nc=$(count_lines "$TMP/leave.log" '"host":"l[0-9]+\.dead\.test","port":443,"decision":"deny","reason":"connect_failed"}')
+	nc=$(count_lines "$TMP/leave.log" '"host":"l[0-9]+\.dead\.test","port":443,"decision":"deny","reason":"dns_failure"}')
 	np=$(grep -E '"host":"l[0-9]+\.dead\.test"' "$TMP/leave.log" |
 	    sed 's/.*"protocol":"\([a-z_0-9]*\)".*/\1/' | sort -u | tr '\n' ' ')
 	if [ "$nl" -eq 16 ] && [ "$nc" -eq 16 ] &&
 	    [ "$np" = "http_connect socks5 " ]; then
-		ok "leave: each abandoned request has one line: deny connect_failed (CONNECT and SOCKS5)"
+		ok "leave: each abandoned request has one line: deny dns_failure (CONNECT and SOCKS5)"
 	else
-		not_ok "leave: each abandoned request has one line: deny connect_failed" \
-		    "lines $nl, connect_failed $nc, protocols $np" \
+		not_ok "leave: each abandoned request has one line: deny dns_failure" \
+		    "lines $nl, dns_failure $nc, protocols $np" \
 		    "$(grep -E '"host":"l[0-9]' "$TMP/leave.log" | head -3)"
 	fi
 	# Their lookups were cancelled: a lookup still wanted (probe) is sent
@@ -281,6 +282,6 @@ area_nobody() {
 }
 
 # What these areas give, in their decision logs.
-PX_REASONS="allow_rule connect_failed connect_timeout limit_exceeded"
+PX_REASONS="allow_rule dns_failure connect_timeout limit_exceeded"
 PX_PROTOCOLS="http_connect socks5"
 proxy_suite leave flood phase nobody

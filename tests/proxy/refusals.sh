@@ -290,13 +290,18 @@ area_robust() {
 	$PY "$H" abort --proxy "$MP" --after 0.1 --rst \
 	    "POST http://good.test:$O/partial HTTP/1.1\r\nHost: good.test:$O\r\nContent-Length: 100000\r\n\r\nabc" 2>/dev/null
 	$PY "$H" abort --proxy "$MP" --after 0.1 '\x05\x01\x00\x05\x01\x00\x03\x09slow.test\x00\x50' 2>/dev/null
-	# The three that left during DNS are decided (dns_failure) all the same.
+	# The three that left during DNS are decided (dns_failure, abandoned
+	# at once) all the same.
 	if wait_count "$TMP/main.log" '"host":"slow.test"' $((nslow + 3)) 50; then
 		ok "robust: requests whose clients left during DNS are decided and logged"
 	else
 		not_ok "robust: requests whose clients left during DNS are decided and logged" \
 		    "$(grep slow.test "$TMP/main.log")"
 	fi
+	# A client that waits for the whole connect phase: 504.
+	refusal "robust: a connect that times out (a tarpit): 504 connect_timeout" \
+	    "$MP" 504 connect_timeout \
+	    "CONNECT refused.test:$TARPIT HTTP/1.1\r\n\r\n"
 	# A SOCKS5 exchange that arrives one byte at a time.
 	$PY - "$MP" "$O" <<'PYX' >"$TMP/frag.out" 2>&1
 import socket, struct, sys, time
