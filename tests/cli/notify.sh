@@ -211,7 +211,10 @@ fi
 # --- run mode: CMD never speaks for us -------------------------------------
 # NOTIFY_SOCKET is not CMD's to have: a usage error to pass it, and the
 # caller's value never reaches CMD's environment.
+# From the workspace: a build that runs the command anyway leaves its
+# files there, not in the caller's directory.
 expect_rc "run mode: --env NOTIFY_SOCKET is a usage error" 2 \
+    sh -c 'cd "$1" && shift && exec "$@"' sh "$WS" \
     "$EGRESSD" --policy "$POL" --env NOTIFY_SOCKET -- true
 expect_grep "run mode: --env NOTIFY_SOCKET says why" "$TMP/err" \
     '^harn-egressd: --env NOTIFY_SOCKET: never passed to the command$'
