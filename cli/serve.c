@@ -2,6 +2,7 @@
 /*
  * Service mode: the proxy on loopback until SIGTERM or SIGINT, which drain
  * open connections for up to drain_timeout; SIGHUP re-reads the policy.
+ * systemd, when it asks (NOTIFY_SOCKET), is told of each (notify.h).
  */
 #include <errno.h>
 #include <fcntl.h>
