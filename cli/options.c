@@ -90,7 +90,8 @@ check_env(const char *s)
 	}
 	if (strncmp(s, "LD_", 3) == 0 || (n == 14 &&
 	    strncmp(s, "GLIBC_TUNABLES", n) == 0) || (n == 13 &&
-	    strncmp(s, "SSH_AUTH_SOCK", n) == 0)) {
+	    strncmp(s, "SSH_AUTH_SOCK", n) == 0) || (n == 13 &&
+	    strncmp(s, "NOTIFY_SOCKET", n) == 0)) {
 		cli_error("--env %.*s: never passed to the command", (int)n, s);
 		return -1;
 	}

@@ -2,6 +2,7 @@
 /*
  * Service mode: the proxy on loopback until SIGTERM or SIGINT, which drain
  * open connections for up to drain_timeout; SIGHUP re-reads the policy.
+ * systemd, when it asks (NOTIFY_SOCKET), is told of each (notify.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,6 +16,7 @@
 #include <event2/event.h>
 
 #include "cli/cli.h"
+#include "cli/notify.h"
 #include "cli/options.h"
 #include "cli/report.h"
 #include "cli/serve.h"
@@ -28,6 +30,8 @@ struct service {
 	struct dlog		*log;
 	int			 logfd;		/* a file's, or stderr */
 	bool			 stopping;
+	size_t			 nlisten;
+	struct notifier		 notify;	/* systemd's, if it asked */
 };
 
 /* Enough descriptors for max_connections clients, origins and pipes. */
@@ -103,6 +107,7 @@ stop_cb(evutil_socket_t sig, short ev, void *arg)
 	if (s->stopping)
 		return;
 	s->stopping = true;
+	notify_send(&s->notify, NOTIFY_STOPPING, "draining open connections");
 	proxy_drain(s->px, drained_cb, s);
 }
 
@@ -132,28 +137,28 @@ reopen_log(struct service *s)
 	s->logfd = fd;
 }
 
-static void
-reload_cb(evutil_socket_t sig, short ev, void *arg)
+/* Re-read the policy file; what became of it, for STATUS=. */
+static const char *
+reload_policy(struct service *s)
 {
-	struct service *s = arg;
 	struct conf *c;
 	char err[256];
 
 	reopen_log(s);
 	if (s->opt->policy == NULL) {
 		cli_error("SIGHUP: no policy file to re-read; policy unchanged");
-		return;
+		return "no policy file to re-read";
 	}
 	if ((c = cli_load_policy(s->opt->policy)) == NULL) {
 		cli_error("SIGHUP: keeping the policy in force");
 		proxy_metrics_reload(s->px, false);
-		return;
+		return "reload failed, the policy in force kept";
 	}
 	if (proxy_reload(s->px, c, err, sizeof(err)) == -1) {
 		cli_error("SIGHUP: %s; keeping the policy in force", err);
 		conf_free(c);
 		proxy_metrics_reload(s->px, false);
-		return;
+		return "reload failed, the policy in force kept";
 	}
 	proxy_metrics_reload(s->px, true);
 	if (report_policy(s->rep, c, true) == -1)
@@ -161,6 +166,38 @@ reload_cb(evutil_socket_t sig, short ev, void *arg)
 		    "policy");
 	cli_error("SIGHUP: policy re-read from %s", s->opt->policy);
 	cli_say_report_mode(c);
+	return "policy re-read";
+}
+
+/* "WHAT; accepting on N listener(s)": no address, no host, no path. */
+static void
+notify_accepting(struct service *s, const char *what)
+{
+	char status[NOTIFY_STATUS_MAX];
+
+	snprintf(status, sizeof(status), "%s%saccepting on %zu listener%s",
+	    what != NULL ? what : "", what != NULL ? "; " : "", s->nlisten,
+	    s->nlisten == 1 ? "" : "s");
+	notify_send(&s->notify, NOTIFY_READY, status);
+}
+
+/*
+ * SIGHUP: RELOADING=1 first, READY=1 whatever the outcome (systemd waits
+ * for it; the old policy stays in force on failure).  Not once draining:
+ * STOPPING=1 was the last word.
+ */
+static void
+reload_cb(evutil_socket_t sig, short ev, void *arg)
+{
+	struct service *s = arg;
+	const char *what;
+
+	if (!s->stopping)
+		notify_send(&s->notify, NOTIFY_RELOADING,
+		    "re-reading the policy");
+	what = reload_policy(s);
+	if (!s->stopping)
+		notify_accepting(s, what);
 }
 
 /*
@@ -216,6 +253,7 @@ open_listeners(struct service *s, const struct conf *c)
 		printf("harn-egressd: listening on %s\n", bound);
 		report_listen(s->rep, bound);
 	}
+	s->nlisten = n;
 	return fflush(stdout) == 0 ? 0 : -1;
 }
 
@@ -239,6 +277,7 @@ serve(const struct options *opt, struct conf *c, struct report *rep)
 		return EXIT_USAGE;
 	}
 	rep->started = true;
+	notify_open(&s.notify);
 	signal(SIGPIPE, SIG_IGN);
 	raise_fd_limit();
 	if ((s.base = proxy_event_base_new()) == NULL ||
@@ -269,6 +308,8 @@ serve(const struct options *opt, struct conf *c, struct report *rep)
 		cli_error("cannot handle signals");
 		goto out;
 	}
+	/* Only now: systemd's SIGHUP may follow READY=1 at once. */
+	notify_accepting(&s, NULL);
 	if (event_base_dispatch(s.base) == -1) {
 		cli_error("event loop failed");
 		goto out;
@@ -286,5 +327,6 @@ out:
 		event_base_free(s.base);
 	if (s.logfd > STDERR_FILENO)
 		close(s.logfd);
+	notify_close(&s.notify);
 	return rv;
 }

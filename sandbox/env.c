@@ -24,9 +24,12 @@ static const char *const env_allow[] = {
 	"PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "LANG", "TZ", NULL
 };
 
-/* Never passed, whatever --env says (options refuse them too). */
+/*
+ * Never passed, whatever --env says (options refuse them too).
+ * NOTIFY_SOCKET: CMD must not talk to systemd as the service (SPEC 8.2).
+ */
 static const char *const env_never[] = {
-	"LD_", "GLIBC_TUNABLES=", "SSH_AUTH_SOCK=", NULL
+	"LD_", "GLIBC_TUNABLES=", "SSH_AUTH_SOCK=", "NOTIFY_SOCKET=", NULL
 };
 
 static bool
