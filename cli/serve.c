@@ -200,6 +200,19 @@ reload_cb(evutil_socket_t sig, short ev, void *arg)
 		notify_accepting(s, what);
 }
 
+/* A descriptor limit short of max_connections: said once, at start. */
+static void
+say_fd_short(const struct proxy *px, const struct conf *c)
+{
+	unsigned long have, need;
+
+	if (proxy_fd_short(px, &have, &need))
+		cli_error("warning: %lu file descriptors cannot serve "
+		    "max_connections %u (up to 6 a connection, %lu in all): "
+		    "raise ulimit -n or lower max_connections", have,
+		    c->max_connections, need);
+}
+
 /*
  * --metrics (SPEC 8.1): opened before the proxy's listeners, so that one
  * that cannot be opened leaves none announced.  Where, in bound ("" for
@@ -291,6 +304,7 @@ serve(const struct options *opt, struct conf *c, struct report *rep)
 		conf_free(c);
 		goto out;
 	}
+	say_fd_short(s.px, c);
 	if (serve_metrics(s.px, opt, metrics, sizeof(metrics)) == -1 ||
 	    open_listeners(&s, c) == -1)
 		goto out;

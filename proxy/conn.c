@@ -418,6 +418,23 @@ sniff_cb(struct bufferevent *bev, void *arg)
 	sniff_start(arg);
 }
 
+/*
+ * A client gone while its request connects: its line, whether or not the
+ * log takes it, then the close, which cancels the connect and the lookup.
+ */
+static void
+client_left(struct conn *c, short what)
+{
+	struct egress_addr addr;
+	enum egress_reason r;
+	bool has;
+
+	if ((r = conn_left_reason(c, what, &addr, &has)) == EGRESS_R_NONE)
+		return;
+	(void)conn_log(c, false, r, has ? &addr : NULL);
+	conn_close(c);
+}
+
 static void
 event_cb(struct bufferevent *bev, short what, void *arg)
 {
@@ -425,7 +442,7 @@ event_cb(struct bufferevent *bev, short what, void *arg)
 
 	/* While its target connects: a client gone abandons it (gone.c). */
 	if (c->state == CONN_CONNECTING) {
-		conn_client_left(c, what);
+		client_left(c, what);
 		return;
 	}
 	/* A client that took nothing for idle_timeout (forwarding). */

@@ -35,19 +35,15 @@ half_close_meant(const struct conn *c)
 	    evbuffer_get_length(bufferevent_get_input(c->bev)) > 0;
 }
 
-void
-conn_client_left(struct conn *c, short what)
+enum egress_reason
+conn_left_reason(const struct conn *c, short what, struct egress_addr *addr,
+    bool *has)
 {
-	struct egress_addr addr;
-	bool has;
-
+	*has = false;
 	if (!(what & (BEV_EVENT_EOF | BEV_EVENT_ERROR)))
-		return;
+		return EGRESS_R_NONE;
 	if (!(what & BEV_EVENT_ERROR) && half_close_meant(c))
-		return;	/* the tunnel or the relay meets the EOF again */
-	has = outbound_trying(c->ob, &addr);
-	/* Its line, whether or not the log takes it: the client is gone. */
-	(void)conn_log(c, false, has ? EGRESS_R_CONNECT_FAILED :
-	    EGRESS_R_DNS_FAILURE, has ? &addr : NULL);
-	conn_close(c);	/* cancels the outbound: the connect, the lookup */
+		return EGRESS_R_NONE;	/* the tunnel or relay meets it again */
+	*has = outbound_trying(c->ob, addr);
+	return *has ? EGRESS_R_CONNECT_FAILED : EGRESS_R_DNS_FAILURE;
 }

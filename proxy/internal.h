@@ -136,6 +136,7 @@ struct proxy {
 	unsigned		 nconns;
 	unsigned		 nactive;	/* not closing: max_connections's */
 	long			 fd_limit;	/* RLIMIT_NOFILE soft, at start */
+	unsigned long		 fd_need;	/* what max_connections needs */
 	long			 fd_base;	/* in use with no connection open */
 	unsigned		 peak;		/* nconns's, since memory went back */
 	struct event		*trim_timer;	/* malloc_trim, once low again */
@@ -216,10 +217,14 @@ void		 outbound_cancel(struct outbound *);
 bool		 outbound_trying(const struct outbound *, struct egress_addr *);
 /*
  * The client's EOF or error while its request connects (conn.c's event
- * callback, CONN_CONNECTING): a client that has gone has its request
- * abandoned at once, its line written and its slot freed (gone.c).
+ * callback, CONN_CONNECTING): has the client gone?  EGRESS_R_NONE: no
+ * (a half-close that is part of the protocol); else the reason its
+ * abandoned request is logged with, and in *addr (*has) the address being
+ * tried.  conn.c then logs and closes, which cancels the outbound attempt
+ * and the lookup (gone.c: the decision alone).
  */
-void		 conn_client_left(struct conn *, short what);
+enum egress_reason conn_left_reason(const struct conn *, short what,
+		    struct egress_addr *addr, bool *has);
 
 /*
  * A connection's state.  conn_enter sets it together with the client's

@@ -72,15 +72,17 @@ proxy_event_base_new(void)
 /*
  * What a connection can really hold (SHED_CONN_FDS: a splicing tunnel's
  * two sockets and two pipes): raise the soft limit toward what
- * max_connections needs, and say so at start when the hard one is short.
- * The limit in force, or 0 when unknown.
+ * max_connections needs (*need).  The limit in force, or 0 when unknown;
+ * service mode says when it is short (proxy_fd_short), run mode, whose
+ * one client is its command, does not.
  */
 static long
-fd_budget(const struct conf *c)
+fd_budget(const struct conf *c, unsigned long *needp)
 {
 	struct rlimit rl;
 	rlim_t need = (rlim_t)shed_fd_budget(c->max_connections);
 
+	*needp = (unsigned long)need;
 	if (getrlimit(RLIMIT_NOFILE, &rl) == -1)
 		return 0;
 	if (rl.rlim_cur >= need)
@@ -90,13 +92,16 @@ fd_budget(const struct conf *c)
 	if (setrlimit(RLIMIT_NOFILE, &rl) == -1 &&
 	    getrlimit(RLIMIT_NOFILE, &rl) == -1)
 		return 0;
-	if (rl.rlim_cur < need)
-		fprintf(stderr, "harn-egressd: warning: %ju file descriptors "
-		    "cannot serve max_connections %u (up to %d a connection, "
-		    "%ju in all): raise ulimit -n or lower max_connections\n",
-		    (uintmax_t)rl.rlim_cur, c->max_connections, SHED_CONN_FDS,
-		    (uintmax_t)need);
 	return (long)rl.rlim_cur;
+}
+
+bool
+proxy_fd_short(const struct proxy *px, unsigned long *have,
+    unsigned long *need)
+{
+	*have = px->fd_limit > 0 ? (unsigned long)px->fd_limit : 0;
+	*need = px->fd_need;
+	return px->fd_limit > 0 && *have < *need;
 }
 
 struct proxy *
@@ -120,7 +125,7 @@ proxy_new(struct event_base *base, struct conf *c, struct dlog *log,
 		free(px);
 		return NULL;
 	}
-	px->fd_limit = fd_budget(c);
+	px->fd_limit = fd_budget(c, &px->fd_need);
 	/* Tunnels copy rather than take the last descriptors for pipes. */
 	mpipe_set_ceiling(shed_fd_ceiling(px->fd_limit));
 	/* Kept to be given up when descriptors run out: one to refuse with. */

@@ -60,6 +60,13 @@ int		 proxy_listen_fd(struct proxy *, int fd,
 		    size_t errlen);
 
 /*
+ * Is the descriptor limit short of what max_connections can hold (up to
+ * 6 a connection: a splicing tunnel)?  Service mode warns of it.
+ */
+bool		 proxy_fd_short(const struct proxy *, unsigned long *have,
+		    unsigned long *need);
+
+/*
  * Answer run mode's name lookups (SPEC 6.6) on a bound UDP socket (port
  * 53 in the command's network namespace); the proxy owns fd from then
  * on.  -1 with err (fd still the caller's).
