@@ -120,6 +120,14 @@ expect_no_grep() {
 	fi
 }
 
+# sanitized: the harn-egressd under test is built with AddressSanitizer,
+# whose memory (shadow, redzones, quarantine) is not the proxy's own: a
+# bound on resident memory is checked in the normal build.
+sanitized() {
+	ldd "${HARN_EGRESSD:-$EGRESSD}" 2>/dev/null | grep -q libasan ||
+	    nm -D "${HARN_EGRESSD:-$EGRESSD}" 2>/dev/null | grep -q ' __asan_init'
+}
+
 # alive PID: the process exists and is not a zombie.
 alive() {
 	[ -r "/proc/$1/stat" ] || return 1

@@ -137,7 +137,9 @@ area_overlimit() {
 		sleep 0.1
 		n=$((n + 1))
 	done
-	if [ "$rss" -gt 0 ] && [ $(((rss - base) * 2)) -lt $((hwm - base)) ]; then
+	if sanitized; then
+		skip "overlimit: memory going back: under AddressSanitizer malloc_trim does not reach the sanitizer's allocator ($base KiB before, $hwm KiB at the peak, $rss KiB after); checked in the normal build"
+	elif [ "$rss" -gt 0 ] && [ $(((rss - base) * 2)) -lt $((hwm - base)) ]; then
 		ok "overlimit: memory goes back after the peak ($base KiB before, $hwm KiB at the peak, $rss KiB after)"
 	else
 		not_ok "overlimit: memory goes back after the peak" \
