@@ -363,19 +363,86 @@ flush_buf(struct dlog *l, struct evbuffer *buf)
 	return 0;
 }
 
+/*
+ * Queued lines, oldest first, several to a write of at most PIPE_BUF (a
+ * pipe takes it whole or not at all).  A socket that takes part: what is
+ * out is written, the rest of the line cut goes first next time.
+ */
+static int
+flush_queue(struct dlog *l, struct dlog_waitq *q)
+{
+	char buf[DLOG_LINE_MAX * 2];
+	struct dlog_wait *w;
+	uint64_t before;
+	size_t n, k, total;
+	bool did = false;
+
+	while ((w = TAILQ_FIRST(q)) != NULL) {
+		for (total = 0; w != NULL && total + w->len <= sizeof(buf);
+		    w = TAILQ_NEXT(w, entry)) {
+			memcpy(buf + total, w->line, w->len);
+			total += w->len;
+		}
+		before = l->totals.bytes;
+		(void)dlog_put_line(l, buf, total);
+		if ((k = (size_t)(l->totals.bytes - before)) == 0)
+			break;
+		did = true;
+		/* Every line with a byte out is written. */
+		for (n = 0; (w = TAILQ_FIRST(q)) != NULL && n < k;
+		    n += w->len)
+			dlog_wait_resolve(l, q, w, 0);
+		if (k < total) {
+			/*
+			 * Only the rest of the line cut goes first next time;
+			 * the lines after it stay queued.
+			 */
+			evbuffer_drain(l->torn, evbuffer_get_length(l->torn));
+			if (n > k && evbuffer_add(l->torn, buf + k, n - k) == -1)
+				l->sha_failed = true;
+			break;
+		}
+	}
+	if (did)
+		dlog_wait_arm(l);
+	/* A cut line's rest must go before anything else. */
+	return TAILQ_EMPTY(q) && evbuffer_get_length(l->torn) == 0 ? 0 : -1;
+}
+
+static int
+flush_unlogged(struct dlog *l)
+{
+	char line[DLOG_LINE_MAX];
+	size_t n;
+
+	if (l->unlogged == 0)
+		return 0;
+	n = dlog_format_unlogged(l->run_id, line, sizeof(line), l->unlogged,
+	    l->unlogged_by);
+	if (n == 0 || dlog_put_line(l, line, n) == 0) {
+		if (n == 0)
+			l->totals.lost++;	/* not reached: it fits */
+		l->unlogged = 0;
+		memset(l->unlogged_by, 0, sizeof(l->unlogged_by));
+		/* A cut line's rest must go before anything else. */
+		return evbuffer_get_length(l->torn) == 0 ? 0 : -1;
+	}
+	return -1;
+}
+
 int
 dlog_flush_before(struct dlog *l, bool allowed)
 {
 	if (l->fd == -1 || gone(l))
 		return -1;
 	if (flush_buf(l, l->torn) == -1 ||
-	    dlog_flush_queue(l, &l->allowq) == -1)
+	    flush_queue(l, &l->allowq) == -1)
 		return -1;
 	if (allowed)
 		return 0;
 	if (flush_buf(l, l->held) == -1 ||
-	    dlog_flush_queue(l, &l->refuseq) == -1 ||
-	    dlog_flush_unlogged(l) == -1)
+	    flush_queue(l, &l->refuseq) == -1 ||
+	    flush_unlogged(l) == -1)
 		return -1;
 	return 0;
 }
@@ -533,16 +600,6 @@ dlog_totals(struct dlog *l, struct dlog_totals *out)
 	EVP_MD_CTX_free(copy);
 }
 
-void
-dlog_count(struct dlog *l, bool allow, enum egress_reason reason)
-{
-	if (allow)
-		l->totals.allow++;
-	else
-		l->totals.deny++;
-	if ((unsigned)reason < EGRESS_R_COUNT)
-		l->totals.by_reason[reason]++;
-}
 
 /*
  * No decision log (run mode without --log): the totals are kept for the
@@ -569,16 +626,6 @@ count_only(struct dlog *l, const struct dlog_entry *e)
 		    egress_reason_name(e->would));
 }
 
-/* After the line: the terminal's turn (never before, SPEC 5). */
-void
-dlog_observed(struct dlog *l, const struct dlog_entry *e)
-{
-	if ((unsigned)e->proto < DLOG_PROTOCOLS &&
-	    (unsigned)e->reason < EGRESS_R_COUNT)
-		l->counts.by[e->proto][e->allow][e->reason]++;
-	if (l->observe != NULL)
-		l->observe(l->observe_arg, e);
-}
 
 /*
  * A line the log does not take now: under serve held; otherwise not
@@ -608,19 +655,6 @@ dlog_decision(struct dlog *l, const struct dlog_entry *e, bool serve)
 	return dlog_unwritten(l, e, false);
 }
 
-const struct dlog_counts *
-dlog_counts(const struct dlog *l)
-{
-	return &l->counts;
-}
-
-const char *
-dlog_protocol_name(unsigned proto)
-{
-	if (proto == DLOG_DIRECT)
-		return "direct";
-	return proto < DLOG_DIRECT ? dlog_protocol_names[proto] : "";
-}
 
 void
 dlog_observe(struct dlog *l, void (*fn)(void *, const struct dlog_entry *),
@@ -646,4 +680,29 @@ dlog_direct(struct dlog *l, const char *addr, uint16_t port, pid_t pid,
 		l->totals.lost++;	/* not reached: the fields are bounded */
 	else if (l->fd != -1)
 		(void)put(l, line, n, true);
+}
+
+int
+dlog_decision_wait(struct dlog *l, const struct dlog_entry *e, bool serve,
+    uint32_t wait_ms, dlog_wait_cb cb, void *arg, struct dlog_wait **wp)
+{
+	char line[DLOG_LINE_MAX];
+	size_t n;
+
+	*wp = NULL;
+	if (l->fd == -1 || serve || wait_ms == 0 || cb == NULL ||
+	    (n = dlog_format_line(l->run_id, line, sizeof(line), e)) == 0)
+		return dlog_decision(l, e, serve);
+	/* An allowed line passes waiting refusals; a refusal passes none. */
+	if (dlog_flush_before(l, e->allow) == 0 &&
+	    dlog_put_line(l, line, n) == 0) {
+		dlog_count(l, e->allow, e->reason);
+		dlog_observed(l, e);
+		return 0;
+	}
+	/* Only a reader that is behind is waited for, within a bound. */
+	if (l->state != LOG_BEHIND || dlog_wait_queue(l, e, line, n, wait_ms,
+	    cb, arg, wp) == -1)
+		return dlog_unwritten(l, e, false);
+	return 1;
 }

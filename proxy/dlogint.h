@@ -77,22 +77,39 @@ struct dlog {
 	uint64_t		 unlogged_by[EGRESS_R_COUNT];
 };
 
+/*
+ * The files, from the bottom: dlogcount.c (a decision recorded: counted,
+ * observed), dlogline.c (lines formatted), dlogwait.c (the queues of
+ * decisions waiting for their lines), dlog.c (the log: writing, its
+ * states, the public calls).  Each calls only those below it.
+ */
+
 /* dlog.c */
 /* Write everything that goes before a new line: all of it, or (allowed)
  * only what an allowed line may not pass.  0 when nothing is left. */
 int	 dlog_flush_before(struct dlog *, bool allowed);
 /* One line (or chunk of whole lines) now: 0, or -1 (the state said). */
 int	 dlog_put_line(struct dlog *, const char *, size_t);
+
+/* dlogcount.c */
 void	 dlog_count(struct dlog *, bool allow, enum egress_reason);
 void	 dlog_observed(struct dlog *, const struct dlog_entry *);
 
 /* dlogwait.c */
 int	 dlog_wait_init(struct dlog *);
 void	 dlog_wait_free(struct dlog *);
-/* Write queued lines, oldest first: 0 when the queue is empty. */
-int	 dlog_flush_queue(struct dlog *, struct dlog_waitq *);
-/* The line for refusals answered without theirs: 0 when none is owed. */
-int	 dlog_flush_unlogged(struct dlog *);
+/*
+ * Queue a decision's line to wait up to wait_ms (*wp: its handle): 0, or
+ * -1 when no more may wait (or out of memory).
+ */
+int	 dlog_wait_queue(struct dlog *, const struct dlog_entry *,
+	    const char *line, size_t n, uint32_t wait_ms, dlog_wait_cb,
+	    void *arg, struct dlog_wait **wp);
+/* w out of q, with its outcome (0 written, -1 not), to be told. */
+void	 dlog_wait_resolve(struct dlog *, struct dlog_waitq *,
+	    struct dlog_wait *, int rc);
+/* The timer for the oldest deadline of what waits. */
+void	 dlog_wait_arm(struct dlog *);
 /*
  * A decision whose line was not written, counted for the one line: -1,
  * refused log_unavailable; but a refusal that waited its log_wait

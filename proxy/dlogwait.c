@@ -53,8 +53,8 @@ call_cb(evutil_socket_t fd, short ev, void *arg)
 }
 
 /* Out of its queue, with its outcome, to be told. */
-static void
-resolve(struct dlog *l, struct dlog_waitq *q, struct dlog_wait *w, int rc)
+void
+dlog_wait_resolve(struct dlog *l, struct dlog_waitq *q, struct dlog_wait *w, int rc)
 {
 	TAILQ_REMOVE(q, w, entry);
 	l->nwaiting--;
@@ -68,8 +68,8 @@ resolve(struct dlog *l, struct dlog_waitq *q, struct dlog_wait *w, int rc)
 	event_active(l->call, 0, 0);
 }
 
-static void
-arm(struct dlog *l)
+void
+dlog_wait_arm(struct dlog *l)
 {
 	struct dlog_waitq *qs[2] = { &l->allowq, &l->refuseq };
 	uint64_t first = UINT64_MAX, now = now_ms();
@@ -105,9 +105,9 @@ expire_cb(evutil_socket_t fd, short ev, void *arg)
 		for (w = TAILQ_FIRST(qs[i]); w != NULL; w = next) {
 			next = TAILQ_NEXT(w, entry);
 			if (w->deadline <= now)
-				resolve(l, qs[i], w, -1);
+				dlog_wait_resolve(l, qs[i], w, -1);
 		}
-	arm(l);
+	dlog_wait_arm(l);
 }
 
 int
@@ -140,72 +140,7 @@ dlog_wait_free(struct dlog *l)
 		event_free(l->call);
 }
 
-/*
- * Queued lines, oldest first, several to a write of at most PIPE_BUF (a
- * pipe takes it whole or not at all).  A socket that takes part: what is
- * out is written, the rest of the line cut goes first next time.
- */
-int
-dlog_flush_queue(struct dlog *l, struct dlog_waitq *q)
-{
-	char buf[DLOG_LINE_MAX * 2];
-	struct dlog_wait *w;
-	uint64_t before;
-	size_t n, k, total;
-	bool did = false;
 
-	while ((w = TAILQ_FIRST(q)) != NULL) {
-		for (total = 0; w != NULL && total + w->len <= sizeof(buf);
-		    w = TAILQ_NEXT(w, entry)) {
-			memcpy(buf + total, w->line, w->len);
-			total += w->len;
-		}
-		before = l->totals.bytes;
-		(void)dlog_put_line(l, buf, total);
-		if ((k = (size_t)(l->totals.bytes - before)) == 0)
-			break;
-		did = true;
-		/* Every line with a byte out is written. */
-		for (n = 0; (w = TAILQ_FIRST(q)) != NULL && n < k;
-		    n += w->len)
-			resolve(l, q, w, 0);
-		if (k < total) {
-			/*
-			 * Only the rest of the line cut goes first next time;
-			 * the lines after it stay queued.
-			 */
-			evbuffer_drain(l->torn, evbuffer_get_length(l->torn));
-			if (n > k && evbuffer_add(l->torn, buf + k, n - k) == -1)
-				l->sha_failed = true;
-			break;
-		}
-	}
-	if (did)
-		arm(l);
-	/* A cut line's rest must go before anything else. */
-	return TAILQ_EMPTY(q) && evbuffer_get_length(l->torn) == 0 ? 0 : -1;
-}
-
-int
-dlog_flush_unlogged(struct dlog *l)
-{
-	char line[DLOG_LINE_MAX];
-	size_t n;
-
-	if (l->unlogged == 0)
-		return 0;
-	n = dlog_format_unlogged(l->run_id, line, sizeof(line), l->unlogged,
-	    l->unlogged_by);
-	if (n == 0 || dlog_put_line(l, line, n) == 0) {
-		if (n == 0)
-			l->totals.lost++;	/* not reached: it fits */
-		l->unlogged = 0;
-		memset(l->unlogged_by, 0, sizeof(l->unlogged_by));
-		/* A cut line's rest must go before anything else. */
-		return evbuffer_get_length(l->torn) == 0 ? 0 : -1;
-	}
-	return -1;
-}
 
 int
 dlog_unwritten(struct dlog *l, const struct dlog_entry *e, bool waited)
@@ -237,10 +172,10 @@ dlog_wait_lose(struct dlog *l, bool end)
 	uint64_t n = 0;
 
 	while (TAILQ_FIRST(&l->allowq) != NULL)
-		resolve(l, &l->allowq, TAILQ_FIRST(&l->allowq), -1);
+		dlog_wait_resolve(l, &l->allowq, TAILQ_FIRST(&l->allowq), -1);
 	while (TAILQ_FIRST(&l->refuseq) != NULL)
-		resolve(l, &l->refuseq, TAILQ_FIRST(&l->refuseq), -1);
-	arm(l);
+		dlog_wait_resolve(l, &l->refuseq, TAILQ_FIRST(&l->refuseq), -1);
+	dlog_wait_arm(l);
 	if (end) {
 		/* Decisions whose one line never came: records lost. */
 		n = l->unlogged;
@@ -276,37 +211,23 @@ wait_new(const struct dlog_entry *e, const char *line, size_t n)
 }
 
 int
-dlog_decision_wait(struct dlog *l, const struct dlog_entry *e, bool serve,
-    uint32_t wait_ms, dlog_wait_cb cb, void *arg, struct dlog_wait **wp)
+dlog_wait_queue(struct dlog *l, const struct dlog_entry *e, const char *line,
+    size_t n, uint32_t wait_ms, dlog_wait_cb cb, void *arg,
+    struct dlog_wait **wp)
 {
-	char line[DLOG_LINE_MAX];
 	struct dlog_wait *w;
-	size_t n;
 
-	*wp = NULL;
-	if (l->fd == -1 || serve || wait_ms == 0 || cb == NULL ||
-	    (n = dlog_format_line(l->run_id, line, sizeof(line), e)) == 0)
-		return dlog_decision(l, e, serve);
-	/* An allowed line passes waiting refusals; a refusal passes none. */
-	if (dlog_flush_before(l, e->allow) == 0 &&
-	    dlog_put_line(l, line, n) == 0) {
-		dlog_count(l, e->allow, e->reason);
-		dlog_observed(l, e);
-		return 0;
-	}
-	/* Only a reader that is behind is waited for, within a bound. */
-	if (l->state != LOG_BEHIND || l->nwaiting >= MAX_WAITING ||
-	    (w = wait_new(e, line, n)) == NULL)
-		return dlog_unwritten(l, e, false);
+	if (l->nwaiting >= MAX_WAITING || (w = wait_new(e, line, n)) == NULL)
+		return -1;
 	w->deadline = now_ms() + wait_ms;
 	w->cb = cb;
 	w->arg = arg;
 	TAILQ_INSERT_TAIL(e->allow ? &l->allowq : &l->refuseq, w, entry);
 	l->nwaiting++;
 	if (!evtimer_pending(l->expire, NULL))
-		arm(l);
+		dlog_wait_arm(l);
 	*wp = w;
-	return 1;
+	return 0;
 }
 
 void
