@@ -7,15 +7,19 @@
  * too long or no answer within the connect timeout is the request's
  * failure: never a way around the parent.
  *
- * The answer is read with MSG_PEEK and only its head taken, so that what
- * an origin says first (an SSH or SMTP banner) right behind the parent's
- * 200 stays in the socket for the client.
+ * The answer's head is taken from the socket and nothing after it: what
+ * arrives is peeked, and taken only as far as the head goes (all of it
+ * while the head has not ended, so a head in pieces never leaves unread
+ * bytes for the loop to wake on again), so that what an origin says
+ * first (an SSH or SMTP banner) right behind the parent's 200 stays in
+ * the socket for the client.  The whole exchange has one deadline.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 
 #include "proxy/internal.h"
 
@@ -24,6 +28,9 @@
 struct upstream_ask {
 	struct event		*ev;
 	int			 fd;
+	char			 head[HEAD_MAX];	/* taken so far */
+	size_t			 len;
+	uint64_t		 deadline;		/* CLOCK_MONOTONIC ms */
 	upstream_done_cb	 cb;
 	void			*arg;
 };
@@ -70,12 +77,32 @@ done(struct upstream_ask *a, enum egress_reason r)
 	cb(r, arg);
 }
 
+static uint64_t
+mono_now_ms(void)
+{
+	struct timespec ts;
+
+	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* Wait again for more of the head, within what is left of the deadline. */
+static bool
+wait_more(struct upstream_ask *a)
+{
+	uint64_t now = mono_now_ms();
+	uint64_t left = a->deadline > now ? a->deadline - now : 0;
+	struct timeval tv = { .tv_sec = (time_t)(left / 1000),
+	    .tv_usec = (suseconds_t)(left % 1000) * 1000 };
+
+	return left > 0 && event_add(a->ev, &tv) == 0;
+}
+
 static void
 answer_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct upstream_ask *a = arg;
-	char buf[HEAD_MAX];
-	size_t head = 0;
+	size_t head = 0, take;
 	ssize_t n;
 	int rc;
 
@@ -83,21 +110,26 @@ answer_cb(evutil_socket_t fd, short what, void *arg)
 		done(a, EGRESS_R_CONNECT_TIMEOUT);
 		return;
 	}
-	n = recv(fd, buf, sizeof(buf), MSG_PEEK | MSG_DONTWAIT);
+	n = recv(fd, a->head + a->len, sizeof(a->head) - a->len,
+	    MSG_PEEK | MSG_DONTWAIT);
 	if (n == -1 && (errno == EAGAIN || errno == EINTR))
 		return;
-	if (n <= 0 || (rc = upstream_reply_parse(buf, (size_t)n, &head)) ==
-	    -1) {
+	if (n <= 0 || (rc = upstream_reply_parse(a->head, a->len + (size_t)n,
+	    &head)) == -1) {
 		done(a, EGRESS_R_CONNECT_FAILED);
 		return;
 	}
-	if (rc == 0)
-		return;		/* more of the head to come */
-	if (recv(fd, buf, head, MSG_DONTWAIT) != (ssize_t)head) {
+	/* Taken: all that came (the head goes on), or up to its end. */
+	take = rc == 0 ? (size_t)n : head - a->len;
+	if (recv(fd, a->head + a->len, take, MSG_DONTWAIT) != (ssize_t)take) {
 		done(a, EGRESS_R_CONNECT_FAILED);
 		return;
 	}
-	done(a, EGRESS_R_NONE);
+	a->len += take;
+	if (rc == 1)
+		done(a, EGRESS_R_NONE);
+	else if (!wait_more(a))
+		done(a, EGRESS_R_CONNECT_TIMEOUT);
 }
 
 struct upstream_ask *
@@ -117,6 +149,7 @@ upstream_ask(struct event_base *base, int fd, const char *host,
 	a->fd = fd;
 	a->cb = cb;
 	a->arg = arg;
+	a->deadline = mono_now_ms() + timeout_ms;
 	/* A fresh connection's buffer takes the request whole, or it failed. */
 	if (send(fd, req, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT) != n ||
 	    (a->ev = event_new(base, fd, EV_READ | EV_PERSIST, answer_cb,
