@@ -54,3 +54,16 @@ conn_log_cancel(struct conn *c)
 		(void)close(c->logres.fd);
 	c->logres.fd = -1;
 }
+
+void
+conn_allowed(struct conn *c, const struct outbound_result *res,
+    void (*resume)(struct conn *, int))
+{
+	int rc;
+
+	c->logres = *res;
+	rc = conn_log_wait(c, true, res->reason, res->would, &res->addr,
+	    resume);
+	if (rc != 1)
+		resume(c, rc);
+}

@@ -21,15 +21,6 @@
 
 #define MAX_WAITING	1024		/* lines queued, about 2.4 KB each */
 
-static uint64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 static void
 wait_free(struct dlog_wait *w)
 {
@@ -72,7 +63,7 @@ void
 dlog_wait_arm(struct dlog *l)
 {
 	struct dlog_waitq *qs[2] = { &l->allowq, &l->refuseq };
-	uint64_t first = UINT64_MAX, now = now_ms();
+	uint64_t first = UINT64_MAX, now = mono_ms();
 	struct timeval tv;
 	struct dlog_wait *w;
 	int i;
@@ -96,7 +87,7 @@ expire_cb(evutil_socket_t fd, short ev, void *arg)
 	struct dlog_waitq *qs[2];
 	struct dlog *l = arg;
 	struct dlog_wait *w, *next;
-	uint64_t now = now_ms();
+	uint64_t now = mono_ms();
 	int i;
 
 	qs[0] = &l->allowq;
@@ -219,7 +210,7 @@ dlog_wait_queue(struct dlog *l, const struct dlog_entry *e, const char *line,
 
 	if (l->nwaiting >= MAX_WAITING || (w = wait_new(e, line, n)) == NULL)
 		return -1;
-	w->deadline = now_ms() + wait_ms;
+	w->deadline = mono_ms() + wait_ms;
 	w->cb = cb;
 	w->arg = arg;
 	TAILQ_INSERT_TAIL(e->allow ? &l->allowq : &l->refuseq, w, entry);

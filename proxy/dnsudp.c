@@ -82,29 +82,22 @@ answer(int fd, const struct dgram *d, const uint8_t *a, size_t len)
 	struct iovec iov = { .iov_base = (void *)a, .iov_len = len };
 	struct msghdr mh = { .msg_name = (void *)&d->from,
 	    .msg_namelen = d->fromlen, .msg_iov = &iov, .msg_iovlen = 1 };
+	struct in_pktinfo pi4 = { .ipi_spec_dst = d->to.v4.ipi_addr };
+	struct in6_pktinfo pi6 = { .ipi6_addr = d->to.v6.ipi6_addr };
+	bool v4 = d->family == AF_INET;
 	struct cmsghdr *c;
+	size_t n = v4 ? sizeof(pi4) : sizeof(pi6);
 
 	memset(&ctl, 0, sizeof(ctl));
-	if (d->family == AF_INET) {
-		struct in_pktinfo pi = { .ipi_spec_dst = d->to.v4.ipi_addr };
-
+	if (d->family == AF_INET || d->family == AF_INET6) {
 		mh.msg_control = ctl.buf;
-		mh.msg_controllen = CMSG_SPACE(sizeof(pi));
+		mh.msg_controllen = CMSG_SPACE(n);
 		c = CMSG_FIRSTHDR(&mh);
-		c->cmsg_level = IPPROTO_IP;
-		c->cmsg_type = IP_PKTINFO;
-		c->cmsg_len = CMSG_LEN(sizeof(pi));
-		memcpy(CMSG_DATA(c), &pi, sizeof(pi));
-	} else if (d->family == AF_INET6) {
-		struct in6_pktinfo pi = { .ipi6_addr = d->to.v6.ipi6_addr };
-
-		mh.msg_control = ctl.buf;
-		mh.msg_controllen = CMSG_SPACE(sizeof(pi));
-		c = CMSG_FIRSTHDR(&mh);
-		c->cmsg_level = IPPROTO_IPV6;
-		c->cmsg_type = IPV6_PKTINFO;
-		c->cmsg_len = CMSG_LEN(sizeof(pi));
-		memcpy(CMSG_DATA(c), &pi, sizeof(pi));
+		c->cmsg_level = v4 ? IPPROTO_IP : IPPROTO_IPV6;
+		c->cmsg_type = v4 ? IP_PKTINFO : IPV6_PKTINFO;
+		c->cmsg_len = CMSG_LEN(n);
+		memcpy(CMSG_DATA(c), v4 ? (const void *)&pi4 :
+		    (const void *)&pi6, n);
 	}
 	/* A full socket drops it, as a network would: the resolver asks again. */
 	(void)sendmsg(fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);

@@ -620,7 +620,6 @@ static void
 connected_cb(const struct outbound_result *res, void *arg)
 {
 	struct conn *c = arg;
-	int rc;
 
 	c->ob = NULL;
 	if (res->fd == -1 && !res->reuse) {
@@ -628,11 +627,7 @@ connected_cb(const struct outbound_result *res, void *arg)
 		    res->has_addr ? &res->addr : NULL);
 		return;
 	}
-	c->logres = *res;
-	rc = conn_log_wait(c, true, res->reason, res->would, &res->addr,
-	    allowed_logged);
-	if (rc != 1)
-		allowed_logged(c, rc);
+	conn_allowed(c, res, allowed_logged);
 }
 
 /* The allow kept in c->logres, once its line is written (or not). */

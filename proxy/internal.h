@@ -369,6 +369,12 @@ int	 conn_log_allowed(struct conn *, const struct outbound_result *);
 int	 conn_log_wait(struct conn *, bool allow, enum egress_reason,
 	    enum egress_reason would, const struct egress_addr *,
 	    void (*resume)(struct conn *, int));
+/*
+ * An allowed outbound result: kept in c->logres while its line waits (as
+ * conn_log_wait); resume(c, rc) once the line is taken or not.
+ */
+void	 conn_allowed(struct conn *, const struct outbound_result *,
+	    void (*resume)(struct conn *, int));
 void	 conn_log_cancel(struct conn *);
 /*
  * Send reply (the protocol's success) to the client, then hand both sockets

@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 #include <sys/time.h>
+#include <time.h>
 
 static inline struct timeval
 ms_timeval(uint64_t ms)
@@ -13,6 +14,19 @@ ms_timeval(uint64_t ms)
 	    1000 };
 
 	return tv;
+}
+
+/*
+ * Milliseconds of CLOCK_MONOTONIC, for deadlines: a step of the wall
+ * clock neither ends nor stretches them.
+ */
+static inline uint64_t
+mono_ms(void)
+{
+	struct timespec ts;
+
+	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
 #endif

@@ -45,17 +45,6 @@ struct outbound {
 static void	connect_next(struct outbound *);
 static bool	ask_parent(struct outbound *);
 
-/* The connect phase's clock: monotonic, so a clock step neither ends
- * nor stretches it. */
-static int64_t
-mono_ms(void)
-{
-	struct timespec ts;
-
-	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static void
 ob_free(struct outbound *ob)
 {
@@ -243,7 +232,7 @@ ask_parent(struct outbound *ob)
 		v6 = !egress_addr_is_v4(a);
 	}
 	/* What is left of the connect phase's budget (SPEC 4). */
-	left = phase_left_ms(ob->phase_start, mono_ms(),
+	left = phase_left_ms(ob->phase_start, (int64_t)mono_ms(),
 	    ob->gen->conf->connect_timeout);
 	ob->ask = upstream_ask(ob->px->base, ob->fd, host, ob->target.port,
 	    v6, left > 0 ? (uint32_t)left : 1, asked, ob);
@@ -287,9 +276,9 @@ connect_next(struct outbound *ob)
 	if (ob->t_connect == 0)
 		ob->t_connect = metrics_now();
 	if (ob->phase_start == -1)
-		ob->phase_start = mono_ms();
+		ob->phase_start = (int64_t)mono_ms();
 	while (ob->next < ob->naddrs) {
-		left = phase_left_ms(ob->phase_start, mono_ms(),
+		left = phase_left_ms(ob->phase_start, (int64_t)mono_ms(),
 		    ob->gen->conf->connect_timeout);
 		if (left == 0) {
 			/* The phase's budget is spent: no address is tried. */

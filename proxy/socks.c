@@ -129,7 +129,6 @@ static void
 connected_cb(const struct outbound_result *res, void *arg)
 {
 	struct conn *c = arg;
-	int rc;
 
 	c->ob = NULL;
 	if (res->fd == -1) {
@@ -137,11 +136,7 @@ connected_cb(const struct outbound_result *res, void *arg)
 		    &res->addr : NULL);
 		return;
 	}
-	c->logres = *res;
-	rc = conn_log_wait(c, true, res->reason, res->would, &res->addr,
-	    allowed_logged);
-	if (rc != 1)
-		allowed_logged(c, rc);
+	conn_allowed(c, res, allowed_logged);
 }
 
 /* The allow kept in c->logres, once its line is written (or not). */

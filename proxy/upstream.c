@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <time.h>
 
 #include "proxy/internal.h"
 
@@ -77,23 +76,13 @@ done(struct upstream_ask *a, enum egress_reason r)
 	cb(r, arg);
 }
 
-static uint64_t
-mono_now_ms(void)
-{
-	struct timespec ts;
-
-	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 /* Wait again for more of the head, within what is left of the deadline. */
 static bool
 wait_more(struct upstream_ask *a)
 {
-	uint64_t now = mono_now_ms();
+	uint64_t now = mono_ms();
 	uint64_t left = a->deadline > now ? a->deadline - now : 0;
-	struct timeval tv = { .tv_sec = (time_t)(left / 1000),
-	    .tv_usec = (suseconds_t)(left % 1000) * 1000 };
+	struct timeval tv = ms_timeval(left);
 
 	return left > 0 && event_add(a->ev, &tv) == 0;
 }
@@ -138,8 +127,7 @@ upstream_ask(struct event_base *base, int fd, const char *host,
     void *arg)
 {
 	struct upstream_ask *a;
-	struct timeval tv = { .tv_sec = timeout_ms / 1000,
-	    .tv_usec = (timeout_ms % 1000) * 1000 };
+	struct timeval tv = ms_timeval(timeout_ms);
 	char req[EGRESS_HOST_MAX + 64];
 	int n;
 
@@ -149,7 +137,7 @@ upstream_ask(struct event_base *base, int fd, const char *host,
 	a->fd = fd;
 	a->cb = cb;
 	a->arg = arg;
-	a->deadline = mono_now_ms() + timeout_ms;
+	a->deadline = mono_ms() + timeout_ms;
 	/* A fresh connection's buffer takes the request whole, or it failed. */
 	if (send(fd, req, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT) != n ||
 	    (a->ev = event_new(base, fd, EV_READ | EV_PERSIST, answer_cb,
