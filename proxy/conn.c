@@ -575,16 +575,21 @@ void
 conn_close(struct conn *c)
 {
 	struct proxy *px = c->px;
+	struct tunnel_stats st;
 
 	outbound_cancel(c->ob);
-	if (c->tunnel != NULL)
+	if (c->tunnel != NULL) {
+		tunnel_count(c->tunnel, &st);
+		c->usage.out += st.to_origin;
+		c->usage.in += st.to_client;
 		tunnel_free(c->tunnel);	/* closes c->fd */
-	else if (c->fd != -1)
+	} else if (c->fd != -1)
 		close(c->fd);
 	if (c->p != NULL)
 		c->p->free(c);
 	if (c->bev != NULL)
 		bufferevent_free(c->bev);
+	conn_usage_end(c);	/* the protocol's free counted its last */
 	if (c->head_timer != NULL)
 		event_free(c->head_timer);
 	if (c->recheck != NULL)
@@ -698,10 +703,15 @@ log_entry(struct conn *c, bool allow, enum egress_reason reason,
 	    .port = c->target.port, .allow = allow, .reason = reason,
 	    .would = would, .addr = addr, .pid = c->pid, .exe = c->exe };
 
+	int rc;
+
 	if (c->logged)
 		return 0;
 	c->logged = true;
-	return dlog_decision(c->px->log, &e, c->gen->conf->log_failure_serve);
+	e.conn = allow ? conn_usage_id(c) : 0;
+	rc = dlog_decision(c->px->log, &e, c->gen->conf->log_failure_serve);
+	conn_usage_logged(c, rc);
+	return rc;
 }
 
 int
@@ -722,8 +732,8 @@ tunnel_ended(const struct tunnel_stats *st, void *arg)
 {
 	struct conn *c = arg;
 
-	c->px->metrics.bytes_out += st->to_origin;
-	c->px->metrics.bytes_in += st->to_client;
+	c->usage.out += st->to_origin;
+	c->usage.in += st->to_client;
 	c->tunnel = NULL;
 	c->fd = -1;	/* the tunnel closed both sockets */
 	conn_close(c);

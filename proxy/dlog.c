@@ -682,6 +682,21 @@ dlog_direct(struct dlog *l, const char *addr, uint16_t port, pid_t pid,
 		(void)put(l, line, n, true);
 }
 
+void
+dlog_close(struct dlog *l, const struct dlog_close *e)
+{
+	char line[DLOG_LINE_MAX];
+	size_t n;
+
+	if (l == NULL || l->fd == -1)
+		return;
+	/* Not a decision: after every line before it, held if need be. */
+	if ((n = dlog_format_close(l->run_id, line, sizeof(line), e)) == 0)
+		l->totals.lost++;	/* not reached: the fields are bounded */
+	else
+		(void)put(l, line, n, true);
+}
+
 int
 dlog_decision_wait(struct dlog *l, const struct dlog_entry *e, bool serve,
     uint32_t wait_ms, dlog_wait_cb cb, void *arg, struct dlog_wait **wp)

@@ -68,7 +68,8 @@ enum proxy_protocol {
  * connected (allow) or judged (a deny decided on one), else NULL; would,
  * on report_only, what enforcing would have said; pid and exe, in run
  * mode, the confined process that opened the connection (0, NULL: not
- * known).
+ * known); conn, on allow, the connection's id for its close line (0:
+ * none).
  */
 struct dlog_entry {
 	enum proxy_protocol		 proto;
@@ -80,6 +81,7 @@ struct dlog_entry {
 	const struct egress_addr	*addr;
 	pid_t				 pid;
 	const char			*exe;
+	uint64_t			 conn;	/* allow: its connection; 0 */
 };
 
 /*
@@ -119,6 +121,22 @@ void		 dlog_wait_cancel(struct dlog_wait *);
  * refusals), decision (1: allow) and reason, and the lines held to be
  * written later: what metrics count (SPEC 8.1).
  */
+/*
+ * An allowed connection has ended (SPEC 5's close line): not a decision,
+ * so not counted as one; written after every line before it, or held
+ * when the log is behind, or lost and counted.  out: client to origin.
+ */
+struct dlog_close {
+	enum proxy_protocol	 proto;
+	const char		*host;
+	uint16_t		 port;
+	uint64_t		 conn;
+	uint64_t		 bytes_out, bytes_in;
+	uint64_t		 ms;
+	pid_t			 pid;		/* 0: not known */
+};
+void		 dlog_close(struct dlog *, const struct dlog_close *);
+
 #define DLOG_DIRECT	(PROXY_DNS + 1)
 #define DLOG_PROTOCOLS	(PROXY_DNS + 2)
 struct dlog_counts {

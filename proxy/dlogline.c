@@ -103,12 +103,15 @@ dlog_format_line(const char *run_id, char *line, size_t len,
     const struct dlog_entry *e)
 {
 	char ts[64], a[EGRESS_ADDRSTR_MAX] = "", run[64] = "", would[48] = "";
-	char who[1700] = "", x[1600];
+	char who[1700] = "", x[1600], conn[32] = "";
 	int n;
 
 	format_ts(ts, sizeof(ts));
 	if (e->addr != NULL)
 		egress_addr_format(e->addr, a, sizeof(a));
+	if (e->allow && e->conn != 0)
+		snprintf(conn, sizeof(conn), ",\"conn\":%ju",
+		    (uintmax_t)e->conn);
 	if (e->reason == EGRESS_R_REPORT_ONLY)
 		snprintf(would, sizeof(would), ",\"would\":\"%s\"",
 		    egress_reason_name(e->would));
@@ -122,10 +125,10 @@ dlog_format_line(const char *run_id, char *line, size_t len,
 		snprintf(who, sizeof(who), ",\"pid\":%ld", (long)e->pid);
 	n = snprintf(line, len, "{\"ts\":\"%s\",\"protocol\":\"%s\","
 	    "\"host\":\"%s\",\"port\":%u,\"decision\":\"%s\","
-	    "\"reason\":\"%s\"%s%s%s%s%s%s}\n", ts,
+	    "\"reason\":\"%s\"%s%s%s%s%s%s%s}\n", ts,
 	    dlog_protocol_names[e->proto], dlog_safe_host(e->host), e->port,
 	    e->allow ? "allow" : "deny", egress_reason_name(e->reason), would,
-	    a[0] ? ",\"addr\":\"" : "", a, a[0] ? "\"" : "", run, who);
+	    a[0] ? ",\"addr\":\"" : "", a, a[0] ? "\"" : "", conn, run, who);
 	if (n < 0 || (size_t)n >= len)
 		return 0;
 	return (size_t)n;
@@ -164,6 +167,29 @@ dlog_format_direct(const char *run_id, char *line, size_t len,
 	    n_);
 	if (n < 0 || (size_t)n >= len)
 		return 0;	/* not reached: the fields are bounded */
+	return (size_t)n;
+}
+
+size_t
+dlog_format_close(const char *run_id, char *line, size_t len,
+    const struct dlog_close *e)
+{
+	char ts[64], run[64] = "", pid[32] = "";
+	int n;
+
+	format_ts(ts, sizeof(ts));
+	if (run_id[0] != '\0')
+		snprintf(run, sizeof(run), ",\"run\":\"%s\"", run_id);
+	if (e->pid > 0)
+		snprintf(pid, sizeof(pid), ",\"pid\":%ld", (long)e->pid);
+	n = snprintf(line, len, "{\"ts\":\"%s\",\"event\":\"close\","
+	    "\"conn\":%ju,\"protocol\":\"%s\",\"host\":\"%s\",\"port\":%u,"
+	    "\"bytes_out\":%ju,\"bytes_in\":%ju,\"ms\":%ju%s%s}\n", ts,
+	    (uintmax_t)e->conn, dlog_protocol_names[e->proto],
+	    dlog_safe_host(e->host), e->port, (uintmax_t)e->bytes_out,
+	    (uintmax_t)e->bytes_in, (uintmax_t)e->ms, run, pid);
+	if (n < 0 || (size_t)n >= len)
+		return 0;
 	return (size_t)n;
 }
 

@@ -25,6 +25,9 @@ size_t		 dlog_format_line(const char *run_id, char *line, size_t len,
 size_t		 dlog_format_direct(const char *run_id, char *line,
 		    size_t len, const char *addr, uint16_t port, pid_t pid,
 		    const char *exe, uint64_t count, bool inbound);
+/* An allowed connection's close line (dlog_close); its length, or 0. */
+size_t		 dlog_format_close(const char *run_id, char *line, size_t len,
+		    const struct dlog_close *);
 /*
  * The one line for count refusals answered without their own line (the
  * log could not take them within log_wait): by_reason[r] of each reason.

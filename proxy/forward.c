@@ -199,6 +199,11 @@ forward_free(struct conn *c)
 
 	if (f == NULL)
 		return;
+	/* A stretch cut short moved bytes too (a finished one was counted). */
+	if (span_running(f->up))
+		c->usage.out += span_moved(f->up);
+	if (span_running(f->down))
+		c->usage.in += span_moved(f->down);
 	/* Their events go before the origin's socket closes. */
 	span_free(f->up);
 	span_free(f->down);
@@ -271,7 +276,10 @@ up_over(struct conn *c, enum span_end how)
 static void
 up_done(enum span_end how, void *arg)
 {
-	forward_next(arg, up_over(arg, how));
+	struct conn *c = arg;
+
+	c->usage.out += span_moved(http_of(c)->fwd->up);
+	forward_next(c, up_over(c, how));
 }
 
 /*
@@ -329,7 +337,10 @@ down_over(struct conn *c, enum span_end how)
 static void
 down_done(enum span_end how, void *arg)
 {
-	forward_next(arg, down_over(arg, how));
+	struct conn *c = arg;
+
+	c->usage.in += span_moved(http_of(c)->fwd->down);
+	forward_next(c, down_over(c, how));
 }
 
 /*
@@ -415,12 +426,14 @@ relay_request(struct conn *c)
 {
 	struct http_fwd *f = http_of(c)->fwd;
 	struct evbuffer *out = bufferevent_get_output(f->origin);
+	size_t before = evbuffer_get_length(out);
 	int rv;
 
 	if (f->req_done || span_running(f->up))
 		return FWD_ON;
 	rv = httpmsg_relay_body(&http_of(c)->req->body,
 	    bufferevent_get_input(c->bev), out);
+	c->usage.out += evbuffer_get_length(out) - before;
 	if (bev_write_now(f->origin) == -1)
 		return FWD_FAILED;
 	/* What went before it is all the origin gets. */
@@ -589,15 +602,20 @@ pump_response(struct conn *c)
 	struct http_fwd *f = http_of(c)->fwd;
 	struct evbuffer *in = bufferevent_get_input(f->origin);
 	struct evbuffer *out = bufferevent_get_output(c->bev);
+	size_t before = evbuffer_get_length(out);
 	int rv;
 
 	if (evbuffer_get_length(in) > 0)
 		f->resp_started = true;
 	while (!f->resp_head) {
-		if ((rv = relay_response_head(c, in, out)) != 1)
+		rv = relay_response_head(c, in, out);
+		c->usage.in += evbuffer_get_length(out) - before;
+		before = evbuffer_get_length(out);
+		if (rv != 1)
 			return rv;
 	}
 	rv = httpmsg_relay_body(&f->resp, in, out);
+	c->usage.in += evbuffer_get_length(out) - before;
 	/* A client that cannot be written to ends with what it got. */
 	if (bev_write_now(c->bev) == -1)
 		return -1;
@@ -758,6 +776,17 @@ origin_event_cb(struct bufferevent *bev, short what, void *arg)
 	forward_next(arg, origin_ended(arg, what));
 }
 
+/* The request's head to the origin, counted as relayed. */
+static int
+request_head(struct conn *c, struct evbuffer *out)
+{
+	size_t before = evbuffer_get_length(out);
+	int rv = write_request_head(c, out);
+
+	c->usage.out += evbuffer_get_length(out) - before;
+	return rv;
+}
+
 /* The exchange on origin (a new connection, or a kept one). */
 static enum fwd_next
 exchange_start(struct conn *c, struct bufferevent *origin,
@@ -787,7 +816,7 @@ exchange_start(struct conn *c, struct bufferevent *origin,
 	if (bufferevent_set_timeouts(origin, &idle, &idle) == -1 ||
 	    bufferevent_disable(origin, EV_WRITE) == -1 ||
 	    bufferevent_enable(origin, EV_READ) == -1 ||
-	    write_request_head(c, bufferevent_get_output(origin)) == -1 ||
+	    request_head(c, bufferevent_get_output(origin)) == -1 ||
 	    conn_enter(c, CONN_RELAY) == -1 ||
 	    bufferevent_set_timeouts(c->bev, NULL, &idle) == -1)
 		return FWD_FAILED;

@@ -135,6 +135,7 @@ struct proxy {
 	TAILQ_HEAD(, conn)	 headless;
 	unsigned		 nconns;
 	unsigned		 nactive;	/* not closing: max_connections's */
+	uint64_t		 conn_ids;	/* the last allowed one's (SPEC 5) */
 	long			 fd_limit;	/* RLIMIT_NOFILE soft, at start */
 	unsigned long		 fd_need;	/* what max_connections needs */
 	long			 fd_base;	/* in use with no connection open */
@@ -289,6 +290,21 @@ extern const struct conn_proto	http_proto, socks_proto, dns_proto;
 /* The protocol a client's first bytes name (HTTP when none are in). */
 const struct conn_proto	*conn_proto_of(const void *first, size_t got);
 
+/*
+ * An allowed connection's close line (SPEC 5, connlog.c): the id its
+ * decision lines carry, what it was first allowed to, since when, and
+ * the bytes relayed each way (a tunnel's, or forwarding's exchanges').
+ */
+struct conn_usage {
+	uint64_t		 id;		/* 0: none yet */
+	bool			 pending;	/* its first line not yet written */
+	enum proxy_protocol	 proto;
+	uint16_t		 port;
+	char			 host[EGRESS_HOST_MAX + 1];
+	uint64_t		 start_ms;
+	uint64_t		 out, in;	/* client to origin, and back */
+};
+
 struct conn {
 	TAILQ_ENTRY(conn)	 entry;
 	TAILQ_ENTRY(conn)	 hl_entry;	/* in px->headless */
@@ -323,6 +339,7 @@ struct conn {
 	void			(*logresume)(struct conn *, int rc);
 	struct outbound_result	 logres;
 	int			 logstatus;	/* HTTP: a refusal's status */
+	struct conn_usage	 usage;
 	const char		*detail;	/* a refusal's why, for people */
 	/*
 	 * The protocol's own state (p->init makes it), emptied by p->free
@@ -357,6 +374,15 @@ int	 bev_write_now(struct bufferevent *);
  */
 int	 conn_log(struct conn *, bool allow, enum egress_reason,
 	    const struct egress_addr *);
+/*
+ * connlog.c, the close line: the id an allowed decision's line carries
+ * (made at the first, with what it allows), whether that line was
+ * written (rc: conn_log's; a line not written leaves no connection to
+ * close), and the close line itself, once, when the connection ends.
+ */
+uint64_t conn_usage_id(struct conn *);
+void	 conn_usage_logged(struct conn *, int rc);
+void	 conn_usage_end(struct conn *);
 /* The same for an allowed outbound result (report mode's would with it). */
 int	 conn_log_allowed(struct conn *, const struct outbound_result *);
 /*

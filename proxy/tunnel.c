@@ -491,13 +491,19 @@ tunnel_close(struct tunnel *t)
 	close_fd(&t->d[O2C].src);
 }
 
+void
+tunnel_count(const struct tunnel *t, struct tunnel_stats *st)
+{
+	st->to_origin = t->d[C2O].bytes;
+	st->to_client = t->d[O2C].bytes;
+}
+
 static void
 tunnel_end(struct tunnel *t)
 {
 	struct tunnel_stats st;
 
-	st.to_origin = t->d[C2O].bytes;
-	st.to_client = t->d[O2C].bytes;
+	tunnel_count(t, &st);
 	tunnel_close(t);
 	t->cb(&st, t->arg);
 	free(t);

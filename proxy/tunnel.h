@@ -39,6 +39,8 @@ typedef void (*tunnel_done_cb)(const struct tunnel_stats *, void *arg);
 struct tunnel	*tunnel_new(struct event_base *, int client_fd, int origin_fd,
 		    struct evbuffer *early, uint32_t idle_timeout_ms,
 		    tunnel_done_cb, void *arg);
+/* What it has moved so far. */
+void		 tunnel_count(const struct tunnel *, struct tunnel_stats *);
 /* End it now (drain timeout, shutdown): closes both sockets, no callback. */
 void		 tunnel_free(struct tunnel *);
 

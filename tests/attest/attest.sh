@@ -95,6 +95,9 @@ cp "$TMP/err" "$TMP/run.err"
 expect_rc "verify: a signed report and its log" 0 "$EGRESSD" verify \
     --pubkey "$K.pub" --log "$TMP/run.log" "$TMP/run.json"
 expect_grep "verify says what held" "$TMP/out" 'ok: schema, canonical, signature, key_id, log_sha256, log_records'
+# log_records counts close lines too (SPEC 5): the allowed curl's is there.
+expect_grep "the run's log holds the allowed connection's close line" \
+    "$TMP/run.log" '"event":"close","conn":[0-9]+,"protocol":"http","host":"127.0.0.1",.*"run":"'
 expect_rc "verify without --log" 0 "$EGRESSD" verify --pubkey "$K.pub" \
     "$TMP/run.json"
 # Each confinement is named in its report, and verifies.

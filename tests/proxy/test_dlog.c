@@ -174,6 +174,50 @@ test_fields(void **state)
 	json_decref(j);
 }
 
+/*
+ * Close lines (SPEC 5): an allow line carries its conn right after addr,
+ * a refusal never does; the close line names the same conn, its bytes
+ * and ms, run and pid; it is a record, not a decision.
+ */
+static void
+test_close_line(void **state)
+{
+	struct fixture *f = *state;
+	struct egress_addr a;
+	struct dlog_entry e = { .proto = PROXY_HTTP_CONNECT,
+	    .host = "a.example", .port = 443, .allow = true,
+	    .reason = EGRESS_R_ALLOW_RULE, .conn = 17, .addr = &a };
+	struct dlog_close c = { .proto = PROXY_HTTP_CONNECT,
+	    .host = "a.example", .port = 443, .conn = 17,
+	    .bytes_out = 5000000000ULL, .bytes_in = 7, .ms = 1234,
+	    .pid = 99 };
+	struct dlog_totals t;
+	char buf[4096];
+
+	egress_addr_from_v4(&a, 0x7f000001);
+	assert_int_equal(dlog_decision(f->log, &e, false), 0);
+	drain(f, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "\"addr\":\"127.0.0.1\",\"conn\":17,"
+	    "\"run\":\"r1\"}\n"));
+	e.allow = false;
+	e.reason = EGRESS_R_DENY_RULE;
+	assert_int_equal(dlog_decision(f->log, &e, false), 0);
+	drain(f, buf, sizeof(buf));
+	assert_null(strstr(buf, "\"conn\""));
+	dlog_close(f->log, &c);
+	drain(f, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "\",\"event\":\"close\",\"conn\":17,"
+	    "\"protocol\":\"http_connect\",\"host\":\"a.example\","
+	    "\"port\":443,\"bytes_out\":5000000000,\"bytes_in\":7,"
+	    "\"ms\":1234,\"run\":\"r1\",\"pid\":99}\n"));
+	assert_int_equal(strncmp(buf, "{\"ts\":\"", 7), 0);
+	dlog_totals(f->log, &t);
+	assert_int_equal(t.records, 3);
+	assert_int_equal(t.allow, 1);
+	assert_int_equal(t.deny, 1);
+	assert_true(t.complete);
+}
+
 /* The line is in the pipe when the call returns: no loop, no timer. */
 static void
 test_written_at_once(void **state)
@@ -539,6 +583,8 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_written_at_once,
 		    setup_pipe, teardown),
+		cmocka_unit_test_setup_teardown(test_close_line, setup_pipe,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_fields, setup_pipe,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_full_pipe, setup_pipe,

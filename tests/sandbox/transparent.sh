@@ -85,6 +85,8 @@ names() {
 	    "$O-byname.out" "^ok 198\.1[89]\.[0-9.]+:$OPORT SSH-2.0-origin echo:ping$"
 	expect_grep "$n: its line names the name, resolved and checked by the proxy" \
 	    "$O-byname.out.log" "\"protocol\":\"transparent\",\"host\":\"app.test\",\"port\":$OPORT,\"decision\":\"allow\",\"reason\":\"allow_rule\",\"addr\":\"127.0.0.1\""
+	expect_grep "$n: its close line names the name and counts 4 bytes out, 25 in" \
+	    "$O-byname.out.log" "\"event\":\"close\",\"conn\":[0-9]+,\"protocol\":\"transparent\",\"host\":\"app.test\",\"port\":$OPORT,\"bytes_out\":4,\"bytes_in\":25,"
 	run "$nc" "$nl" "$POL" "$O-curlname.out" -- curl -sS --noproxy '*' \
 	    --max-time 20 "http://app.test:$OPORT/"
 	expect_grep "$n: curl --noproxy '*' by name gets the origin's answer" \
@@ -164,6 +166,12 @@ landlockish() {
 		    "$O-$mode.out" "^ok 127.0.0.1:$OPORT SSH-2.0-origin echo:ping$"
 		expect_grep "$n: its line says transparent, allow, the port, pid and exe" \
 		    "$O-$mode.out.log" "\"protocol\":\"transparent\",\"host\":\"127.0.0.1\",\"port\":$OPORT,\"decision\":\"allow\",\"reason\":\"allow_rule\".*\"pid\":[0-9]+,\"exe\":\"/"
+		# The origin's banner (16 bytes) and echo (9), the client's
+		# ping (4): SPEC 5's close line counts exactly these.
+		cn=$(sed -n 's/.*"decision":"allow".*"conn":\([0-9]*\).*/\1/p' \
+		    "$O-$mode.out.log" | head -n1)
+		expect_grep "$n: its close line: the same conn, 4 bytes out, 25 in, run and pid" \
+		    "$O-$mode.out.log" "^\\{\"ts\":\"[^\"]+\",\"event\":\"close\",\"conn\":${cn:-none},\"protocol\":\"transparent\",\"host\":\"127.0.0.1\",\"port\":$OPORT,\"bytes_out\":4,\"bytes_in\":25,\"ms\":[0-9]+,\"run\":\"[^\"]+\",\"pid\":[0-9]+\\}$"
 	done
 	run landlock "$l" "$POL" "$O-tls.out" -- $PYIN -S \
 	    "$DIR/transparent.py" client 127.0.0.1 "$TPORT" "tls:$DIR/ca.pem"
