@@ -56,7 +56,8 @@ area_serve() {
 		    "http://nope.test:$ORIGIN/" 2>/dev/null || true
 	done
 	CURL -x "http://127.0.0.1:$MPX" -o /dev/null "http://good.test:$ORIGIN/" || true
-	wait_lines "$TMP/met.log" 6 50 || true
+	# 6 decisions, and the 4 allowed connections' close lines.
+	wait_count "$TMP/met.log" '"event":"close"' 4 100 || true
 	scrape "http://$MADDR/metrics" "$TMP/m.txt"
 	expect_grep "serve: the text format without Accept" "$TMP/m.txt.head" \
 	    "^Content-Type: text/plain; version=0.0.4"
@@ -68,10 +69,16 @@ area_serve() {
 	    "$(metric "$TMP/m.txt" 'harn_egressd_connect_seconds_count')" -ge 3
 	expect_rc "serve: and lookups in the DNS one" 0 test \
 	    "$(metric "$TMP/m.txt" 'harn_egressd_dns_lookup_seconds_count')" -ge 3
-	expect_rc "serve: the tunnels' bytes are counted both ways" 0 test \
-	    "$(metric "$TMP/m.txt" 'harn_egressd_transferred_bytes_total{direction="in"}')" -gt 0
-	expect_rc "serve: six lines written" 0 test "$(metric "$TMP/m.txt" \
-	    'harn_egressd_log_lines_total{state="written"}')" -ge 6
+	for d in out in; do
+		sum=$(sed -n "s/.*\"event\":\"close\".*\"bytes_$d\":\([0-9]*\).*/\1/p" \
+		    "$TMP/met.log" | awk '{s += $1} END {print s + 0}')
+		expect_rc "serve: bytes $d, the close lines' sum ($sum)" 0 test \
+		    "$(metric "$TMP/m.txt" "harn_egressd_transferred_bytes_total{direction=\"$d\"}")" = "$sum"
+	done
+	expect_rc "serve: bytes came back" 0 test "$(metric "$TMP/m.txt" \
+	    'harn_egressd_transferred_bytes_total{direction="in"}')" -gt 0
+	expect_rc "serve: ten lines written" 0 test "$(metric "$TMP/m.txt" \
+	    'harn_egressd_log_lines_total{state="written"}')" -ge 10
 	expect_no_grep "serve: no host is a label" "$TMP/m.txt" "good\.test|nope\.test"
 	if command -v promtool >/dev/null 2>&1; then
 		pr=0
