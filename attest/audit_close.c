@@ -16,6 +16,7 @@
 #include "attest/audit_int.h"
 
 #define SUM_MAX		((uint64_t)INT64_MAX)
+#define WHY		"malformed \"event\" line (close): "
 
 /* The keys of a close line, and the type each must have. */
 static const struct {
@@ -48,7 +49,7 @@ struct close {
 static int
 bad(char *why, size_t whylen, const char *what)
 {
-	snprintf(why, whylen, "malformed close line: %s", what);
+	snprintf(why, whylen, WHY "%s", what);
 	return -1;
 }
 
@@ -106,13 +107,13 @@ check_close_shape(json_t *o, char *why, size_t whylen)
 	for (i = 0; i < NFIELDS; i++) {
 		v = json_object_get(o, close_fields[i].key);
 		if (v == NULL && close_fields[i].required) {
-			snprintf(why, whylen, "malformed close line: no "
-			    "\"%s\"", close_fields[i].key);
+			snprintf(why, whylen, WHY "no \"%s\"",
+			    close_fields[i].key);
 			return -1;
 		}
 		if (v != NULL && json_typeof(v) != close_fields[i].type) {
-			snprintf(why, whylen, "malformed close line: \"%s\" "
-			    "is not %s", close_fields[i].key,
+			snprintf(why, whylen, WHY "\"%s\" is not %s",
+			    close_fields[i].key,
 			    close_fields[i].type == JSON_STRING ?
 			    "a string" : "an integer");
 			return -1;
