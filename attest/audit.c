@@ -48,6 +48,7 @@ static const struct {
 	{ "count", JSON_INTEGER, false },
 	{ "would", JSON_STRING, false },
 	{ "direction", JSON_STRING, false },
+	{ "conn", JSON_INTEGER, false },
 };
 
 struct record {
@@ -64,6 +65,7 @@ struct record {
 	const char		*addr;	/* NULL: none */
 	uint64_t		 count;	/* decisions the line stands for */
 	bool			 inbound;	/* a direct line's peer came in */
+	json_int_t		 conn;	/* an allowed connection's id; 0 */
 };
 
 /* The maps, in the order of struct audit. */
@@ -71,7 +73,8 @@ static json_t **
 maps(struct audit *a, size_t i)
 {
 	json_t **m[] = { &a->hosts[0], &a->hosts[1], &a->runs, &a->exes,
-	    &a->direct, &a->reported, &a->asked, &a->judged, &a->seconds };
+	    &a->direct, &a->reported, &a->asked, &a->judged, &a->seconds,
+	    &a->bytes_hosts, &a->bytes_exes, &a->conns };
 
 	return i < NELEM(m) ? m[i] : NULL;
 }
@@ -365,6 +368,19 @@ check_values(json_t *o, struct record *r, char *why, size_t whylen)
 	return 0;
 }
 
+/* SPEC 5: an allowed connection's id, which its close line repeats. */
+static int
+check_conn(json_t *o, struct record *r, char *why, size_t whylen)
+{
+	if (json_object_get(o, "conn") == NULL)
+		return 0;
+	if (!r->allow)
+		return say(why, whylen, "\"conn\" on a deny line");
+	if ((r->conn = json_integer_value(json_object_get(o, "conn"))) < 1)
+		return say(why, whylen, "\"conn\" below 1");
+	return 0;
+}
+
 /* map[key] += n, an integer. */
 static int
 add(json_t *map, const char *key, uint64_t n)
@@ -537,6 +553,8 @@ count(struct audit *a, const struct record *r)
 		return -1;
 	if (count_second(a, r) == -1)
 		return -1;
+	if (r->conn > 0 && audit_conn_open(a, r->run, r->conn, r->exe) == -1)
+		return -1;
 	a->records++;
 	if (r->run != NULL)
 		a->run_records++;
@@ -572,9 +590,12 @@ parse_line(struct audit *a, const char *line, size_t len, char *why,
 	if (!json_is_object(o))
 		say(why, whylen, "not an object");
 	else if (json_object_get(o, "event") != NULL)
-		rv = audit_unlogged(a, o, why, whylen);
+		rv = str(o, "event") != NULL && strcmp(str(o, "event"),
+		    "close") == 0 ? audit_close(a, o, why, whylen) :
+		    audit_unlogged(a, o, why, whylen);
 	else if (check_shape(o, why, whylen) == 0 &&
-	    check_values(o, &r, why, whylen) == 0) {
+	    check_values(o, &r, why, whylen) == 0 &&
+	    check_conn(o, &r, why, whylen) == 0) {
 		if ((rv = count(a, &r)) == -1)
 			say(why, whylen, "out of memory");
 	}

@@ -417,6 +417,73 @@ direct(FILE *f, const struct audit *a, size_t top)
 	return 0;
 }
 
+/* A row per host or program: out, in, connections, a bar of out + in. */
+static int
+bytes_rows(FILE *f, const json_t *map, const char *list, const char *what,
+    size_t top)
+{
+	static const char *const cols[] = { "out", "in", "connections" };
+	char key[40];
+	struct audit_rank *t;
+	size_t i, c, n;
+
+	if ((t = audit_ranked(map, "total", &n)) == NULL)
+		return -1;
+	fprintf(f, "<table><tr><th>%s</th><th>bytes out</th><th>bytes in"
+	    "</th><th>connections</th><th></th></tr>\n", what);
+	for (i = 0; i < n && i < top; i++) {
+		fputs("<tr><td class=\"k\">", f);
+		put_esc(f, t[i].key);
+		fputs("</td>", f);
+		for (c = 0; c < sizeof(cols) / sizeof(cols[0]); c++) {
+			snprintf(key, sizeof(key), "bytes.%s.%s", list,
+			    cols[c]);
+			fputs("<td>", f);
+			put_num(f, key, t[i].key,
+			    (uint64_t)audit_int(t[i].value, cols[c]));
+			fputs("</td>", f);
+		}
+		fputs("<td>", f);
+		put_bar(f, "any", (uint64_t)t[i].n, (uint64_t)t[0].n);
+		fputs("</td></tr>\n", f);
+	}
+	if (n == 0 || top == 0)
+		fputs("<tr><td class=\"none\">none</td></tr>", f);
+	fputs("</table>\n", f);
+	if (n > top && top > 0)
+		fprintf(f, "<p class=\"none\">and %zu more</p>\n", n - top);
+	free(t);
+	return 0;
+}
+
+/* Close lines (SPEC 5): the totals, then by host and by program. */
+static int
+bytes(FILE *f, const struct audit *a, size_t top)
+{
+	fputs("<h2>Bytes of closed connections</h2>\n<p>", f);
+	put_num(f, "bytes.out", NULL, a->bytes.out);
+	fputs(" bytes out (client to origin), ", f);
+	put_num(f, "bytes.in", NULL, a->bytes.in);
+	fputs(" bytes in, over ", f);
+	put_num(f, "bytes.connections", NULL, a->bytes.connections);
+	fputs(" connections (", f);
+	put_num(f, "bytes.ms", NULL, a->bytes.ms);
+	fputs(" ms); no program known for ", f);
+	put_num(f, "bytes.unattributed.connections", NULL,
+	    a->unattributed.connections);
+	fputs(" of them (", f);
+	put_num(f, "bytes.unattributed.out", NULL, a->unattributed.out);
+	fputs(" out, ", f);
+	put_num(f, "bytes.unattributed.in", NULL, a->unattributed.in);
+	fprintf(f, " in).%s</p>\n<h2>Bytes by host</h2>\n",
+	    a->bytes_saturated ? " A sum reached 2^63-1 and was held there." :
+	    "");
+	if (bytes_rows(f, a->bytes_hosts, "by_host", "host", top) == -1)
+		return -1;
+	fputs("<h2>Bytes by program</h2>\n", f);
+	return bytes_rows(f, a->bytes_exes, "by_exe", "program", top);
+}
+
 int
 audit_html(const struct audit *a, FILE *f, size_t top)
 {
@@ -430,7 +497,7 @@ audit_html(const struct audit *a, FILE *f, size_t top)
 	fputs("<h2>Top refused hosts</h2>\n", f);
 	if (top_rows(f, a->hosts[0], "top_denied", NULL, "deny", top) == -1 ||
 	    reported(f, a, top) == -1 || processes(f, a, top) == -1 ||
-	    direct(f, a, top) == -1)
+	    direct(f, a, top) == -1 || bytes(f, a, top) == -1)
 		return -1;
 	fputs("<p class=\"none\">harn-egressd audit --html; the same figures: "
 	    "audit --json.</p>\n</body></html>\n", f);

@@ -22,6 +22,12 @@ enum audit_protocol { P_HTTP, P_HTTP_CONNECT, P_SOCKS5, P_DIRECT, P_TRANSPARENT,
 
 extern const char *const audit_protocol_names[P_COUNT];
 
+/* What closed connections carried (SPEC 5 close lines), summed. */
+struct audit_bytes {
+	uint64_t	 out, in;	/* client to origin, origin to client */
+	uint64_t	 connections, ms;
+};
+
 struct audit {
 	uint64_t	 records, malformed;
 	uint64_t	 run_records;	/* carrying a run id */
@@ -47,6 +53,17 @@ struct audit {
 	json_t		*judged;
 	/* "YYYY-MM-DDTHH:MM:SS" -> [allow, deny]: decisions over time */
 	json_t		*seconds;
+	/*
+	 * Close lines: every connection's bytes, and those of connections
+	 * no allow line named a program for; saturated: a sum held at
+	 * INT64_MAX.  By host and by exe: {"out", "in", "connections",
+	 * "ms", "total"} (total = out + in, which ranks them).
+	 */
+	struct audit_bytes bytes, unattributed;
+	bool		 bytes_saturated;
+	json_t		*bytes_hosts, *bytes_exes;
+	/* "CONN RUN" -> exe: open connections' programs, from allow lines */
+	json_t		*conns;
 };
 
 /*
@@ -54,6 +71,16 @@ struct audit {
  * 5 log_wait), its counts added: 0; -1 with why.
  */
 int		 audit_unlogged(struct audit *, json_t *, char *why,
+		    size_t whylen);
+
+/*
+ * audit_close.c: an allowed connection's program, from its decision line
+ * (exe NULL: none known), until its close line; 0, -1 out of memory.
+ */
+int		 audit_conn_open(struct audit *, const char *run,
+		    json_int_t conn, const char *exe);
+/* A close line: its shape checked, its bytes summed: 0; -1 with why. */
+int		 audit_close(struct audit *, json_t *, char *why,
 		    size_t whylen);
 
 /* Every key of a map with its count, most first, ties by key. */

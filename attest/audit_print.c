@@ -216,6 +216,49 @@ text_direct(const struct audit *a, FILE *f, size_t top, int w)
 	return 0;
 }
 
+/* Bytes of closed connections, by host or program, most first. */
+static int
+text_bytes_top(const struct audit *a, FILE *f, const json_t *map,
+    size_t top)
+{
+	struct audit_rank *t;
+	int wb = digits(a->bytes.out > a->bytes.in ? a->bytes.out :
+	    a->bytes.in), wc = digits(a->bytes.connections);
+	size_t i, n;
+
+	if ((t = audit_ranked(map, "total", &n)) == NULL)
+		return -1;
+	for (i = 0; i < n && i < top; i++) {
+		fprintf(f, "  out %*" PRId64 "  in %*" PRId64 "  conns %*"
+		    PRId64 "  ", wb, (int64_t)audit_int(t[i].value, "out"), wb,
+		    (int64_t)audit_int(t[i].value, "in"), wc,
+		    (int64_t)audit_int(t[i].value, "connections"));
+		put_text(f, t[i].key);
+		putc('\n', f);
+	}
+	if (n > top)
+		fprintf(f, "  (%zu more)\n", n - top);
+	free(t);
+	return 0;
+}
+
+/* Close lines (SPEC 5), when the logs had any: by host, by program. */
+static int
+text_bytes(const struct audit *a, FILE *f, size_t top)
+{
+	fputs("\nbytes by host:\n", f);
+	if (text_bytes_top(a, f, a->bytes_hosts, top) == -1)
+		return -1;
+	fprintf(f, "\nbytes by program (%" PRIu64 " of %" PRIu64 " "
+	    "connections say which; unattributed: out %" PRIu64 ", in %"
+	    PRIu64 ", %" PRIu64 " connections):%s", a->bytes.connections -
+	    a->unattributed.connections, a->bytes.connections,
+	    a->unattributed.out, a->unattributed.in,
+	    a->unattributed.connections,
+	    json_object_size(a->bytes_exes) == 0 ? " none\n" : "\n");
+	return text_bytes_top(a, f, a->bytes_exes, top);
+}
+
 int
 audit_print_text(const struct audit *a, FILE *f, size_t top)
 {
@@ -244,6 +287,12 @@ audit_print_text(const struct audit *a, FILE *f, size_t top)
 		text_counts(f, "report_only, by what enforcing says",
 		    a->would, reason_name, EGRESS_R_NONE + 1, EGRESS_R_COUNT,
 		    w);
+	if (a->bytes.connections > 0)
+		fprintf(f, "\nbytes of closed connections: out %" PRIu64 ", in %"
+		    PRIu64 ", %" PRIu64 " connections, %" PRIu64 " ms%s\n",
+		    a->bytes.out, a->bytes.in, a->bytes.connections,
+		    a->bytes.ms, a->bytes_saturated ? " (a sum reached "
+		    "2^63-1 and was held there)" : "");
 	if (top == 0)
 		return 0;
 	if (text_hosts(f, "top allowed hosts", a->hosts[1], top, w) == -1 ||
@@ -251,6 +300,8 @@ audit_print_text(const struct audit *a, FILE *f, size_t top)
 	    text_reported(a, f, top, w) == -1 ||
 	    text_exes(a, f, top, w) == -1 ||
 	    text_direct(a, f, top, w) == -1)
+		return -1;
+	if (a->bytes.connections > 0 && text_bytes(a, f, top) == -1)
 		return -1;
 	return 0;
 }
@@ -369,6 +420,50 @@ direct_entry(const struct audit_rank *r, const char *name, size_t top)
 	    "endpoints"), "endpoint", top));
 }
 
+/* Bytes by host or program: {name: key, out, in, connections, ms}. */
+static json_t *
+bytes_entry(const struct audit_rank *r, const char *name, size_t top)
+{
+	(void)top;
+	return json_pack("{s:s, s:I, s:I, s:I, s:I}", name, r->key, "out",
+	    audit_int(r->value, "out"), "in", audit_int(r->value, "in"),
+	    "connections", audit_int(r->value, "connections"), "ms",
+	    audit_int(r->value, "ms"));
+}
+
+static json_t *
+json_sums(const struct audit_bytes *b)
+{
+	return json_pack("{s:I, s:I, s:I, s:I}", "out", (json_int_t)b->out,
+	    "in", (json_int_t)b->in, "connections",
+	    (json_int_t)b->connections, "ms", (json_int_t)b->ms);
+}
+
+/*
+ * Close lines: {out, in, connections, ms, saturated, unattributed: {out,
+ * in, connections, ms}, by_host: [...], by_exe: [...]}, the lists top.
+ */
+static json_t *
+json_bytes(const struct audit *a, size_t top)
+{
+	json_t *o;
+
+	if ((o = json_sums(&a->bytes)) == NULL)
+		return NULL;
+	if (json_object_set_new(o, "saturated",
+	    json_boolean(a->bytes_saturated)) == -1 ||
+	    json_object_set_new(o, "unattributed",
+	    json_sums(&a->unattributed)) == -1 ||
+	    json_object_set_new(o, "by_host", json_list(a->bytes_hosts,
+	    "total", top, bytes_entry, "host", top)) == -1 ||
+	    json_object_set_new(o, "by_exe", json_list(a->bytes_exes,
+	    "total", top, bytes_entry, "exe", top)) == -1) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
 int
 audit_print_json(const struct audit *a, FILE *f, size_t top)
 {
@@ -408,7 +503,8 @@ audit_print_json(const struct audit *a, FILE *f, size_t top)
 	    json_object_set_new(o, "by_exe", json_list(a->exes, "count",
 	    SIZE_MAX, exe_entry, NULL, top)) == -1 ||
 	    json_object_set_new(o, "direct", json_list(a->direct, "count",
-	    SIZE_MAX, direct_entry, NULL, top)) == -1)
+	    SIZE_MAX, direct_entry, NULL, top)) == -1 ||
+	    json_object_set_new(o, "bytes", json_bytes(a, top)) == -1)
 		goto fail;
 	/* ASCII only: a forged host cannot put a raw escape on a terminal. */
 	if (json_dumpf(o, f, JSON_INDENT(2) | JSON_SORT_KEYS |

@@ -56,7 +56,7 @@ audit_unlogged(struct audit *a, json_t *o, char *why, size_t whylen)
 		a->by_reason[r] += by[r];
 	return 0;
 bad:
-	snprintf(why, whylen, "malformed \"event\" line (only \"unlogged\", "
-	    "with ts, count, reasons adding up to it, run)");
+	snprintf(why, whylen, "malformed \"event\" line (only \"close\", or "
+	    "\"unlogged\" with ts, count, reasons adding up to it, run)");
 	return -1;
 }

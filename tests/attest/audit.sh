@@ -13,6 +13,13 @@ rec() {
 	    "$1" "$2" "$3" "$4" "$5" "${6:-}"
 }
 
+# close_rec CONN PROTOCOL HOST PORT OUT IN MS [EXTRA]: the line that
+# ends an allowed connection (SPEC 5).
+close_rec() {
+	printf '{"ts":"2026-12-02T15:30:05.000Z","event":"close","conn":%s,"protocol":"%s","host":"%s","port":%s,"bytes_out":%s,"bytes_in":%s,"ms":%s%s}\n' \
+	    "$1" "$2" "$3" "$4" "$5" "$6" "$7" "${8:-}"
+}
+
 # json_get FILE EXPR: a value of the JSON summary in FILE, by a Python
 # expression over j.
 json_get() {
@@ -197,6 +204,9 @@ fi
 	rec direct '' 5432 deny not_through_proxy ',"addr":"127.0.0.1","count":3,"run":"r1","pid":43,"exe":"/usr/bin/psql"'
 	printf '{"ts":"2026-12-02T15:31:10.000Z","protocol":"http","host":"late.test","port":80,"decision":"allow","reason":"allow_rule"}\n'
 	printf '{"ts":"2026-12-02T15:45:00.000Z","protocol":"http","host":"later.test","port":80,"decision":"deny","reason":"dns_failure"}\n'
+	rec http_connect dl.test 443 allow allow_rule ',"addr":"127.0.0.1","conn":4,"run":"r1","pid":44,"exe":"/usr/bin/wget<i>"'
+	close_rec 4 http_connect dl.test 443 300 70000 12 ',"run":"r1","pid":44'
+	close_rec 9 socks5 '<b>x</b>' 443 5 6 1 ''
 } >"$TMP/h.log"
 cat "$TMP/a.log" "$TMP/b.log" >>"$TMP/h.log"
 expect_rc "--html writes the page" 0 "$EGRESSD" audit --html "$TMP/page.html" \
@@ -259,6 +269,13 @@ for el in root.iter("span"):
         want = entry(j["direct"], "exe", name).get("count")
     elif key == "direct.endpoints":
         want = entry(entry(j["direct"], "exe", parent).get("endpoints", []), "endpoint", name).get("count")
+    elif key.startswith("bytes.by_host.") or key.startswith("bytes.by_exe."):
+        _, lst, field = key.split(".")
+        want = entry(j["bytes"][lst], "host" if lst == "by_host" else "exe", name).get(field)
+    elif key.startswith("bytes."):
+        want = j
+        for k in key.split("."):
+            want = want[k]
     else:
         bad.append("unknown data-key %s" % key)
         continue
@@ -267,7 +284,10 @@ for el in root.iter("span"):
     n += 1
 if n < 25:
     bad.append("only %d figures" % n)
-for want in ("<script>alert(1)</script>", '/usr/bin/python3<b>"x"'):
+if not any(el.get("data-key") == "bytes.by_exe.in" and el.get("data-name") == "/usr/bin/wget<i>" and el.text == "70000"
+           for el in root.iter("span")):
+    bad.append("no bytes.by_exe.in 70000 for /usr/bin/wget<i>")
+for want in ("<script>alert(1)</script>", '/usr/bin/python3<b>"x"', "<b>x</b>", "wget<i>"):
     if want in text:
         bad.append("unescaped %r" % want)
 print("; ".join(bad) or "%d figures equal --json" % n)
@@ -302,6 +322,58 @@ else
 		    "$(grep -i 'console\|error' "$TMP/chrome.out" | head -5)"
 	fi
 fi
+
+# Close lines (SPEC 5): bytes summed by host and by program (the exe of
+# the allow line with the same conn and run); records, not decisions.
+{
+	rec http_connect api.test 443 allow allow_rule ',"addr":"127.0.0.1","conn":1,"run":"r1","pid":7,"exe":"/usr/bin/curl"'
+	rec http files.test 80 allow allow_rule ',"addr":"127.0.0.1","conn":2,"run":"r1","pid":8,"exe":"/usr/bin/python3"'
+	rec http files.test 80 allow allow_rule ',"addr":"127.0.0.1","conn":2,"run":"r1","pid":8,"exe":"/usr/bin/python3"'
+	rec socks5 api.test 443 deny no_allow_rule ',"run":"r1","pid":7,"exe":"/usr/bin/curl"'
+	close_rec 1 http_connect api.test 443 1200 65000 40 ',"run":"r1","pid":7'
+	close_rec 2 http files.test 80 300 5000 20 ',"run":"r1","pid":8'
+	close_rec 1 transparent 10.1.2.3 5432 10 20 5 ''
+	close_rec 3 socks5 api.test 443 -1 0 0 ''
+	close_rec 3 dns api.test 53 1 1 1 ''
+	rec http_connect x.test 443 deny deny_rule ',"conn":5'
+} >"$TMP/c.log"
+expect_rc "close lines: audit exits 0" 0 "$EGRESSD" audit "$TMP/c.log"
+cp "$TMP/out" "$TMP/c.out"
+expect_grep "close lines are records, bad ones malformed" "$TMP/c.out" '^records 7 \(malformed 3\)$'
+expect_grep "close lines are not decisions" "$TMP/c.out" '^decisions: allow 3, deny 1$'
+expect_grep "close lines: the totals" "$TMP/c.out" \
+    '^bytes of closed connections: out 1510, in 70020, 3 connections, 65 ms$'
+expect_grep "close lines: by host, most first" "$TMP/c.out" '^  out  1200  in 65000  conns 1  api\.test$'
+expect_grep "close lines: by host, an address" "$TMP/c.out" '^  out    10  in    20  conns 1  10\.1\.2\.3$'
+expect_grep "close lines: by program" "$TMP/c.out" '^  out   300  in  5000  conns 1  /usr/bin/python3$'
+expect_grep "close lines: unattributed said" "$TMP/c.out" \
+    '^bytes by program \(2 of 3 connections say which; unattributed: out 10, in 20, 1 connections\):$'
+expect_grep "close line: negative bytes malformed" "$TMP/err" "^harn-egressd: $TMP/c.log:8: malformed record: .*below 0"
+expect_grep "close line: protocol dns malformed" "$TMP/err" "^harn-egressd: $TMP/c.log:9: malformed record: .*protocol is not"
+expect_grep "conn on a deny line malformed" "$TMP/err" "^harn-egressd: $TMP/c.log:10: malformed record: \"conn\" on a deny line"
+expect_rc "close lines: --top 1" 0 "$EGRESSD" audit --top 1 "$TMP/c.log"
+expect_grep "close lines: --top 1 says how many more" "$TMP/out" '^  \(2 more\)$'
+expect_no_grep "close lines: --top 1 shows one host" "$TMP/out" 'conns 1  files\.test'
+expect_rc "close lines: --json" 0 "$EGRESSD" audit --json "$TMP/c.log"
+cp "$TMP/out" "$TMP/c.json"
+expect_json "close lines: --json records" "$TMP/c.json" 'j["records"]' 7
+expect_json "close lines: --json totals" "$TMP/c.json" \
+    '[j["bytes"][k] for k in ("out", "in", "connections", "ms", "saturated")]' '[1510, 70020, 3, 65, False]'
+expect_json "close lines: --json by host" "$TMP/c.json" \
+    '[(e["host"], e["out"], e["in"], e["connections"], e["ms"]) for e in j["bytes"]["by_host"]]' \
+    "[('api.test', 1200, 65000, 1, 40), ('files.test', 300, 5000, 1, 20), ('10.1.2.3', 10, 20, 1, 5)]"
+expect_json "close lines: --json by program" "$TMP/c.json" \
+    '[(e["exe"], e["out"], e["in"], e["connections"]) for e in j["bytes"]["by_exe"]]' \
+    "[('/usr/bin/curl', 1200, 65000, 1), ('/usr/bin/python3', 300, 5000, 1)]"
+expect_json "close lines: --json unattributed" "$TMP/c.json" \
+    'j["bytes"]["unattributed"]' "{'connections': 1, 'in': 20, 'ms': 5, 'out': 10}"
+expect_json "close lines: --json decisions unmoved" "$TMP/c.json" \
+    '(j["decisions"], j["by_protocol"]["transparent"])' "({'allow': 3, 'deny': 1}, 0)"
+expect_rc "close lines: --html" 0 "$EGRESSD" audit --html "$TMP/c.html" "$TMP/c.log"
+expect_grep "close lines: --html by program" "$TMP/c.html" \
+    'data-key="bytes\.by_exe\.in" data-name="/usr/bin/curl">65000</span>'
+expect_grep "close lines: --html by host" "$TMP/c.html" \
+    'data-key="bytes\.by_host\.out" data-name="files\.test">300</span>'
 
 # Exit codes.
 expect_rc "a missing log exits 1" 1 "$EGRESSD" audit "$TMP/a.log" \

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_audit: libFuzzer on the audit command's parser.  The input is a
- * decision log: each line goes to audit_line, then both summaries and
- * both suggestions are printed, and the JSON summary must say that every
- * line was counted once.
+ * decision log: each line goes to audit_line, then both summaries, the
+ * page and both suggestions are printed, and the JSON summary must say
+ * that every line was counted once, and no more connections without a
+ * program than connections closed.
  * Built by `make fuzz-audit`, not by make check.
  */
 #include <stddef.h>
@@ -34,6 +35,7 @@ static json_int_t
 lines_counted(const struct audit *a)
 {
 	json_int_t n;
+	json_t *b;
 	char *buf = NULL;
 	size_t len = 0;
 	json_t *j;
@@ -47,6 +49,11 @@ lines_counted(const struct audit *a)
 		abort();
 	n = json_integer_value(json_object_get(j, "records")) +
 	    json_integer_value(json_object_get(j, "malformed"));
+	b = json_object_get(j, "bytes");
+	if (json_integer_value(json_object_get(json_object_get(b,
+	    "unattributed"), "connections")) >
+	    json_integer_value(json_object_get(b, "connections")))
+		abort();
 	json_decref(j);
 	free(buf);
 	return n;
@@ -73,7 +80,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fed++;
 		p = nl + 1;
 	}
-	if (audit_print(a, sink(), false, 3) == -1 || lines_counted(a) != fed)
+	if (audit_print(a, sink(), false, 3) == -1 ||
+	    audit_html(a, sink(), 3) == -1 || lines_counted(a) != fed)
 		abort();
 	/* The suggestions read every map a line reached. */
 	if (audit_suggest(a, sink()) == -1 ||
