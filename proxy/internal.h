@@ -118,6 +118,12 @@ struct metrics_view {
 void	 metrics_view_of(struct proxy *, struct metrics_view *);
 void	 proxy_metrics_close(struct proxy *);	/* metricsd.c */
 /*
+ * A scrape's request head (metrics.c, pure): 200 (GET or HEAD of
+ * /metrics; *om: it accepts OpenMetrics), 404, 405 or 400.
+ */
+int	 metrics_http_judge(const char *head, size_t len, bool *head_only,
+	    bool *om);
+/*
  * The exposition: OpenMetrics 1.0 (openmetrics), else Prometheus's text
  * format 0.0.4, which differ in a counter's TYPE name and the "# EOF".
  * -1 when out of memory.

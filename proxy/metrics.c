@@ -2,7 +2,8 @@
 /*
  * The proxy's metrics (SPEC 8.1), in the exposition Prometheus scrapes:
  * what is counted (latency histograms here, decisions and log lines by
- * dlog.c), one scrape's view of it, and its text.  Formatting is apart
+ * dlog.c), one scrape's view of it, its text, and what a scrape asked
+ * for (metrics_http_judge).  Formatting and judging are apart
  * from serving (metricsd.c) so that it is tested without sockets.
  *
  * Conventions: the harn_egressd_ prefix, counters ending _total, units in
@@ -13,6 +14,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -223,4 +225,37 @@ metrics_format(struct evbuffer *b, const struct metrics_view *v, bool om)
 	    upkeep(b, om, v) == -1)
 		return -1;
 	return om && evbuffer_add_printf(b, "# EOF\n") < 0 ? -1 : 0;
+}
+
+/* Pure: the request, not the socket (metricsd.c serves it). */
+int
+metrics_http_judge(const char *head, size_t len, bool *head_only, bool *om)
+{
+	const char *eol = memchr(head, '\n', len), *p;
+	size_t n;
+
+	*head_only = *om = false;
+	if (eol == NULL)
+		return 400;
+	n = (size_t)(eol - head);
+	if (n >= 4 && memcmp(head, "GET ", 4) == 0)
+		p = head + 4;
+	else if (n >= 5 && memcmp(head, "HEAD ", 5) == 0) {
+		p = head + 5;
+		*head_only = true;
+	} else
+		return memchr(head, ' ', n) != NULL ? 405 : 400;
+	if ((size_t)(eol - p) < 9 || memcmp(p, "/metrics", 8) != 0 ||
+	    (p[8] != ' ' && p[8] != '?'))
+		return 404;
+	/* Prometheus asks for OpenMetrics; curl and promtool get text. */
+	for (p = eol + 1; p < head + len; p = eol + 1) {
+		if ((eol = memchr(p, '\n', (size_t)(head + len - p))) == NULL)
+			break;
+		if ((size_t)(eol - p) > 7 && strncasecmp(p, "accept:", 7) == 0 &&
+		    memmem(p, (size_t)(eol - p),
+		    "application/openmetrics-text", 28) != NULL)
+			*om = true;
+	}
+	return 200;
 }

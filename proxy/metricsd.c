@@ -1,16 +1,23 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Serving the metrics (SPEC 8.1): GET /metrics on a loopback address or a
- * unix socket, with libevent's HTTP server in the proxy's own loop.  A
- * scrape is formatted whole in memory (a few kilobytes) and left to the
- * connection's buffer: a slow scraper holds its own buffer, never the
- * loop, and gets what is ready or nothing.
+ * unix socket, in the proxy's own loop.  A scrape is formatted whole in
+ * memory (a few kilobytes) and left to the connection's buffer: a slow
+ * scraper holds its own buffer, never the loop, and gets what is ready or
+ * nothing.
+ *
+ * Served by hand, one request a connection, because libevent 2.1's evhttp
+ * cannot bound its connections: any local user could hold thousands open
+ * on a loopback port and take the descriptors max_connections counts on.
+ * Here at most SCRAPERS_MAX are open; one more closes the oldest that has
+ * not sent its whole head (a scraper sends it at once), or is closed.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/queue.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -18,64 +25,170 @@
 #include <unistd.h>
 
 #include <event2/buffer.h>
-#include <event2/http.h>
+#include <event2/bufferevent.h>
+#include <event2/listener.h>
 
 #include "proxy/internal.h"
+#include "proxy/mstime.h"
 
-#define SCRAPE_TIMEOUT_S	10
-#define HEADERS_MAX		8192
+#define SCRAPE_TIMEOUT_MS	10000
+#define HEAD_MAX		8192
+#define SCRAPERS_MAX		16
+
+struct scraper {
+	TAILQ_ENTRY(scraper)	 entry;
+	struct metricsd		*m;
+	struct bufferevent	*bev;
+	bool			 answered;
+};
 
 struct metricsd {
-	struct evhttp		*http;
+	struct proxy		*px;
+	struct evconnlistener	*evl;
+	TAILQ_HEAD(, scraper)	 scrapers;	/* oldest first */
+	unsigned		 nscrapers;
 	char			 unix_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 };
 
-/* Prometheus asks for OpenMetrics; curl and promtool get the text format. */
-static bool
-wants_openmetrics(struct evhttp_request *req)
+static void
+scraper_free(struct scraper *s)
 {
-	const char *a = evhttp_find_header(evhttp_request_get_input_headers(
-	    req), "Accept");
-
-	return a != NULL && strstr(a, "application/openmetrics-text") != NULL;
+	TAILQ_REMOVE(&s->m->scrapers, s, entry);
+	s->m->nscrapers--;
+	bufferevent_free(s->bev);
+	free(s);
 }
 
 static void
-scrape(struct evhttp_request *req, void *arg)
+written_cb(struct bufferevent *bev, void *arg)
 {
-	struct proxy *px = arg;
+	if (evbuffer_get_length(bufferevent_get_output(bev)) == 0)
+		scraper_free(arg);
+}
+
+static void
+event_cb(struct bufferevent *bev, short what, void *arg)
+{
+	(void)bev;
+	(void)what;
+	scraper_free(arg);	/* EOF, an error or the timeout */
+}
+
+/* The answer, then close: one request a connection. */
+static void
+answer(struct scraper *s, int status, bool head_only, bool om)
+{
+	static const char *const why[] = { [200] = "OK", [400] = "Bad Request",
+	    [404] = "Not Found", [405] = "Method Not Allowed",
+	    [431] = "Request Header Fields Too Large",
+	    [503] = "Service Unavailable" };
+	struct evbuffer *out = bufferevent_get_output(s->bev);
+	struct evbuffer *body = evbuffer_new();
 	struct metrics_view v;
-	struct evbuffer *b;
-	bool om = wants_openmetrics(req);
 
-	if (evhttp_request_get_command(req) != EVHTTP_REQ_GET &&
-	    evhttp_request_get_command(req) != EVHTTP_REQ_HEAD) {
-		evhttp_send_error(req, 405, "GET /metrics only");
+	s->answered = true;
+	(void)bufferevent_disable(s->bev, EV_READ);
+	if (body == NULL) {
+		scraper_free(s);
 		return;
 	}
-	if ((b = evbuffer_new()) == NULL) {
-		evhttp_send_error(req, 503, NULL);
+	if (status == 200) {
+		metrics_view_of(s->m->px, &v);
+		if (metrics_format(body, &v, om) == -1) {
+			(void)evbuffer_drain(body, evbuffer_get_length(body));
+			status = 503;
+		}
+	}
+	if (status != 200)
+		(void)evbuffer_add_printf(body, "%s: metrics are at GET "
+		    "/metrics\n", why[status]);
+	if (evbuffer_add_printf(out, "HTTP/1.1 %d %s\r\nContent-Type: %s\r\n"
+	    "Content-Length: %zu\r\nConnection: close\r\n\r\n", status,
+	    why[status], status != 200 ? "text/plain; charset=utf-8" : om ?
+	    "application/openmetrics-text; version=1.0.0; charset=utf-8" :
+	    "text/plain; version=0.0.4; charset=utf-8",
+	    evbuffer_get_length(body)) < 0 || (!head_only &&
+	    evbuffer_add_buffer(out, body) == -1)) {
+		evbuffer_free(body);
+		scraper_free(s);
 		return;
 	}
-	metrics_view_of(px, &v);
-	if (metrics_format(b, &v, om) == -1) {
-		evbuffer_free(b);
-		evhttp_send_error(req, 503, NULL);
-		return;
-	}
-	(void)evhttp_add_header(evhttp_request_get_output_headers(req),
-	    "Content-Type", om ? "application/openmetrics-text; "
-	    "version=1.0.0; charset=utf-8" : "text/plain; version=0.0.4; "
-	    "charset=utf-8");
-	evhttp_send_reply(req, 200, "OK", b);
-	evbuffer_free(b);
+	evbuffer_free(body);
+	bufferevent_setcb(s->bev, NULL, written_cb, event_cb, s);
 }
 
 static void
-not_found(struct evhttp_request *req, void *arg)
+read_cb(struct bufferevent *bev, void *arg)
 {
-	(void)arg;
-	evhttp_send_error(req, 404, "metrics are at /metrics");
+	struct scraper *s = arg;
+	struct evbuffer *in = bufferevent_get_input(bev);
+	struct evbuffer_ptr end = evbuffer_search(in, "\r\n\r\n", 4, NULL);
+	bool head_only, om;
+	char *head;
+	int status;
+
+	if (end.pos == -1) {
+		if (evbuffer_get_length(in) > HEAD_MAX)
+			answer(s, 431, false, false);
+		return;
+	}
+	if ((size_t)end.pos + 4 > HEAD_MAX) {
+		answer(s, 431, false, false);
+		return;
+	}
+	if ((head = (char *)evbuffer_pullup(in, end.pos + 4)) == NULL) {
+		scraper_free(s);
+		return;
+	}
+	status = metrics_http_judge(head, (size_t)end.pos + 4, &head_only, &om);
+	answer(s, status, head_only, om);
+}
+
+/* Room for one more: the oldest that has asked nothing goes, or none. */
+static bool
+make_room(struct metricsd *m)
+{
+	struct scraper *s;
+
+	if (m->nscrapers < SCRAPERS_MAX)
+		return true;
+	TAILQ_FOREACH(s, &m->scrapers, entry)
+		if (!s->answered) {
+			scraper_free(s);
+			return true;
+		}
+	return false;
+}
+
+static void
+accept_cb(struct evconnlistener *evl, evutil_socket_t fd,
+    struct sockaddr *sa, int salen, void *arg)
+{
+	struct metricsd *m = arg;
+	struct timeval tv = ms_timeval(SCRAPE_TIMEOUT_MS);
+	struct scraper *s;
+
+	(void)evl;
+	(void)sa;
+	(void)salen;
+	if (!make_room(m) || (s = calloc(1, sizeof(*s))) == NULL) {
+		(void)close(fd);
+		return;
+	}
+	s->m = m;
+	s->bev = bufferevent_socket_new(m->px->base, fd, BEV_OPT_CLOSE_ON_FREE);
+	if (s->bev == NULL) {
+		(void)close(fd);
+		free(s);
+		return;
+	}
+	TAILQ_INSERT_TAIL(&m->scrapers, s, entry);
+	m->nscrapers++;
+	bufferevent_setcb(s->bev, read_cb, NULL, event_cb, s);
+	bufferevent_setwatermark(s->bev, EV_READ, 0, HEAD_MAX + 1);
+	if (bufferevent_set_timeouts(s->bev, &tv, &tv) == -1 ||
+	    bufferevent_enable(s->bev, EV_READ) == -1)
+		scraper_free(s);
 }
 
 /* A unix socket at path, for the owner and its group only. */
@@ -129,28 +242,17 @@ bound_as(int fd, struct conf_sockaddr *sa, char *bound, size_t boundlen,
 	return 0;
 }
 
+/* A TCP listener on a loopback ADDR:PORT. */
 static int
-bind_metrics(struct metricsd *m, const char *addr, char *bound,
-    size_t boundlen, char *err, size_t errlen)
+tcp_listener(const char *addr, char *bound, size_t boundlen, char *err,
+    size_t errlen)
 {
 	struct conf_sockaddr sa;
-	struct evhttp_bound_socket *bs;
+	struct sockaddr_storage ss;
 	const char *perr = NULL;
-	char host[EGRESS_ADDRSTR_MAX];
-	int fd;
+	socklen_t len;
+	int fd, one = 1;
 
-	if (strncmp(addr, "unix:", 5) == 0) {
-		if ((fd = unix_listener(addr + 5, err, errlen)) == -1)
-			return -1;
-		if (evhttp_accept_socket(m->http, fd) == -1) {
-			(void)close(fd);
-			snprintf(err, errlen, "--metrics %s: cannot serve", addr);
-			return -1;
-		}
-		snprintf(m->unix_path, sizeof(m->unix_path), "%s", addr + 5);
-		snprintf(bound, boundlen, "%s", addr);
-		return 0;
-	}
 	if (conf_sockaddr_parse(addr, strlen(addr), 0, true, &sa, &perr) ==
 	    -1) {
 		snprintf(err, errlen, "--metrics %s: %s", addr, perr);
@@ -161,14 +263,19 @@ bind_metrics(struct metricsd *m, const char *addr, char *bound,
 		    "ADDR:PORT or unix:PATH)", addr);
 		return -1;
 	}
-	egress_addr_format(&sa.addr, host, sizeof(host));
-	if ((bs = evhttp_bind_socket_with_handle(m->http, host, sa.port)) ==
-	    NULL) {
+	len = egress_addr_sockaddr(&sa.addr, sa.port, &ss);
+	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+	    0);
+	if (fd == -1 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one,
+	    sizeof(one)) == -1 || bind(fd, (struct sockaddr *)&ss, len) == -1 ||
+	    listen(fd, 64) == -1 ||
+	    bound_as(fd, &sa, bound, boundlen, err, errlen) == -1) {
 		snprintf(err, errlen, "--metrics %s: %s", addr, strerror(errno));
+		if (fd != -1)
+			(void)close(fd);
 		return -1;
 	}
-	return bound_as(evhttp_bound_socket_get_fd(bs), &sa, bound, boundlen,
-	    err, errlen);
+	return fd;
 }
 
 int
@@ -176,28 +283,33 @@ proxy_metrics_listen(struct proxy *px, const char *addr, char *bound,
     size_t boundlen, char *err, size_t errlen)
 {
 	struct metricsd *m;
+	int fd;
 
 	if (px->metrics.server != NULL) {
 		snprintf(err, errlen, "--metrics: given twice");
 		return -1;
 	}
+	if (strncmp(addr, "unix:", 5) == 0) {
+		fd = unix_listener(addr + 5, err, errlen);
+		snprintf(bound, boundlen, "%s", addr);
+	} else
+		fd = tcp_listener(addr, bound, boundlen, err, errlen);
+	if (fd == -1)
+		return -1;
 	if ((m = calloc(1, sizeof(*m))) == NULL ||
-	    (m->http = evhttp_new(px->base)) == NULL) {
+	    (m->evl = evconnlistener_new(px->base, accept_cb, m,
+	    LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, -1, fd)) == NULL) {
 		free(m);
-		snprintf(err, errlen, "--metrics: out of memory");
+		(void)close(fd);
+		if (strncmp(addr, "unix:", 5) == 0)
+			(void)unlink(addr + 5);
+		snprintf(err, errlen, "--metrics %s: cannot serve", addr);
 		return -1;
 	}
-	evhttp_set_timeout(m->http, SCRAPE_TIMEOUT_S);
-	evhttp_set_max_headers_size(m->http, HEADERS_MAX);
-	evhttp_set_max_body_size(m->http, 0);
-	evhttp_set_allowed_methods(m->http, EVHTTP_REQ_GET | EVHTTP_REQ_HEAD);
-	evhttp_set_cb(m->http, "/metrics", scrape, px);
-	evhttp_set_gencb(m->http, not_found, NULL);
-	if (bind_metrics(m, addr, bound, boundlen, err, errlen) == -1) {
-		evhttp_free(m->http);
-		free(m);
-		return -1;
-	}
+	m->px = px;
+	TAILQ_INIT(&m->scrapers);
+	if (strncmp(addr, "unix:", 5) == 0)
+		snprintf(m->unix_path, sizeof(m->unix_path), "%s", addr + 5);
 	px->metrics.server = m;
 	return 0;
 }
@@ -209,7 +321,9 @@ proxy_metrics_close(struct proxy *px)
 
 	if (m == NULL)
 		return;
-	evhttp_free(m->http);
+	while (!TAILQ_EMPTY(&m->scrapers))
+		scraper_free(TAILQ_FIRST(&m->scrapers));
+	evconnlistener_free(m->evl);
 	if (m->unix_path[0] != '\0')
 		(void)unlink(m->unix_path);
 	free(m);

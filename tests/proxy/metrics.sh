@@ -175,6 +175,48 @@ area_unix() {
 	expect_rc "unix: the socket is removed at exit" 0 test ! -e "$TMP/metrics.sock"
 }
 
+# Another local user holds 300 idle connections to the metrics port: the
+# proxy holds at most 16 of them (the landed evhttp server took every
+# one, descriptors max_connections counts on), and a scrape still works,
+# as does a proxied request.
+area_flood() {
+	start_proxy metf "$TMP/met.conf" --metrics 127.0.0.1:0 || return 0
+	wait_grep "$TMP/metf.stdout" "^harn-egressd: metrics on " 50 "$PX_PID" ||
+	    true
+	FADDR=$(sed -n 's/^harn-egressd: metrics on //p' "$TMP/metf.stdout")
+	fd0=$(ls "/proc/$PX_PID/fd" | grep -c '')
+	rm -f "$TMP/flood.ready" "$TMP/flood.stop"
+	$PY - "${FADDR%:*}" "${FADDR##*:}" "$TMP/flood.ready" "$TMP/flood.stop" \
+	    >"$TMP/flood.out" 2>&1 <<'EOF' &
+import os, socket, sys, time
+held = []
+for i in range(300):
+    try:
+        held.append(socket.create_connection((sys.argv[1], int(sys.argv[2])), 2))
+    except OSError as e:
+        print("connect %d: %s" % (i, e))
+open(sys.argv[3], "w").write("%d\n" % len(held))
+t = time.monotonic()
+while not os.path.exists(sys.argv[4]) and time.monotonic() - t < 60:
+    time.sleep(0.05)
+EOF
+	fp=$!
+	BG_PIDS="$BG_PIDS $fp"
+	wait_file "$TMP/flood.ready" 200 "$fp" || true
+	scrape "http://$FADDR/metrics" "$TMP/mf.txt"
+	expect_grep "flood: a scrape during the flood is answered" \
+	    "$TMP/mf.txt.head" "^HTTP/1.1 200"
+	fd1=$(ls "/proc/$PX_PID/fd" | grep -c '')
+	echo "# descriptors: $fd0 before, $fd1 with 300 idle metrics connections"
+	expect_rc "flood: the proxy holds at most 16 of them ($fd0 -> $fd1 descriptors)" \
+	    0 test "$fd1" -le $((fd0 + 16 + 2))
+	expect_rc "flood: a proxied request is served meanwhile" 0 test \
+	    "$(http_code "$PX_PORT" "http://good.test:$ORIGIN/")" = 200
+	: >"$TMP/flood.stop"
+	wait_gone "$fp" 100 || kill "$fp" 2>/dev/null || true
+	stop_proxy metf "$PX_PID"
+}
+
 PX_REASONS="allow_rule no_allow_rule"
 PX_PROTOCOLS="http http_connect"
-proxy_suite usage serve unix
+proxy_suite usage serve unix flood

@@ -135,12 +135,53 @@ test_histogram(void **state)
 	free(om);
 }
 
+/* A scrape's head, judged without a socket (metricsd.c). */
+static void
+test_http_judge(void **state)
+{
+	static const struct {
+		const char	*head;
+		int		 status;
+		bool		 head_only, om;
+	} rows[] = {
+		{ "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n", 200, false,
+		    false },
+		{ "GET /metrics?x=1 HTTP/1.1\r\n\r\n", 200, false, false },
+		{ "HEAD /metrics HTTP/1.0\r\n\r\n", 200, true, false },
+		{ "GET /metrics HTTP/1.1\r\nACCEPT: application/openmetrics-"
+		    "text;version=1.0.0,text/plain;q=0.5\r\n\r\n", 200, false,
+		    true },
+		/* Only an Accept header asks for it, not another's value. */
+		{ "GET /metrics HTTP/1.1\r\nX-A: application/openmetrics-text"
+		    "\r\n\r\n", 200, false, false },
+		{ "GET /metricsx HTTP/1.1\r\n\r\n", 404, false, false },
+		{ "GET / HTTP/1.1\r\n\r\n", 404, false, false },
+		{ "GET /metrics\r\n\r\n", 404, false, false },
+		{ "POST /metrics HTTP/1.1\r\n\r\n", 405, false, false },
+		{ "garbage\r\n\r\n", 400, false, false },
+		{ "", 400, false, false },
+	};
+	bool head_only, om;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		assert_int_equal(metrics_http_judge(rows[i].head,
+		    strlen(rows[i].head), &head_only, &om), rows[i].status);
+		if (rows[i].status != 200)
+			continue;
+		assert_int_equal(head_only, rows[i].head_only);
+		assert_int_equal(om, rows[i].om);
+	}
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_decisions),
 		cmocka_unit_test(test_histogram),
+		cmocka_unit_test(test_http_judge),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
