@@ -15,7 +15,8 @@
  * cancels the wait (the protocol's free): the line is still written, the
  * connection it allowed is closed unused.
  */
-#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "proxy/internal.h"
@@ -28,11 +29,13 @@ conn_usage_id(struct conn *c)
 
 	if (u->id != 0)
 		return u->id;
+	/* Kept only once allowed: an idle connection carries no copy. */
+	if ((u->host = strdup(c->target.host)) == NULL)
+		return 0;	/* its line says no conn, and none closes */
 	u->id = ++c->px->conn_ids;
 	u->pending = true;
 	u->proto = c->proto;
 	u->port = c->target.port;
-	snprintf(u->host, sizeof(u->host), "%s", c->target.host);
 	u->start_ms = mono_ms();
 	u->out = u->in = 0;
 	return u->id;
@@ -47,8 +50,11 @@ conn_usage_logged(struct conn *c, int rc)
 		return;
 	u->pending = false;
 	/* Refused log_unavailable instead: no line names it, none closes it. */
-	if (rc != 0)
+	if (rc != 0) {
 		u->id = 0;
+		free(u->host);
+		u->host = NULL;
+	}
 }
 
 void
@@ -59,12 +65,14 @@ conn_usage_end(struct conn *c)
 	    .port = u->port, .conn = u->id, .bytes_out = u->out,
 	    .bytes_in = u->in, .ms = mono_ms() - u->start_ms, .pid = c->pid };
 
-	if (u->id == 0 || u->pending)
-		return;
+	if (u->id != 0 && !u->pending) {
+		c->px->metrics.bytes_out += u->out;
+		c->px->metrics.bytes_in += u->in;
+		dlog_close(c->px->log, &e);
+	}
 	u->id = 0;
-	c->px->metrics.bytes_out += u->out;
-	c->px->metrics.bytes_in += u->in;
-	dlog_close(c->px->log, &e);
+	free(u->host);
+	u->host = NULL;
 }
 
 static void

@@ -306,7 +306,7 @@ struct conn_usage {
 	bool			 pending;	/* its first line not yet written */
 	enum proxy_protocol	 proto;
 	uint16_t		 port;
-	char			 host[EGRESS_HOST_MAX + 1];
+	char			*host;		/* its own, while id != 0 */
 	uint64_t		 start_ms;
 	uint64_t		 out, in;	/* client to origin, and back */
 };
