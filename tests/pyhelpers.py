@@ -1169,6 +1169,39 @@ ADDR_REASONS = {"private_address", "metadata_address", "proxy_loop",
 MAYBE_ADDR_REASONS = {"deny_rule", "no_allow_rule"}
 
 
+CLOSE_KEYS = {"ts", "event", "conn", "protocol", "host", "port",
+              "bytes_out", "bytes_in", "ms"}
+
+
+def is_count(v, least=0):
+    return isinstance(v, int) and not isinstance(v, bool) and v >= least
+
+
+def check_close(o):
+    """Problems with one close line (SPEC 5: an allowed connection's end)."""
+    p = []
+    keys = set(o) - {"run", "pid"}
+    if keys != CLOSE_KEYS:
+        p.append("close keys %s, want %s" % (sorted(keys), sorted(CLOSE_KEYS)))
+    if o.get("event") != "close":
+        p.append("bad event %r" % o.get("event"))
+    if not isinstance(o.get("ts"), str) or not TS_RE.match(o.get("ts", "")):
+        p.append("bad ts %r" % o.get("ts"))
+    if o.get("protocol") not in ("http", "http_connect", "socks5",
+                                 "transparent"):
+        p.append("bad close protocol %r" % o.get("protocol"))
+    if not isinstance(o.get("host"), str):
+        p.append("bad host %r" % o.get("host"))
+    if not is_count(o.get("port"), 1) or o.get("port") > 65535:
+        p.append("bad port %r" % o.get("port"))
+    if not is_count(o.get("conn"), 1):
+        p.append("bad conn %r" % o.get("conn"))
+    for k in ("bytes_out", "bytes_in", "ms"):
+        if not is_count(o.get(k)):
+            p.append("bad %s %r" % (k, o.get(k)))
+    return p
+
+
 def check_record(line):
     """Problems with one decision-log line (SPEC 5); [] when fine."""
     dups = []
@@ -1188,8 +1221,15 @@ def check_record(line):
     p = ["duplicate key %r" % k for k in dups]
     if not isinstance(o, dict):
         return None, ["not an object"]
+    if "event" in o:
+        return o, p + check_close(o)
     keys = set(o)
     want = {"ts", "protocol", "host", "port", "decision", "reason"}
+    # conn: every allowed connection's number, on allow lines only.
+    if o.get("decision") == "allow":
+        want.add("conn")
+        if not is_count(o.get("conn"), 1):
+            p.append("bad conn %r" % o.get("conn"))
     # addr: the address connected (allow), or judged (a deny decided on
     # an address); never for a deny decided before any address.
     if o.get("decision") == "allow" or o.get("reason") in ADDR_REASONS:
@@ -1364,13 +1404,29 @@ def cmd_logcheck(a):
             bad += 1
             print("line %d: not UTF-8: %r" % (i, bl[:300]))
             lines.append(bl.decode("utf-8", "replace"))
-    recs = []
+    # Decisions are compared with --expect and --count; close lines are
+    # checked against the allow lines before them, each conn closed once.
+    recs, dlines, opened, closes = [], [], {}, 0
     for i, ln in enumerate(lines, 1):
         o, p = check_record(ln)
+        if o is not None and "event" in o:
+            closes += 1
+            first = opened.pop(o.get("conn"), None)
+            if first is None:
+                p.append("close of conn %r, not open" % o.get("conn"))
+            elif (first["protocol"], first["host"], first["port"]) != (
+                    o.get("protocol"), o.get("host"), o.get("port")):
+                p.append("close of conn %r names another target"
+                         % o.get("conn"))
+        elif o is not None and o.get("decision") == "allow":
+            opened.setdefault(o.get("conn"), o)
         if p:
             bad += 1
             print("line %d: %s: %s" % (i, "; ".join(p), ln[:300]))
-        recs.append(o)
+        if o is None or "event" not in o:
+            recs.append(o)
+            dlines.append(ln)
+    lines = dlines
     if a.expect:
         if len(recs) != len(a.expect):
             bad += 1
@@ -1395,7 +1451,8 @@ def cmd_logcheck(a):
     if a.count is not None and len(recs) != a.count:
         bad += 1
         print("%d records, want %d" % (len(recs), a.count))
-    print("%d records, %d problems" % (len(recs), bad))
+    print("%d records, %d close lines, %d problems" % (len(recs), closes,
+                                                        bad))
     return 1 if bad else 0
 
 

@@ -136,7 +136,7 @@ def load(a):
 
 
 def check(path):
-    allow = deny = unlogged = lines = 0
+    allow = deny = unlogged = lines = closes = 0
     with open(path, "rb") as f:
         for raw in f:
             if raw.startswith(b"harn-egressd: "):
@@ -148,12 +148,14 @@ def check(path):
                     print("counts do not add up: %r" % r)
                     return 1
                 unlogged += r["count"]
+            elif r.get("event") == "close":
+                closes += 1     # an allowed connection's end (SPEC 5)
             elif r["decision"] == "allow":
                 allow += 1
             else:
                 deny += 1
-    print("lines=%d allow=%d deny=%d unlogged=%d" % (lines, allow, deny,
-                                                     unlogged))
+    print("lines=%d allow=%d deny=%d unlogged=%d closes=%d"
+          % (lines, allow, deny, unlogged, closes))
     return 0
 
 

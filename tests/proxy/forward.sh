@@ -410,7 +410,7 @@ area_keepalive() {
 		ok "keep-alive: three GETs on one client connection, one origin connection ($1), three log lines"
 	else
 		not_ok "keep-alive: three GETs, one origin connection, three log lines" \
-		    "peers: $*" "log lines: $(($(wc -l <"$TMP/main.log") - LOG_MARK))" "$(show)"
+		    "peers: $*" "log lines: $(($(decision_lines "$TMP/main.log") - LOG_MARK))" "$(show)"
 	fi
 	# Another host on the same origin port: not the same target, not reused.
 	raw "$MP" "$(get /kh1)" "$(get /kh2 other.test)"

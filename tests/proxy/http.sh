@@ -121,7 +121,7 @@ area_http22() {
 	section 3
 	check_refusal "... and the third decided and refused (403)" 403 \
 	    no_allow_rule "$TMP/sec.out"
-	if [ "$(grep -c "\"host\":\"good.test\",\"port\":$O," "$TMP/h22.log")" -eq 2 ] &&
+	if [ "$(grep -c "\"host\":\"good.test\",\"port\":$O,\"decision\"" "$TMP/h22.log")" -eq 2 ] &&
 	    grep -q "\"host\":\"nope.test\",\"port\":$O," "$TMP/h22.log"; then
 		ok "... each with its line, there when its answer came"
 	else

@@ -381,7 +381,7 @@ EOF
 	if $PY "$H" logcheck "$TMP/drain.log" >"$TMP/drainlc.out" 2>&1 &&
 	    $PY -c '
 import json, sys
-recs = [json.loads(l) for l in open(sys.argv[1])]
+recs = [r for r in map(json.loads, open(sys.argv[1])) if "decision" in r]
 got = [(r["protocol"], r["host"], r["port"]) for r in recs
        if r["reason"] == "shutting_down" and r["decision"] == "deny"]
 want = [("http_connect", "127.0.0.1", int(sys.argv[2])),
