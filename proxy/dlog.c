@@ -104,9 +104,11 @@ dlog_new(struct event_base *base, int fd, const char *run_id)
 	if (run_id != NULL)
 		snprintf(l->run_id, sizeof(l->run_id), "%s", run_id);
 	l->held = evbuffer_new();
+	l->late = evbuffer_new();
 	l->torn = evbuffer_new();
 	l->retry = evtimer_new(base, retry_cb, l);
-	if (l->held == NULL || l->torn == NULL || l->retry == NULL ||
+	if (l->held == NULL || l->late == NULL || l->torn == NULL ||
+	    l->retry == NULL ||
 	    dlog_wait_init(l) == -1 || use_fd(l, base, fd) == -1) {
 		dlog_free(l);
 		return NULL;
@@ -244,12 +246,14 @@ whole_lines(struct evbuffer *buf, size_t n, uint64_t *nlines)
 static void
 lose_held(struct dlog *l, bool end)
 {
-	uint64_t lines;
+	uint64_t lines, late;
 	size_t len = evbuffer_get_length(l->held);
 
 	(void)whole_lines(l->held, len, &lines);
-	l->totals.lost += lines + dlog_wait_lose(l, end);
+	(void)whole_lines(l->late, evbuffer_get_length(l->late), &late);
+	l->totals.lost += lines + late + dlog_wait_lose(l, end);
 	evbuffer_drain(l->held, len);
+	evbuffer_drain(l->late, evbuffer_get_length(l->late));
 	if (evbuffer_get_length(l->torn) > 0)
 		l->sha_failed = true;	/* a line's start without its end */
 	evbuffer_drain(l->torn, evbuffer_get_length(l->torn));
@@ -442,7 +446,7 @@ dlog_flush_before(struct dlog *l, bool allowed)
 		return 0;
 	if (flush_buf(l, l->held) == -1 ||
 	    flush_queue(l, &l->refuseq) == -1 ||
-	    flush_unlogged(l) == -1)
+	    flush_unlogged(l) == -1 || flush_buf(l, l->late) == -1)
 		return -1;
 	return 0;
 }
@@ -450,7 +454,8 @@ dlog_flush_before(struct dlog *l, bool allowed)
 /*
  * Write what waits, in its order: a torn line's rest, allowed requests'
  * lines, lines held, refusals' lines, the line of refusals answered
- * without theirs.  0 when nothing is left; the log is taken to work
+ * without theirs, close lines (accounting, never ahead of a decision's
+ * line).  0 when nothing is left; the log is taken to work
  * again only once it took something.
  */
 static int
@@ -467,10 +472,11 @@ flush_all(struct dlog *l)
  * line is lost, counted.
  */
 static void
-hold(struct dlog *l, const char *line, size_t n)
+hold(struct dlog *l, struct evbuffer *buf, const char *line, size_t n)
 {
-	if (l->dead || evbuffer_get_length(l->held) + n > MAX_BYTES ||
-	    evbuffer_add(l->held, line, n) == -1) {
+	if (l->dead || evbuffer_get_length(l->held) +
+	    evbuffer_get_length(l->late) + n > MAX_BYTES ||
+	    evbuffer_add(buf, line, n) == -1) {
 		l->totals.lost++;
 		if (l->lost_said == 0)
 			say_lost(l);
@@ -513,7 +519,7 @@ put(struct dlog *l, const char *line, size_t n, bool may_wait)
 		return 0;
 	if (!may_wait)
 		return -1;
-	hold(l, line, n);
+	hold(l, l->held, line, n);
 	return 0;
 }
 
@@ -572,6 +578,8 @@ dlog_free(struct dlog *l)
 		event_free(l->writable);
 	if (l->held != NULL)
 		evbuffer_free(l->held);
+	if (l->late != NULL)
+		evbuffer_free(l->late);
 	if (l->torn != NULL)
 		evbuffer_free(l->torn);
 	dlog_wait_free(l);
@@ -588,6 +596,7 @@ dlog_totals(struct dlog *l, struct dlog_totals *out)
 	*out = l->totals;
 	out->complete = l->totals.lost == 0 && !l->sha_failed &&
 	    evbuffer_get_length(l->held) == 0 &&
+	    evbuffer_get_length(l->late) == 0 &&
 	    evbuffer_get_length(l->torn) == 0 && l->nwaiting == 0 &&
 	    l->unlogged == 0;
 	memset(out->sha256, 0, sizeof(out->sha256));
@@ -690,11 +699,14 @@ dlog_close(struct dlog *l, const struct dlog_close *e)
 
 	if (l == NULL || l->fd == -1)
 		return;
-	/* Not a decision: after every line before it, held if need be. */
+	/*
+	 * Not a decision: after every line before it, and held behind every
+	 * decision's line when the reader is behind.
+	 */
 	if ((n = dlog_format_close(l->run_id, line, sizeof(line), e)) == 0)
 		l->totals.lost++;	/* not reached: the fields are bounded */
-	else
-		(void)put(l, line, n, true);
+	else if (flush_all(l) != 0 || dlog_put_line(l, line, n) != 0)
+		hold(l, l->late, line, n);
 }
 
 int

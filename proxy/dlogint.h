@@ -53,6 +53,7 @@ struct dlog {
 	char			 run_id[40];
 	struct evbuffer		*torn;		/* a line's rest: before all */
 	struct evbuffer		*held;		/* lines that may come late */
+	struct evbuffer		*late;		/* close lines: after all else */
 	struct event		*retry;		/* a failed log, tried again */
 	struct event		*writable;	/* a pipe or socket that was full */
 	EVP_MD_CTX		*sha;

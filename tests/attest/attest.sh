@@ -124,14 +124,16 @@ fields "report: the policy" "$TMP/run.json" \
 fields "report: the decisions" "$TMP/run.json" 'decisions.allow=1' \
     'decisions.deny=1' \
     'decisions.by_reason={"allow_rule":1,"no_allow_rule":1}'
+# Two decisions and the allowed connection's close line: 3 records.
 fields "report: the log's digest and records" "$TMP/run.json" \
     "log.sha256=\"$(sha "$TMP/run.log")\"" \
-    "log.records=$(wc -l <"$TMP/run.log")" 'log.records=2' 'log.offset=0'
+    "log.records=$(wc -l <"$TMP/run.log")" 'log.records=3' 'log.offset=0'
 fields "report: the sandbox in force" "$TMP/run.json" \
     'sandbox.backend="linux"' 'sandbox.profile="worktree"' \
     'sandbox.process_network_mode="managed"' 'sandbox.seccomp=true'
 RUN_ID=$($PY "$AC" get "$TMP/run.json" run_id | tr -d '"')
-if [ "$(grep -c "\"run\":\"$RUN_ID\"" "$TMP/run.log")" -eq 2 ]; then
+# Two decisions and the allowed connection's close line.
+if [ "$(grep -c "\"run\":\"$RUN_ID\"" "$TMP/run.log")" -eq 3 ]; then
 	ok "report: its run id is on every log line"
 else
 	not_ok "report: its run id is on every log line" "$RUN_ID" \
@@ -206,7 +208,7 @@ expect_rc "verify of a missing report fails" 1 "$EGRESSD" verify \
     --pubkey "$K.pub" "$TMP/missing.json"
 
 # The log: one line changed, added, removed.
-sed '2s/denied\.example/denief.example/' "$TMP/run.log" >"$TMP/changed.log"
+sed 's/denied\.example/denief.example/' "$TMP/run.log" >"$TMP/changed.log"
 verify_fails "a log with a line changed" log_sha256 "$TMP/run.json" \
     --log "$TMP/changed.log"
 cat "$TMP/run.log" >"$TMP/added.log"
@@ -502,7 +504,7 @@ if wait_file "$TMP/svc.port" 50 "$SPID"; then
 	fields "service report: no command, sandbox or exit" "$TMP/svc.json" \
 	    'command=null' 'sandbox=null' 'exit=null' \
 	    "proxy.listen=[\"127.0.0.1:$SPORT\"]" 'decisions.allow=1' \
-	    'log.records=1'
+	    'log.records=2'
 	fields "service report: the policy in force at the end" "$TMP/svc.json" \
 	    'policy.reloads=1' 'policy.rules=2' "policy.sha256=\"$(sha "$POL")\""
 	expect_rc "verify: the service's report and log" 0 "$EGRESSD" verify \

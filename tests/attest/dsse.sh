@@ -162,7 +162,7 @@ for c in namespaces landlock; do
 	    'predicate.command.argv0="sh"' 'predicate.exit.code=0' \
 	    'predicate.decisions.allow=1' 'predicate.decisions.deny=1' \
 	    "predicate.log.sha256=\"$(sha "$TMP/run-$c.log")\"" \
-	    'predicate.log.records=2' 'predicate.subjects_refused=[]' \
+	    'predicate.log.records=3' 'predicate.subjects_refused=[]' \
 	    'predicate.signature="<missing>"'
 done
 RUN=$TMP/run-namespaces.dsse.json
@@ -248,7 +248,7 @@ expect_rc "run mode, dsse without --attest-subject: the log is the subject" \
 statement "the default subject: the decision log, named as given" \
     "$TMP/d.dsse.json" "subject.0.name=\"$TMP/d.log\"" \
     "subject.0.digest.sha256=\"$(sha "$TMP/d.log")\"" \
-    'predicate.log.records=2'
+    'predicate.log.records=3'
 expect_rc "verify: the log as log and as subject" 0 "$EGRESSD" verify \
     --pubkey "$K.pub" --log "$TMP/d.log" --subject "$TMP/d.log" \
     "$TMP/d.dsse.json"

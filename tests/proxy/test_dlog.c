@@ -345,6 +345,46 @@ fill(struct fixture *f)
 }
 
 /*
+ * A reader behind: a close line is accounting, so it waits behind every
+ * decision's line (a refusal queued, the unlogged count), and once the
+ * reader takes lines again it comes last, whole.
+ */
+static void
+test_close_behind(void **state)
+{
+	struct fixture *f = *state;
+	struct dlog_close c = { .proto = PROXY_SOCKS5, .host = "c.example",
+	    .port = 443, .conn = 3, .bytes_out = 1, .bytes_in = 2 };
+	struct dlog_wait *wp = NULL;
+	struct waited w = { 0 };
+	struct dlog_totals t;
+	static char buf[1 << 16];
+	const char *refusal, *close;
+	int n = fill(f);
+
+	dlog_close(f->log, &c);
+	assert_int_equal(decide_wait(f, "r.example", false, 5000, &w, &wp), 1);
+	(void)decide(f, "unlogged.example", false, false);
+	dlog_totals(f->log, &t);
+	assert_int_equal(t.records, (uint64_t)n);
+	assert_false(t.complete);
+	drain(f, buf, sizeof(buf));
+	buf[0] = '\0';
+	while (strstr(buf, "\"event\":\"close\"") == NULL &&
+	    event_base_loop(f->base, EVLOOP_ONCE | EVLOOP_NONBLOCK) == 0)
+		if (drain(f, buf + strlen(buf), sizeof(buf) - strlen(buf)) == 0)
+			break;
+	assert_non_null(refusal = strstr(buf, "\"host\":\"r.example\""));
+	assert_non_null(strstr(buf, "\"event\":\"unlogged\""));
+	assert_non_null(close = strstr(buf, "\"event\":\"close\",\"conn\":3,"));
+	assert_true(refusal < close);
+	assert_true(strstr(buf, "\"event\":\"unlogged\"") < close);
+	dlog_totals(f->log, &t);
+	assert_int_equal(t.lost, 0);
+	assert_true(t.complete);
+}
+
+/*
  * A reader behind for a moment: the allowed request waits (1), its
  * callback comes from the loop once the line is in, and its line goes
  * before a refusal's queued earlier.
@@ -584,6 +624,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_written_at_once,
 		    setup_pipe, teardown),
 		cmocka_unit_test_setup_teardown(test_close_line, setup_pipe,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_close_behind, setup_pipe,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_fields, setup_pipe,
 		    teardown),
