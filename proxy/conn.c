@@ -702,7 +702,6 @@ log_entry(struct conn *c, bool allow, enum egress_reason reason,
 	struct dlog_entry e = { .proto = c->proto, .host = c->target.host,
 	    .port = c->target.port, .allow = allow, .reason = reason,
 	    .would = would, .addr = addr, .pid = c->pid, .exe = c->exe };
-
 	int rc;
 
 	if (c->logged)
