@@ -8,7 +8,8 @@
 # forwarding of several exchanges on one client connection (bodies by
 # Content-Length and chunked, both ways, long enough to go by splice),
 # and a refused exchange on it that adds nothing.  A refusal carries no
-# conn; a connection a drain cuts still gets its close line.
+# conn; a connection a drain cuts still gets its close line; so does one
+# report mode lets through.
 # Loopback only, by address (no names, no DNS).  Run as root, then again
 # as nobody.  (Transparent connections: tests/sandbox/transparent.sh.)
 #
@@ -116,6 +117,25 @@ area_pairs() {
 	expect_rc "conn ids are not reused by another connection" 0 test -z "$ids"
 }
 
+# Report mode (SPEC 3.1): what it lets through is an allowed connection
+# too, with its conn and its close line; what it still refuses has none.
+area_report() {
+	printf 'mode report\nallow_loopback on\nallow 127.0.0.1:%s\n' \
+	    "$FORIGIN" >"$TMP/report.conf"
+	start_proxy rep "$TMP/report.conf" || return 0
+	$PY "$H" xfer --proxy "$PX_PORT" --via socks5 --host 127.0.0.1 \
+	    --port "$XFERD" --up 1000 --down 2000 >"$TMP/xfer.out" 2>&1 || true
+	expect_grep "report: the transfer the rules would refuse goes through" \
+	    "$TMP/xfer.out" "^ok up=1000 down=2000"
+	expect_grep "report: its allow line says report_only, would, and a conn" \
+	    "$TMP/rep.log" "\"port\":$XFERD,\"decision\":\"allow\",\"reason\":\"report_only\",\"would\":\"no_allow_rule\",\"addr\":\"127.0.0.1\",\"conn\":1\\}$"
+	wait_grep "$TMP/rep.log" '"event":"close","conn":1,' 100 || true
+	grep '"event":"close","conn":1,' "$TMP/rep.log" >"$TMP/close.line" ||
+	    true
+	bytes_are "report: its close line" $((8 + 1000)) $((8 + 2000 + 64))
+	stop_proxy rep "$PX_PID"
+}
+
 # cserver NAME SUBCOMMAND ARGS...: a closebytes.py server; sets SRV_PORT.
 cserver() {
 	csname=$1
@@ -167,8 +187,9 @@ if start_server xferd xferd && XFERD=$SRV_PORT &&
 	area_forward
 	area_pairs
 	area_drain
+	area_report
 	audit_logs "audit: every line counts, close lines too" "$LOG" \
-	    "$TMP/drain.log"
+	    "$TMP/drain.log" "$TMP/rep.log"
 fi
 if cat "$TMP"/*.stderr 2>/dev/null | grep -Eq 'Sanitizer|runtime error:'; then
 	not_ok "close: no sanitizer report" \
