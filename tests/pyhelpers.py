@@ -1451,8 +1451,8 @@ def cmd_logcheck(a):
     if a.count is not None and len(recs) != a.count:
         bad += 1
         print("%d records, want %d" % (len(recs), a.count))
-    print("%d records, %d close lines, %d problems" % (len(recs), closes,
-                                                        bad))
+    print("%d records, %d close lines, %d unclosed, %d problems"
+          % (len(recs), closes, len(opened), bad))
     return 1 if bad else 0
 
 

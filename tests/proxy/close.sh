@@ -109,9 +109,9 @@ area_forward() {
 }
 
 area_pairs() {
-	$PY "$C" check "$LOG" >"$TMP/check.out" 2>&1 || true
+	$PY "$H" logcheck "$LOG" >"$TMP/check.out" 2>&1 || true
 	expect_grep "every close line follows its allow line, once, same target; no refusal carries a conn" \
-	    "$TMP/check.out" "^ok [1-9][0-9]* closes 0 unclosed$"
+	    "$TMP/check.out" "^[0-9]+ records, [1-9][0-9]* close lines, 0 unclosed, 0 problems$"
 	ids=$(sed -n 's/.*"decision":"allow".*"conn":\([0-9]*\).*/\1/p' "$LOG" |
 	    uniq | sort -n | uniq -d)
 	expect_rc "conn ids are not reused by another connection" 0 test -z "$ids"
