@@ -10,6 +10,20 @@ cd "$top"
 sh scripts/bootstrap.sh
 
 status=0
+failures() {
+	# $1: build directory.  Each test that failed, its failing checks and
+	# the end of its log: printed last, so a CI page that keeps only the
+	# tail of the output still says what failed.
+	for trs in "$1"/tests/*/*.trs; do
+		[ -f "$trs" ] || continue
+		grep -qE '^:test-result: (FAIL|ERROR|XPASS)' "$trs" || continue
+		log=${trs%.trs}.log
+		echo "-- FAILED: ${log#"$1"/} (in $1)"
+		grep -E '^not ok|^\[  FAILED  \]|^\[  ERROR   \]' "$log" || true
+		echo "-- its last 40 lines:"
+		tail -n 40 "$log" || true
+	done
+}
 summarize() {
 	# $1: build directory.  Print each runner's own summary, then totals.
 	for log in "$1"/tests/*/*.log; do
@@ -48,4 +62,9 @@ if ! make check TESTS="$UNIT" >/dev/null; then
 fi
 cd "$top"
 summarize build-san "sanitizers"
+if [ "$status" -ne 0 ]; then
+	echo "== what failed"
+	failures build
+	failures build-san
+fi
 exit $status
