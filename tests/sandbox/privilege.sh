@@ -132,11 +132,16 @@ for _ in range(200):
 	esc direct "renice a host process ($VICTIM)" renice "$VICTIM"
 	esc direct "prlimit a host process ($VICTIM)" prlimit "$VICTIM"
 	kill "$VICTIM" 2>/dev/null
-	# The refusals are folded: 40 connects in a second, two lines.
+	# The refusals are folded: the first of each second is a line, the
+	# rest of that second one more line with their count.  40 binds take
+	# well under a second on an idle machine (2 lines); a busy one may
+	# spread them over more seconds, so the bound is the seconds they
+	# took, which the command measures itself.
 	rm -f "$TMP/fold.log" "$TMP/fold.json"
 	env HOME="$H" $LAUNCH "$EGRESSD" --policy "$POL" --workspace "$WS" \
 	    --log "$TMP/fold.log" --attest "$TMP/fold.json" -- "$PYIN" -c '
-import socket
+import socket, time
+t = time.monotonic()
 for i in range(40):
     s = socket.socket()
     try:
@@ -144,8 +149,10 @@ for i in range(40):
     except OSError:
         pass
     s.close()
+print("took %d" % int(time.monotonic() - t))
 ' >"$TMP/fold.out" 2>&1
 	lines=$(grep -c '"not_through_proxy"' "$TMP/fold.log" 2>/dev/null)
+	took=$(sed -n 's/^took \([0-9]*\)$/\1/p' "$TMP/fold.out")
 	total=$($PY -c '
 import json, sys
 n = 0
@@ -156,11 +163,15 @@ for l in open(sys.argv[1]):
 print(n)' "$TMP/fold.log" 2>/dev/null)
 	counted=$($PY -c 'import json, sys; print(json.load(open(sys.argv[1]))["decisions"]["by_reason"].get("not_through_proxy", 0))' \
 	    "$TMP/fold.json" 2>/dev/null)
-	if [ "$lines" = 2 ] && [ "$total" = 40 ] && [ "$counted" = 40 ]; then
-		ok "40 refusals in a second: 2 lines (one with count), 40 in the report"
+	# At most two lines for each second begun (a window opens at most
+	# once a second, and a window is one line, or two with its count).
+	if [ -n "$took" ] && [ "${lines:-0}" -ge 2 ] &&
+	    [ "$lines" -le $((2 * (took + 2))) ] && [ "$lines" -lt 40 ] &&
+	    [ "$total" = 40 ] && [ "$counted" = 40 ]; then
+		ok "40 refusals in ${took}s: $lines lines (each second's first, then its count), 40 in the report"
 	else
-		not_ok "40 refusals in a second: folded, all counted" \
-		    "lines $lines, total $total, report $counted: $(head -c 300 "$TMP/fold.out")"
+		not_ok "40 refusals: folded, all counted" \
+		    "lines $lines, took ${took}s, total $total, report $counted: $(head -c 300 "$TMP/fold.out")"
 	fi
 	n=$(grep -c 'refused a bind to 0.0.0.0:0' "$TMP/fold.out")
 	if [ "$n" = 1 ]; then
