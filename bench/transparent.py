@@ -9,6 +9,9 @@
   lookup NAME N             N getaddrinfo(NAME): median and p90, in us
   tcpquery PORT NAME N      N DNS queries over TCP to 127.0.0.1:PORT
   udpquery PORT NAME N      N DNS queries over UDP to 127.0.0.1:PORT
+  udpask HOST PORT NAME N   N DNS queries over UDP to HOST:PORT, each
+                            answer read with its source (recvfrom), as
+                            glibc and musl read them
 """
 import os
 import socket
@@ -106,22 +109,26 @@ def tcpquery(port, name, n):
     stats("a DNS query over TCP to dnsd.py", [one() for _ in range(n)])
 
 
-def udpquery(port, name, n):
+def udpquery(port, name, n, host="127.0.0.1", source=False):
     q = struct.pack(">HHHHHH", 1, 0x0100, 1, 0, 0, 0)
     for label in name.split("."):
         q += bytes([len(label)]) + label.encode()
     q += b"\0" + struct.pack(">HH", 1, 1)
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    s.connect(("127.0.0.1", port))
+    s.connect((host, port))
 
     def one():
         t = time.perf_counter()
         s.send(q)
-        s.recv(2048)
+        if source:
+            s.recvfrom(2048)
+        else:
+            s.recv(2048)
         return time.perf_counter() - t
     for _ in range(20):
         one()
-    stats("a DNS query over UDP to dnsd.py", [one() for _ in range(n)])
+    stats("a DNS query over UDP to %s:%d" % (host, port),
+          [one() for _ in range(n)])
 
 
 if __name__ == "__main__":
@@ -134,5 +141,7 @@ if __name__ == "__main__":
         lookup(a[2], int(a[3]))
     elif a[1] == "udpquery":
         udpquery(int(a[2]), a[3], int(a[4]))
+    elif a[1] == "udpask":
+        udpquery(int(a[3]), a[4], int(a[5]), a[2], True)
     else:
         tcpquery(int(a[2]), a[3], int(a[4]))

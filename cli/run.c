@@ -24,6 +24,7 @@
 #include "cli/options.h"
 #include "cli/pty.h"
 #include "cli/terminal.h"
+#include "cli/answer.h"
 #include "cli/report.h"
 #include "cli/run.h"
 #include "cli/serve.h"
@@ -564,29 +565,6 @@ listen_on_host(struct run *r)
 	return port_file(r, bound);
 }
 
-/* Port 53 inside the namespace: the proxy answers there (SPEC 6.6). */
-static int
-answer_inside(struct run *r)
-{
-	char err[256];
-	int fds[2], i, rv = 0;
-
-	sandbox_take_dns(r->child, fds);
-	for (i = 0; i < 2; i++) {
-		if (fds[i] == -1 || rv == -1) {
-			if (fds[i] != -1)
-				(void)close(fds[i]);
-			continue;
-		}
-		if (proxy_dns_udp(r->px, fds[i], err, sizeof(err)) == -1) {
-			cli_error("%s", err);
-			(void)close(fds[i]);
-			rv = -1;
-		}
-	}
-	return rv;
-}
-
 /* The proxy serves the listener made inside the command's namespace. */
 static int
 listen_inside(struct run *r)
@@ -601,7 +579,7 @@ listen_inside(struct run *r)
 		cli_error("%s", err);
 		return -1;
 	}
-	if (answer_inside(r) == -1)
+	if (answer_inside(r->child, r->px) == -1)
 		return -1;
 	conf_sockaddr_format(&lo, r->proxy_addr, sizeof(r->proxy_addr));
 	report_listen(r->rep, r->proxy_addr);
@@ -681,6 +659,7 @@ start_command(struct run *r)
 	}
 	r->spawned = true;
 	proxy_set_owner(r->px, run_owner, r);
+	answer_standins(r->child, r->px);
 	if (listen_inside(r) == -1 || (r->directs = directs_new(r->base,
 	    r->log, r->proxy_addr, r->term)) == NULL) {
 		sandbox_signal(r->child, SIGKILL);

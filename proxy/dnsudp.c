@@ -7,11 +7,20 @@
  * address it was sent to, so that a resolver that checks where an answer
  * came from (musl, glibc, dig) takes it.
  *
+ * In the landlock confinement a UDP socket of the command is a stand-in
+ * (sandbox/broker_udp.c), one end of a unix SOCK_SEQPACKET pair: the
+ * other end is handed here (proxy_dns_pair), and each packet on it is one
+ * query, answered on it.  The command closing its end lets ours go; past
+ * PROXY_DNS_PAIRS at once, the oldest is closed (its resolver is then
+ * answered by an error, and asks on a new socket).
+ *
  * Who sent a datagram is not known (no connection, no broker in the
  * way): a refused name's line has no pid or exe (SPEC 5: "when known").
  */
 #include <errno.h>
 #include <netinet/in.h>
+#include <poll.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -115,22 +124,34 @@ log_refused(struct proxy *px, const struct dns_served *s)
 	(void)dlog_decision(px->log, &e, px->gen->conf->log_failure_serve);
 }
 
+/* One query's answer in a, its length in *used; false: none is due. */
+static bool
+serve_query(struct proxy *px, const uint8_t *q, size_t len, size_t got,
+    uint8_t *a, size_t alen, size_t *used)
+{
+	struct dns_served s;
+
+	*used = 0;
+	/* Cut short (MSG_TRUNC said more than the buffer): no query of ours. */
+	if (len > got || proxy_fake(px) == NULL)
+		return false;
+	if (dns_serve(px->fake, px->gen->conf->policy, q, len, a, alen, used,
+	    &s) == DNS_SERVED_DROP)
+		return false;
+	if (s.kind == DNS_SERVED_REFUSED)
+		log_refused(px, &s);
+	return true;
+}
+
 static void
 serve_one(struct proxy *px, int fd, const struct dgram *d)
 {
 	uint8_t a[ANSWER_MAX];
-	struct dns_served s;
-	size_t used = 0;
+	size_t used;
 
-	/* Cut short (MSG_TRUNC said more than the buffer): no query of ours. */
-	if (d->len > sizeof(d->buf) || proxy_fake(px) == NULL)
-		return;
-	if (dns_serve(px->fake, px->gen->conf->policy, d->buf, d->len, a,
-	    sizeof(a), &used, &s) == DNS_SERVED_DROP)
-		return;
-	if (s.kind == DNS_SERVED_REFUSED)
-		log_refused(px, &s);
-	answer(fd, d, a, used);
+	if (serve_query(px, d->buf, d->len, sizeof(d->buf), a, sizeof(a),
+	    &used))
+		answer(fd, d, a, used);
 }
 
 static void
@@ -168,6 +189,98 @@ proxy_dns_udp(struct proxy *px, int fd, char *err, size_t errlen)
 	return 0;
 }
 
+/* ---------------------------------------------------------------- */
+/* The landlock confinement's stand-ins. */
+
+static void
+pair_close(struct event **slot)
+{
+	int fd = event_get_fd(*slot);
+
+	event_free(*slot);
+	(void)close(fd);
+	*slot = NULL;
+}
+
+/* Has the command let go of its end?  (A packet of nothing is no end.) */
+static bool
+pair_ended(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN | POLLRDHUP };
+
+	return poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLRDHUP));
+}
+
+/* The stand-in fd is done: its slot freed. */
+static void
+pair_done(struct proxy *px, int fd)
+{
+	size_t i;
+
+	for (i = 0; i < NELEM(px->dns_pairs); i++)
+		if (px->dns_pairs[i] != NULL &&
+		    event_get_fd(px->dns_pairs[i]) == fd) {
+			pair_close(&px->dns_pairs[i]);
+			return;
+		}
+}
+
+static void
+dns_pair_read(evutil_socket_t fd, short what, void *arg)
+{
+	struct proxy *px = arg;
+	uint8_t q[QUERY_MAX], a[ANSWER_MAX];
+	size_t used;
+	ssize_t n;
+	int i;
+
+	(void)what;
+	for (i = 0; i < BATCH; i++) {
+		n = recv(fd, q, sizeof(q), MSG_DONTWAIT | MSG_TRUNC);
+		if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return;
+		if (n == -1 || (n == 0 && pair_ended(fd))) {
+			pair_done(px, fd);
+			return;
+		}
+		if (n == 0)
+			continue;	/* an empty datagram: no query */
+		if (serve_query(px, q, (size_t)n, sizeof(q), a, sizeof(a),
+		    &used))
+			(void)send(fd, a, used, MSG_DONTWAIT | MSG_NOSIGNAL);
+	}
+}
+
+int
+proxy_dns_pair(struct proxy *px, int fd, char *err, size_t errlen)
+{
+	int sndbuf = 16384;
+	struct event **slot;
+	size_t i;
+
+	for (i = 0; i < NELEM(px->dns_pairs) && px->dns_pairs[i] != NULL;
+	    i++)
+		;
+	/* All taken: one goes, in turn (the stand-ins a run forgets). */
+	if (i == NELEM(px->dns_pairs)) {
+		i = px->dns_pairs_next;
+		pair_close(&px->dns_pairs[i]);
+	}
+	px->dns_pairs_next = (i + 1) % NELEM(px->dns_pairs);
+	slot = &px->dns_pairs[i];
+	/* Answers the command leaves unread: a few, not the default's 200 KB. */
+	(void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
+	if ((*slot = event_new(px->base, fd, EV_READ | EV_PERSIST,
+	    dns_pair_read, px)) == NULL || event_add(*slot, NULL) == -1) {
+		if (*slot != NULL)
+			event_free(*slot);
+		*slot = NULL;
+		snprintf(err, errlen, "name lookups: cannot watch a stand-in");
+		return -1;
+	}
+	return 0;
+}
+
 void
 proxy_dns_udp_close(struct proxy *px)
 {
@@ -180,4 +293,7 @@ proxy_dns_udp_close(struct proxy *px)
 		event_free(px->dns_udp[i]);
 		px->dns_udp[i] = NULL;
 	}
+	for (i = 0; i < NELEM(px->dns_pairs); i++)
+		if (px->dns_pairs[i] != NULL)
+			pair_close(&px->dns_pairs[i]);
 }

@@ -131,6 +131,8 @@ int	 metrics_http_judge(const char *head, size_t len, bool *head_only,
 int	 metrics_format(struct evbuffer *, const struct metrics_view *,
 	    bool openmetrics);
 
+#define PROXY_DNS_PAIRS	256	/* run mode: UDP stand-ins answered at once */
+
 struct proxy {
 	struct event_base	*base;
 	struct dlog		*log;
@@ -166,6 +168,8 @@ struct proxy {
 	}			 dns_said[8];
 	size_t			 dns_said_next;
 	struct event		*dns_udp[2];	/* run mode: port 53 inside */
+	struct event		*dns_pairs[PROXY_DNS_PAIRS]; /* UDP stand-ins */
+	size_t			 dns_pairs_next;	/*   the next to go */
 	void			*owner_arg;
 	struct proxy_metrics	 metrics;
 };

@@ -73,6 +73,13 @@ bool		 proxy_fd_short(const struct proxy *, unsigned long *have,
  */
 int		 proxy_dns_udp(struct proxy *, int fd, char *err,
 		    size_t errlen);
+/*
+ * The same on one end of a unix SOCK_SEQPACKET pair, a UDP socket's
+ * stand-in in the landlock confinement: one packet, one query.  Owned as
+ * above.
+ */
+int		 proxy_dns_pair(struct proxy *, int fd, char *err,
+		    size_t errlen);
 
 /*
  * Serve OpenMetrics at GET /metrics (SPEC 8.1) on addr: a loopback

@@ -117,6 +117,7 @@ static act_fn *const acts[BCALL_FAMILIES] = {
 	[BCALL_SETSOCKOPT] = broker_setsockopt,
 	[BCALL_ACCEPT] = handle_accept,
 	[BCALL_PEERNAME] = broker_getpeername,
+	[BCALL_UDP] = broker_udp,
 };
 
 /* Each row's number here, resolved once (broker_new); -1: none here. */
@@ -140,6 +141,8 @@ call_of(const struct broker *b, int nr)
 		    b->mode != BROKER_LL)
 			continue;
 		if (c->family == BCALL_FORK && b->max_procs == 0)
+			continue;
+		if ((c->where & SECCOMP_BROKER_UDP) && !b->udp)
 			continue;
 		return c;
 	}
@@ -180,6 +183,7 @@ sweep_cb(evutil_socket_t fd, short what, void *arg)
 	broker_pending_free(b, true);
 	broker_held_sweep(b);
 	broker_accept_sweep(b);
+	broker_udp_sweep(b);
 }
 
 static char **
@@ -263,6 +267,7 @@ take_conf(struct broker *b, struct event_base *base,
 
 	TAILQ_INIT(&b->pending);
 	TAILQ_INIT(&b->acceptors);
+	TAILQ_INIT(&b->udp_waits);
 	inbound_init(&b->inbound);
 	b->base = base;
 	b->mode = conf->mode;
@@ -276,9 +281,11 @@ take_conf(struct broker *b, struct event_base *base,
 	b->landlock_abi = conf->landlock_abi;
 	b->init = conf->init;
 	b->getfd = conf->getfd;
+	b->udp = conf->udp && conf->standin != NULL && conf->mode == BROKER_LL;
 	b->max_procs = conf->max_procs;
 	b->refused = conf->refused;
 	b->connecting = conf->connecting;
+	b->standin = conf->standin;
 	b->arg = conf->arg;
 	b->thread_pidfd = true;
 	b->diag = -1;
@@ -373,6 +380,7 @@ broker_free(struct broker *b)
 	for (i = 0; i < CALLERS; i++)
 		broker_caller_close(&b->callers[i]);
 	broker_accept_free(b);
+	broker_udp_free(b);
 	while (b->nheld > 0)
 		broker_held_drop(b, 0);
 	/* Closing the listener fails every call still to come. */

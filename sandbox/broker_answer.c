@@ -60,6 +60,21 @@ broker_respond(struct broker *b, uint64_t id, int err)
 	return 0;
 }
 
+/* A call answered with a value (a count of bytes), as if the kernel's. */
+int
+broker_respond_val(struct broker *b, uint64_t id, int64_t val)
+{
+	struct seccomp_notif_resp r;
+
+	memset(&r, 0, sizeof(r));
+	r.id = id;
+	r.val = val;
+	if (ioctl(b->notify, SECCOMP_IOCTL_NOTIF_SEND, &r) == -1 &&
+	    errno != ENOENT)
+		return -1;
+	return 0;
+}
+
 /*
  * Let the call go on as it was made: its arguments are registers, which
  * the kernel does not read again from the caller's memory.  What is left

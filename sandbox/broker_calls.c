@@ -11,7 +11,8 @@
  * Where: SECCOMP_BROKER always (both confinements); SECCOMP_BROKER_LL
  * the landlock confinement, which shares the host's network and has no
  * read-only host; SECCOMP_BROKER_OPTS where it connects fresh sockets
- * (no pidfd_getfd); SECCOMP_BROKER_ROOT a command that keeps uid 0.
+ * (no pidfd_getfd); SECCOMP_BROKER_ROOT a command that keeps uid 0;
+ * SECCOMP_BROKER_UDP the landlock confinement's UDP stand-ins.
  * The man page's "Decided by the broker" lists these names
  * (tests/sandbox/test_seccomp.c checks).
  */
@@ -28,6 +29,7 @@
 #define LL	(SECCOMP_BROKER | SECCOMP_BROKER_LL)
 #define OPTS	(LL | SECCOMP_BROKER_OPTS)
 #define ROOT	(LL | SECCOMP_BROKER_ROOT)
+#define UDPS	(LL | SECCOMP_BROKER_UDP)
 
 /* connect(), bind(), listen(): SPEC 6.2, 6.5 (nothing inbound). */
 #define SOCK(n, f) { .name = n, .family = f, .where = ALL, .user = -1, \
@@ -66,6 +68,10 @@
 #define OPT(l, o) { .name = "setsockopt", .family = BCALL_SETSOCKOPT,	\
 	.where = OPTS, .stop = STOP_MATCH, .arg = { 1, 2 },		\
 	.val = { l, o }, .nmatch = 2, .user = -1, .flags_arg = -1 }
+/* A UDP stand-in's options of a level (broker_udp.c). */
+#define UDPOPT(l) { .name = "setsockopt", .family = BCALL_SETSOCKOPT,	\
+	.where = UDPS, .stop = STOP_MATCH, .arg = { 1 }, .val = { l },	\
+	.nmatch = 1, .user = -1, .flags_arg = -1 }
 /* uid 0 is exempt from RLIMIT_NPROC: the broker counts at each fork. */
 #define FORK(n) { .name = n, .family = BCALL_FORK, .where = ROOT,	\
 	.optional = true, .user = -1, .flags_arg = -1 }
@@ -149,5 +155,31 @@ const struct brokered brokered_calls[] = {
 	OPT(IPPROTO_IPV6, IPV6_TCLASS), OPT(IPPROTO_IPV6, IPV6_UNICAST_HOPS),
 
 	FORK("clone"), FORK("fork"), FORK("vfork"),
+
+	/*
+	 * UDP on the host's network (landlock, SPEC 6.6): a datagram socket
+	 * is never made, a stand-in is; a datagram sent to an address, or
+	 * received with its source, is the broker's (broker_udp.c).  The
+	 * type's low bits only: SOCK_NONBLOCK and SOCK_CLOEXEC ride above.
+	 */
+	{ .name = "socket", .family = BCALL_UDP, .where = UDPS,
+	    .stop = STOP_MATCH, .arg = { 0, 1 }, .val = { AF_INET, SOCK_DGRAM },
+	    .mask = { 0, 0xf }, .nmatch = 2, .user = -1,
+	    .op = UDPCALL_SOCKET, .flags_arg = -1 },
+	{ .name = "socket", .family = BCALL_UDP, .where = UDPS,
+	    .stop = STOP_MATCH, .arg = { 0, 1 },
+	    .val = { AF_INET6, SOCK_DGRAM }, .mask = { 0, 0xf }, .nmatch = 2,
+	    .user = -1, .op = UDPCALL_SOCKET, .flags_arg = -1 },
+	{ .name = "sendto", .family = BCALL_UDP, .where = UDPS,
+	    .stop = STOP_NONNULL, .arg = { 4 }, .user = -1,
+	    .op = UDPCALL_SENDTO, .flags_arg = -1 },
+	{ .name = "recvfrom", .family = BCALL_UDP, .where = UDPS,
+	    .stop = STOP_NONNULL, .arg = { 4 }, .user = -1,
+	    .op = UDPCALL_RECVFROM, .flags_arg = -1 },
+	/*
+	 * A stand-in has no IP options (glibc's resolver fails without
+	 * IP_RECVERR): the broker says they are set (broker_udp.c).
+	 */
+	UDPOPT(IPPROTO_IP), UDPOPT(IPPROTO_IPV6), UDPOPT(IPPROTO_UDP),
 };
 const size_t brokered_ncalls = NELEM(brokered_calls);

@@ -56,6 +56,8 @@ struct event_base;
 #define STASH_MAX	16		/* accepted for a caller gone */
 #define MAX_ACCEPTORS	1024		/* blocking accepts waiting at once */
 #define INFLIGHT_MAX	64		/* forks let go, not yet seen */
+#define STANDINS_MAX	1024		/* UDP stand-ins known at once */
+#define UDP_WAITS_MAX	256		/* blocking recvfroms waiting at once */
 
 /*
  * The callers seen last: their memory and their pidfd stay open, so that
@@ -94,6 +96,20 @@ struct broker_peer {
 	unsigned long		 ino;
 	struct sockaddr_storage	 addr;
 	socklen_t		 len;
+};
+
+/*
+ * A UDP socket's stand-in (broker_udp.c), by inode: the family the
+ * command asked for, and the server it speaks to (connected, or the last
+ * sendto's), which is where its answers say they come from.
+ */
+struct standin {
+	unsigned long		 ino;		/* 0: a free entry */
+	int			 ref;		/* ours, without getfd; or -1 */
+	int			 family;
+	bool			 connected;
+	struct sockaddr_storage	 to;
+	socklen_t		 tolen;		/* 0: none yet */
 };
 
 struct broker {
@@ -144,6 +160,13 @@ struct broker {
 		int		 fd;
 	}			 held[HELD_MAX];
 	size_t			 nheld;
+	/* UDP's stand-ins (landlock, pidfd_getfd): broker_udp.c. */
+	bool			 udp;
+	int			(*standin)(void *, int fd);
+	struct standin		 standins[STANDINS_MAX];
+	size_t			 nstandins, standins_next;	/* used, ring */
+	TAILQ_HEAD(, udp_wait)	 udp_waits;	/* blocking recvfroms */
+	size_t			 nudp_waits;
 	/* Forks (max_procs): tasks counted, and those let go since. */
 	unsigned		 max_procs;
 	unsigned		 tasks;		/* the last walk's count */
@@ -173,6 +196,7 @@ struct broker {
 
 /* broker_answer.c: answers, and refusals said. */
 int	 broker_respond(struct broker *, uint64_t id, int err);
+int	 broker_respond_val(struct broker *, uint64_t id, int64_t val);
 bool	 broker_alive(const struct broker *, uint64_t id);
 void	 broker_proceed(struct broker *, uint64_t id);
 void	 broker_say_refused(struct broker *, pid_t tid, enum broker_op,
@@ -254,6 +278,23 @@ void	 broker_procall(struct broker *, const struct seccomp_notif *,
 	    const struct brokered *);
 void	 broker_fork(struct broker *, const struct seccomp_notif *,
 	    const struct brokered *);
+
+/*
+ * broker_udp.c: UDP's stand-ins.  connect() and bind() on one are
+ * answered there (true), from broker_sock.c's acts.
+ */
+void	 broker_udp(struct broker *, const struct seccomp_notif *,
+	    const struct brokered *);
+bool	 broker_udp_connect(struct broker *, const struct seccomp_notif *,
+	    struct pending *);
+bool	 broker_udp_bind(struct broker *, const struct seccomp_notif *,
+	    struct pending *);
+const struct standin *broker_standin_of(const struct broker *,
+	    unsigned long ino);
+bool	 broker_udp_setsockopt(struct broker *, const struct seccomp_notif *);
+bool	 broker_standin_held(struct broker *, unsigned long ino);
+void	 broker_udp_sweep(struct broker *);
+void	 broker_udp_free(struct broker *);
 
 /* accept.c: accept() and SO_REUSEPORT in the landlock confinement. */
 void	 broker_accept(struct broker *, const struct seccomp_notif *,

@@ -2,6 +2,7 @@
 /*
  * getpeername() of a socket whose connect the broker carried through the
  * proxy (SPEC 6.6): the address the command asked for, not the proxy's.
+ * So is a UDP stand-in's (broker_udp.c): the server it was connected to.
  * Every other socket's is the kernel's (the call goes on as made: there
  * is nothing to decide, so nothing for the kernel to read again).
  *
@@ -61,6 +62,8 @@ broker_getpeername(struct broker *b, const struct seccomp_notif *req,
     const struct brokered *c __attribute__((unused)))
 {
 	const struct broker_peer *e;
+	const struct standin *s;
+	struct broker_peer one;
 	struct caller *who;
 	unsigned long ino;
 	socklen_t room, n;
@@ -69,8 +72,21 @@ broker_getpeername(struct broker *b, const struct seccomp_notif *req,
 	bool cloexec;
 
 	if (broker_describe((pid_t)req->pid, (int)req->data.args[0], &ino,
-	    &flags, &cloexec, proto, sizeof(proto)) != 0 ||
-	    (e = peer_of(b, ino)) == NULL) {
+	    &flags, &cloexec, proto, sizeof(proto)) != 0) {
+		broker_proceed(b, req->id);
+		return;
+	}
+	/* A UDP stand-in: its server, or none (broker_udp.c). */
+	if (strcmp(proto, "UNIX") == 0 &&
+	    (s = broker_standin_of(b, ino)) != NULL) {
+		if (!s->connected) {
+			(void)broker_respond(b, req->id, ENOTCONN);
+			return;
+		}
+		memcpy(&one.addr, &s->to, s->tolen);
+		one.len = s->tolen;
+		e = &one;
+	} else if ((e = peer_of(b, ino)) == NULL) {
 		broker_proceed(b, req->id);
 		return;
 	}

@@ -324,6 +324,52 @@ decide_tcp_bind(const struct broker_call *c, struct broker_decision *d)
 		refuse_direct(d, EACCES);
 }
 
+/*
+ * A UDP stand-in's connect, sendto or bind (landlock, SPEC 6.6).  Its
+ * datagrams reach the run's answerer whatever they name, so only what a
+ * resolver does is let through: port 53 of any address (and the kernel's
+ * own port for a bind); anything else is refused and logged, as UDP other
+ * than DNS is.  The errors are the kernel's for a UDP socket.
+ */
+void
+broker_decide_udp(int family, const struct sockaddr_storage *ss,
+    socklen_t len, bool bind, struct broker_decision *d)
+{
+	const struct sockaddr_in *sin = (const void *)ss;
+	const struct sockaddr_in6 *sin6 = (const void *)ss;
+	bool lo;
+
+	memset(d, 0, sizeof(*d));
+	d->verdict = BROKER_AS_IS;
+	if (len < sizeof(sa_family_t))
+		refuse(d, EINVAL);
+	/* An IPv6 socket takes IPv4 addresses too; not the other way. */
+	else if (ss->ss_family != AF_INET && (ss->ss_family != AF_INET6 ||
+	    family != AF_INET6))
+		refuse(d, EAFNOSUPPORT);
+	else if (len < (ss->ss_family == AF_INET ? sizeof(*sin) :
+	    sizeof(*sin6)))
+		refuse(d, EINVAL);
+	if (d->verdict == BROKER_REFUSE)
+		return;
+	d->port = ntohs(ss->ss_family == AF_INET ? sin->sin_port :
+	    sin6->sin6_port);
+	if (bind) {
+		/* The kernel's choice of port: nothing listens there. */
+		if (d->port != 0)
+			refuse_direct(d, EACCES);
+		return;
+	}
+	if (d->port == DNS_PORT)
+		return;
+	if (d->port == 0) {
+		refuse(d, EINVAL);
+		return;
+	}
+	/* The host's loopback is other users' too: never theirs to reach. */
+	refuse_direct(d, loopback(ss, &lo) ? EACCES : ENETUNREACH);
+}
+
 void
 broker_decide_bind(const struct broker_rules *r, const struct broker_call *c,
     struct broker_decision *d)

@@ -189,6 +189,22 @@ fresh_kind(struct broker *b, struct pending *p, const char *pname,
 	return EOPNOTSUPP;	/* AF_UNSPEC needs the socket itself */
 }
 
+/* Is (level, name) one a fresh socket carries over (an OPT row)? */
+static bool
+opt_kept(int level, int name)
+{
+	size_t i;
+
+	for (i = 0; i < brokered_ncalls; i++)
+		if (brokered_calls[i].family == BCALL_SETSOCKOPT &&
+		    (brokered_calls[i].where & SECCOMP_BROKER_OPTS) &&
+		    brokered_calls[i].nmatch == 2 &&
+		    (int)brokered_calls[i].val[0] == level &&
+		    (int)brokered_calls[i].val[1] == name)
+			return true;
+	return false;
+}
+
 /*
  * Socket options.  SO_REUSEPORT is refused (accept.c).  Where the broker
  * makes a fresh socket in the caller's place: seen as the caller sets
@@ -207,8 +223,13 @@ broker_setsockopt(struct broker *b, const struct seccomp_notif *req,
 	size_t i, k;
 
 	/* SO_REUSEPORT is answered there, never let go on. */
-	if (broker_reuseport(b, req))
+	if (broker_reuseport(b, req) || broker_udp_setsockopt(b, req))
 		return;
+	/* Stopped for a stand-in's sake only: nothing to keep. */
+	if (!opt_kept((int)req->data.args[1], (int)req->data.args[2])) {
+		broker_proceed(b, req->id);
+		return;
+	}
 
 	snprintf(path, sizeof(path), "/proc/%ld/fd/%d", (long)req->pid,
 	    (int)req->data.args[0]);
@@ -294,8 +315,14 @@ the_socket(struct broker *b, struct caller *who, struct pending *p,
 		return 0;
 	}
 	if ((err = broker_describe(who->tid, p->fdno, &p->ino, &p->flags,
-	    &p->cloexec, pname, sizeof(pname))) != 0 ||
-	    (err = fresh_kind(b, p, pname, domain, type, proto)) != 0)
+	    &p->cloexec, pname, sizeof(pname))) != 0)
+		return err;
+	/* A UDP stand-in (broker_udp.c): answered there, never made anew. */
+	if (broker_standin_held(b, p->ino)) {
+		*domain = AF_UNIX;
+		return 0;
+	}
+	if ((err = fresh_kind(b, p, pname, domain, type, proto)) != 0)
 		return err;
 	call->tcp = strcmp(pname, "TCP") == 0 || strcmp(pname, "TCPv6") == 0;
 	if ((p->flags & O_NONBLOCK) && broker_watched(who->tid, p->fdno, p->ino)) {
@@ -517,7 +544,7 @@ broker_connect(struct broker *b, const struct seccomp_notif *req,
 	int type = 0, proto = 0, err = 0;
 
 	if ((p = socket_call(b, req, &call, cwd, sizeof(cwd), &type,
-	    &proto)) == NULL)
+	    &proto)) == NULL || broker_udp_connect(b, req, p))
 		return;
 	rules_of(b, &rules);
 	broker_decide(&rules, &call, &d);
@@ -632,7 +659,7 @@ broker_bind(struct broker *b, const struct seccomp_notif *req,
 	int type = 0, proto = 0, err = 0;
 
 	if ((p = socket_call(b, req, &call, cwd, sizeof(cwd), &type,
-	    &proto)) == NULL)
+	    &proto)) == NULL || broker_udp_bind(b, req, p))
 		return;
 	rules_of(b, &rules);
 	broker_decide_bind(&rules, &call, &d);

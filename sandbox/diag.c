@@ -280,6 +280,50 @@ holds_match(pid_t pid, const void *arg)
 	return holds(pid, *(const unsigned long *)arg);
 }
 
+/* Which of a set of sockets a process holds: marked in held[]. */
+struct held_set {
+	const unsigned long	*inos;
+	bool			*held;
+	size_t			 n;
+};
+
+static bool
+mark_held(pid_t pid, const void *arg)
+{
+	const struct held_set *hs = arg;
+	char path[64], link[64];
+	struct dirent *de;
+	unsigned long ino;
+	DIR *d;
+	ssize_t len;
+	size_t i;
+
+	snprintf(path, sizeof(path), "/proc/%ld/fd", (long)pid);
+	if ((d = opendir(path)) == NULL)
+		return false;
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.' || (len = readlinkat(dirfd(d),
+		    de->d_name, link, sizeof(link) - 1)) <= 0)
+			continue;
+		link[len] = '\0';
+		if ((ino = diag_socket_inode(link)) == 0)
+			continue;
+		for (i = 0; i < hs->n; i++)
+			if (hs->inos[i] == ino)
+				hs->held[i] = true;
+	}
+	(void)closedir(d);
+	return false;		/* every process is looked at */
+}
+
+void
+diag_held_mark(pid_t init, const unsigned long *inos, bool *held, size_t n)
+{
+	struct held_set hs = { inos, held, n };
+
+	(void)any_below(init, mark_held, &hs);
+}
+
 /*
  * Is the socket ino held by a process below init (the command's
  * subreaper: every process the command started is below it)?

@@ -135,9 +135,17 @@ int	 sandbox_landlock_abi(void);
 #define SECCOMP_BROKER_OPTS	0x4	/* and setsockopt (no pidfd_getfd) */
 #define SECCOMP_BROKER_ROOT	0x8	/* and forks (uid 0 kept) */
 /*
- * The allowlist and UDP sockets: namespaces only, whose network has no
- * way out, so that a resolver's datagrams reach the run's own answerer
- * (SPEC 6.6).  Never with the host's network (landlock).
+ * (With LL) and UDP: socket() gets a stand-in, sendto() and recvfrom()
+ * with an address stop (broker_udp.c, SPEC 6.6).
+ */
+#define SECCOMP_BROKER_UDP	0x10
+/*
+ * The allowlist and UDP sockets: in namespaces, whose network has no way
+ * out, a resolver's datagrams reach the run's own answerer (SPEC 6.6); in
+ * landlock only with the broker's SECCOMP_BROKER_UDP, which answers every
+ * such socket() with a stand-in, so that none is made on the host's
+ * network.  The same bit as SECCOMP_BROKER_UDP: a main program has no
+ * SECCOMP_BROKER bit.
  */
 #define SECCOMP_MAIN_UDP	0x10
 #define SECCOMP_PROGRAMS	32
@@ -174,13 +182,17 @@ enum broker_family {
 	BCALL_SETSOCKOPT,	/* kept for fresh sockets; SO_REUSEPORT */
 	BCALL_ACCEPT,		/* accept.c; op 1: accept4() */
 	BCALL_PEERNAME,		/* broker_peer.c: a connect through the proxy */
+	BCALL_UDP,		/* broker_udp.c: UDP's stand-ins (landlock) */
 	BCALL_FAMILIES
 };
 enum broker_stop {
 	STOP_ALWAYS,
 	STOP_UNLESS_ZERO,	/* arg[0] is not 0 (0: the caller itself) */
-	STOP_MATCH		/* arg[i] == val[i] for each i < nmatch */
+	STOP_MATCH,		/* arg[i] & mask[i] == val[i] for each i < nmatch */
+	STOP_NONNULL		/* arg[0], all 64 bits, is not 0 (a pointer) */
 };
+/* The calls of a UDP socket's stand-in (broker_udp.c). */
+enum broker_udpcall { UDPCALL_SOCKET, UDPCALL_SENDTO, UDPCALL_RECVFROM };
 /* The calls on another process by its id. */
 enum broker_procall {
 	PROCALL_PID,		/* pid in arg[0]; 0: the caller */
@@ -199,6 +211,7 @@ struct brokered {
 	enum broker_stop	 stop;
 	unsigned		 arg[2];
 	uint32_t		 val[2];
+	uint32_t		 mask[2];	/* STOP_MATCH; 0: every bit */
 	unsigned		 nmatch;
 	/* STOP_UNLESS_ZERO: arg 0's "every process of the user", or -1. */
 	int			 user;
@@ -399,6 +412,12 @@ void	 broker_decide(const struct broker_rules *, const struct broker_call *,
 	    struct broker_decision *);
 void	 broker_decide_bind(const struct broker_rules *,
 	    const struct broker_call *, struct broker_decision *);
+/*
+ * A UDP stand-in's connect, sendto or bind (landlock, SPEC 6.6): family
+ * is the socket's as the command asked for it.  BROKER_AS_IS: done.
+ */
+void	 broker_decide_udp(int family, const struct sockaddr_storage *,
+	    socklen_t, bool bind, struct broker_decision *);
 /* listen() on a socket bound to addr (the socket's own, getsockname). */
 void	 broker_decide_listen(const struct broker_rules *, int domain,
 	    const struct sockaddr_storage *addr, socklen_t len,
@@ -497,11 +516,14 @@ struct broker_conf {
 	int			 landlock_abi;	/* the command's (scopes: 6) */
 	pid_t			 init;		/* the command's processes below */
 	bool			 getfd;		/* pidfd_getfd may be used */
+	bool			 udp;		/* UDP's stand-ins (landlock) */
 	unsigned		 max_procs;	/* counted at each fork; 0: not */
 	/* A refusal to log; called before the caller is answered. */
 	void			(*refused)(void *, const struct broker_refusal *);
 	/* A connect to the proxy; called before it is made. */
 	void			(*connecting)(void *, const struct broker_conn *);
+	/* The answerer's end of a UDP stand-in, to be handed over (udp). */
+	int			(*standin)(void *, int fd);
 	void			*arg;
 };
 
@@ -578,6 +600,9 @@ int	 diag_tcp_listeners(int diag, unsigned short port,
 	    struct diag_listener *, size_t max);		/* -1: error */
 unsigned long diag_socket_inode(const char *link);	/* 0: not one */
 bool	 diag_held_below(pid_t init, unsigned long ino);
+/* Each of inos[n] held below init, in one walk: held[i] set (not cleared). */
+void	 diag_held_mark(pid_t init, const unsigned long *inos, bool *held,
+	    size_t n);
 /* Is pid (a thread's, its process's) or a process of pgrp below init? */
 bool	 diag_pid_below(pid_t init, pid_t pid);
 bool	 diag_group_below(pid_t init, pid_t pgrp);

@@ -339,6 +339,13 @@ int	 sandbox_take_listener(struct sandbox_child *, unsigned short *port);
  * proxy (SPEC 6.6).  Taken: the caller closes them.
  */
 void	 sandbox_take_dns(struct sandbox_child *, int fds[2]);
+/*
+ * In landlock, each UDP socket of CMD is a stand-in (SPEC 6.6): the other
+ * end of each is handed to sink (which owns it), those already come at
+ * once.  Set it before the command can run long without an answer.
+ */
+void	 sandbox_standin_sink(struct sandbox_child *,
+	    void (*sink)(void *, int fd), void *arg);
 /* Readable when there is something for sandbox_next. */
 int	 sandbox_ctl_fd(const struct sandbox_child *);
 void	 sandbox_signal(const struct sandbox_child *, int sig);

@@ -253,7 +253,6 @@ sandbox_seccomp_valid(int which)
 	    which == SECCOMP_BROKER)
 		return true;
 	if (which < 0 || which >= SECCOMP_PROGRAMS ||
-	    (which & SECCOMP_MAIN_UDP) ||
 	    !(which & SECCOMP_BROKER) || !(which & SECCOMP_BROKER_LL))
 		return false;
 	return true;

@@ -72,8 +72,13 @@ notify_call(scmp_filter_ctx ctx, const struct brokered *c)
 		return sc_rule(ctx, SCMP_ACT_NOTIFY, nr, 1, cmp);
 	case STOP_MATCH:
 		for (i = 0; i < c->nmatch && i < NELEM(cmp); i++)
-			cmp[i] = sc_masked(c->arg[i], 0xffffffffUL, c->val[i]);
+			cmp[i] = sc_masked(c->arg[i], c->mask[i] != 0 ?
+			    c->mask[i] : 0xffffffffUL, c->val[i]);
 		return sc_rule(ctx, SCMP_ACT_NOTIFY, nr, i, cmp);
+	case STOP_NONNULL:
+		/* A pointer: every bit, so that no address passes unseen. */
+		cmp[0] = SCMP_CMP(c->arg[0], SCMP_CMP_NE, 0);
+		return sc_rule(ctx, SCMP_ACT_NOTIFY, nr, 1, cmp);
 	}
 	return -EINVAL;
 }

@@ -81,6 +81,11 @@ struct sandbox_child {
 	bool			 silent;	/*   none will */
 	int			 wstatus;
 	char			 late[256];	/* a trial's failed step */
+	/* UDP stand-ins' other ends: to the sink, or kept until there is one. */
+	void			(*standin_sink)(void *, int);
+	void			*standin_arg;
+	int			 standins[16];
+	size_t			 nstandins;
 };
 
 static void
@@ -375,6 +380,17 @@ dispatch(struct sandbox_child *c, const struct msg *m, int *fds,
 			owner_add(&c->owners, m->conn.ino, pid, m->conn.exe,
 			    m->conn.via);
 		break;
+	case MSG_STANDIN:
+		if (nfds != 1)
+			break;
+		if (c->standin_sink != NULL)
+			c->standin_sink(c->standin_arg, fds[0]);
+		else if (c->nstandins < NELEM(c->standins))
+			c->standins[c->nstandins++] = fds[0];
+		else
+			break;
+		nfds = 0;	/* handed on */
+		break;
 	case MSG_EXIT:
 		c->wstatus = m->wstatus;
 		c->ended = true;
@@ -446,6 +462,7 @@ sandbox_ready(struct sandbox_child *c, struct sandbox_failure *f)
 			break;
 		case MSG_DIRECT:
 		case MSG_CONN:
+		case MSG_STANDIN:
 		case MSG_EXIT:
 			/*
 			 * init's word can come before setup's (MSG_INIT): the
@@ -486,6 +503,19 @@ sandbox_take_dns(struct sandbox_child *c, int fds[2])
 	fds[0] = c->dns_fd[0];
 	fds[1] = c->dns_fd[1];
 	c->dns_fd[0] = c->dns_fd[1] = -1;
+}
+
+void
+sandbox_standin_sink(struct sandbox_child *c, void (*sink)(void *, int),
+    void *arg)
+{
+	size_t i;
+
+	c->standin_sink = sink;
+	c->standin_arg = arg;
+	for (i = 0; i < c->nstandins; i++)
+		sink(arg, c->standins[i]);
+	c->nstandins = 0;
 }
 
 const char *
@@ -631,6 +661,8 @@ sandbox_free(struct sandbox_child *c)
 		(void)close(c->dns_fd[0]);
 	if (c->dns_fd[1] != -1)
 		(void)close(c->dns_fd[1]);
+	while (c->nstandins > 0)
+		(void)close(c->standins[--c->nstandins]);
 	free(c->queue);
 	limits_memory_cgroup_remove(c->cgroup);
 	sandbox_paths_free(&c->paths);

@@ -188,8 +188,11 @@ spawn_run_command(struct job *j)
 	if ((envp = sandbox_env_build(j->req, j->ns ? j->port :
 	    j->req->host_port, j->rd, err, sizeof(err))) == NULL)
 		spawn_fail(j->ctl, AREA_UNKNOWN, -1, "environment: %s", err);
-	/* UDP where only the run's answerer can take it (SPEC 6.6). */
-	if (!j->ns || !j->req->transparent ||
+	/*
+	 * UDP where only the run's answerer can take it (SPEC 6.6): the
+	 * namespace's own network, or the broker's stand-ins.
+	 */
+	if (!((j->ns && j->req->transparent) || spawn_udp_standins(j)) ||
 	    sandbox_seccomp_generated(SECCOMP_MAIN_UDP, &prog, &plen) == -1)
 		(void)sandbox_seccomp_program(&prog, &plen);
 	if (p->seccomp && sandbox_seccomp_load_program(prog, plen, err,
@@ -199,7 +202,8 @@ spawn_run_command(struct job *j)
 	if (j->ll)
 		which |= SECCOMP_BROKER_LL | (p->getfd ? 0 :
 		    SECCOMP_BROKER_OPTS) | (p->identity == IDENTITY_ROOT ?
-		    SECCOMP_BROKER_ROOT : 0);
+		    SECCOMP_BROKER_ROOT : 0) | (spawn_udp_standins(j) ?
+		    SECCOMP_BROKER_UDP : 0);
 	/* A broker that cannot listen: the confinement did not attach. */
 	if ((notify = sandbox_seccomp_load_broker(which, err,
 	    sizeof(err))) == -1) {
@@ -217,6 +221,12 @@ spawn_run_command(struct job *j)
 	close_fds_above_2();
 	execvpe(j->req->argv[0], j->req->argv, envp);
 	exec_failed(j->req->argv[0], envp, errno);
+}
+
+bool
+spawn_udp_standins(const struct job *j)
+{
+	return j->ll && !j->ns && j->req->transparent;
 }
 
 /* An unconfined command: the caller's own rights, nothing of ours. */

@@ -138,6 +138,20 @@ tell_connecting(void *arg, const struct broker_conn *conn)
 	(void)spawn_send(j->ctl, &m, &conn->pidfd, j->ns ? 1 : 0);
 }
 
+/*
+ * A UDP stand-in's other end (broker_udp.c), to harn-egressd, whose
+ * answerer takes it.  Never waiting: a harn-egressd behind (or stopped)
+ * fails this socket() (-1), and holds up no other call of the command.
+ */
+static int
+tell_standin(void *arg, int fd)
+{
+	struct job *j = arg;
+	struct msg m = { .kind = MSG_STANDIN };
+
+	return spawn_send_nowait(j->ctl, &m, &fd, 1);
+}
+
 struct init_state {
 	struct job		*j;
 	struct event_base	*base;
@@ -260,6 +274,8 @@ init_broker(struct job *j, struct event_base *base, int notify)
 	bc.landlock_abi = j->plan->landlock ? j->plan->landlock_abi : 0;
 	bc.init = getpid();
 	bc.getfd = j->plan->getfd;
+	bc.udp = spawn_udp_standins(j);
+	bc.standin = tell_standin;
 	bc.max_procs = j->plan->identity == IDENTITY_ROOT ?
 	    j->req->limits.max_procs : 0;
 	bc.refused = tell_refused;

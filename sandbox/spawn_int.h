@@ -30,7 +30,8 @@ enum msg_kind {
 	MSG_DIRECT,	/* a refusal of the broker's (with a pidfd) */
 	MSG_CONN,	/* a connect to the proxy, about to be made (a pidfd) */
 	MSG_ACK,	/* to init: a refusal's process is known */
-	MSG_DNS		/* port 53 inside, for the run's answerer (nsdns.c) */
+	MSG_DNS,	/* port 53 inside, for the run's answerer (nsdns.c) */
+	MSG_STANDIN	/* a UDP stand-in's other end, to answer (landlock) */
 };
 
 struct msg {
@@ -60,8 +61,18 @@ struct job {
 	int				*rootfds, *bindfds;
 };
 
+/*
+ * UDP sockets are the broker's stand-ins (landlock, transparent): the
+ * command's filters and its broker both ask this one
+ * question, so that the allowlist never lets UDP be made where no broker
+ * answers it (spawn_command.c).
+ */
+bool	 spawn_udp_standins(const struct job *);
+
 /* spawn_msg.c: the control socket's messages, and the children's failures. */
 int	 spawn_send(int ctl, const struct msg *, const int *fds, size_t nfds);
+int	 spawn_send_nowait(int ctl, const struct msg *, const int *fds,
+	    size_t nfds);
 int	 spawn_send_ack(int ctl, const struct msg *);
 int	 spawn_recv(int ctl, struct msg *, int *fds, size_t *nfds,
 	    int timeout_ms);

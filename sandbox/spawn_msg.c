@@ -15,8 +15,9 @@
 
 #include "sandbox/spawn_int.h"
 
-int
-spawn_send(int ctl, const struct msg *m, const int *fds, size_t nfds)
+static int
+send_msg(int ctl, const struct msg *m, const int *fds, size_t nfds,
+    int flags)
 {
 	union {
 		char		buf[CMSG_SPACE(sizeof(int) * SANDBOX_MAX_FDS)];
@@ -36,7 +37,21 @@ spawn_send(int ctl, const struct msg *m, const int *fds, size_t nfds)
 		c->cmsg_len = CMSG_LEN(sizeof(int) * nfds);
 		memcpy(CMSG_DATA(c), fds, sizeof(int) * nfds);
 	}
-	return sendmsg(ctl, &mh, MSG_NOSIGNAL) == (ssize_t)sizeof(*m) ? 0 : -1;
+	return sendmsg(ctl, &mh, MSG_NOSIGNAL | flags) == (ssize_t)sizeof(*m) ?
+	    0 : -1;
+}
+
+int
+spawn_send(int ctl, const struct msg *m, const int *fds, size_t nfds)
+{
+	return send_msg(ctl, m, fds, nfds, 0);
+}
+
+/* The same, never waiting: -1 (EAGAIN) when harn-egressd is behind. */
+int
+spawn_send_nowait(int ctl, const struct msg *m, const int *fds, size_t nfds)
+{
+	return send_msg(ctl, m, fds, nfds, MSG_DONTWAIT);
 }
 
 /* An answer to init that never waits: init waits for it, bounded. */

@@ -279,7 +279,9 @@ if [ "$what" = all ] || [ "$what" = transparent ]; then
 		    python3 transparent.py lookup app.test 500 &&
 		    if [ $c = namespaces ]; then echo '-- over UDP:' &&
 		    env -u RES_OPTIONS python3 transparent.py lookup app.test 500;
-		    fi") || true
+		    fi &&
+		    python3 transparent.py udpask 127.0.0.53 53 app.test 500") ||
+		    true
 	done
 	echo "== on the host"
 	python3 "$top/bench/transparent.py" lookup localhost 500

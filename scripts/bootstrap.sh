@@ -10,10 +10,12 @@ set -eu
 # proxy (neither service is started: only their programs are run).
 # python3-securesystemslib: tests/attest/dsse.sh verifies envelopes with an Ed25519
 # implementation that is not harn-egressd's (the check is skipped without it).
+# musl-tools: tests/sandbox/transparent.sh builds a resolver on musl's.
 PACKAGES="gcc make autoconf automake pkg-config libc6-dev
 libevent-dev libc-ares-dev libssl-dev libseccomp-dev libjansson-dev
 zlib1g-dev libcmocka-dev python3 curl openssl iproute2 procps util-linux
-clang libclang-rt-14-dev wget python3-securesystemslib prometheus tinyproxy"
+clang libclang-rt-14-dev wget python3-securesystemslib prometheus tinyproxy
+musl-tools"
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 

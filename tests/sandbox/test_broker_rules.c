@@ -297,6 +297,70 @@ test_udp_decide(void **state UNUSED)
 	assert_int_equal(d.err, EACCES);
 }
 
+/*
+ * A UDP stand-in's calls (landlock): port 53 of any address, a bind to
+ * the kernel's port; everything else refused, the endpoints logged, with
+ * the errors the kernel gives a UDP socket for what is malformed.
+ */
+static void
+test_udp_standin_decide(void **state UNUSED)
+{
+	struct sockaddr_storage ss;
+	struct sockaddr_in6 *sin6 = (void *)&ss;
+	struct broker_decision d;
+	socklen_t len;
+
+	v4(&ss, &len, "192.0.2.7", 53);
+	broker_decide_udp(AF_INET, &ss, len, false, &d);
+	assert_int_equal(d.verdict, BROKER_AS_IS);
+	v4(&ss, &len, "127.0.0.53", 53);
+	broker_decide_udp(AF_INET6, &ss, len, false, &d);
+	assert_int_equal(d.verdict, BROKER_AS_IS);	/* v4 on a v6 socket */
+	v4(&ss, &len, "192.0.2.7", 5353);
+	broker_decide_udp(AF_INET, &ss, len, false, &d);
+	assert_int_equal(d.verdict, BROKER_REFUSE);
+	assert_int_equal(d.err, ENETUNREACH);
+	assert_true(d.direct);
+	v4(&ss, &len, "127.0.0.1", 5353);		/* another user's, maybe */
+	broker_decide_udp(AF_INET, &ss, len, false, &d);
+	assert_int_equal(d.err, EACCES);
+	assert_true(d.direct);
+	v4(&ss, &len, "192.0.2.7", 0);
+	broker_decide_udp(AF_INET, &ss, len, false, &d);
+	assert_int_equal(d.err, EINVAL);
+	assert_false(d.direct);
+	v4(&ss, &len, "192.0.2.7", 53);
+	broker_decide_udp(AF_INET, &ss, len - 1, false, &d);
+	assert_int_equal(d.err, EINVAL);
+	broker_decide_udp(AF_INET, &ss, 1, false, &d);
+	assert_int_equal(d.err, EINVAL);
+	/* bind: the kernel's port only; nothing listens on UDP. */
+	v4(&ss, &len, "0.0.0.0", 0);
+	broker_decide_udp(AF_INET, &ss, len, true, &d);
+	assert_int_equal(d.verdict, BROKER_AS_IS);
+	v4(&ss, &len, "0.0.0.0", 53);
+	broker_decide_udp(AF_INET, &ss, len, true, &d);
+	assert_int_equal(d.err, EACCES);
+	assert_true(d.direct);
+	/* An IPv6 address on an IPv4 socket; other families. */
+	memset(&ss, 0, sizeof(ss));
+	sin6->sin6_family = AF_INET6;
+	sin6->sin6_port = htons(53);
+	len = sizeof(*sin6);
+	broker_decide_udp(AF_INET, &ss, len, false, &d);
+	assert_int_equal(d.err, EAFNOSUPPORT);
+	broker_decide_udp(AF_INET6, &ss, len, false, &d);
+	assert_int_equal(d.verdict, BROKER_AS_IS);
+	broker_decide_udp(AF_INET6, &ss, len - 1, false, &d);
+	assert_int_equal(d.err, EINVAL);
+	ss.ss_family = AF_UNIX;
+	broker_decide_udp(AF_INET6, &ss, len, false, &d);
+	assert_int_equal(d.err, EAFNOSUPPORT);
+	ss.ss_family = AF_UNSPEC;
+	broker_decide_udp(AF_INET, &ss, len, false, &d);
+	assert_int_equal(d.err, EAFNOSUPPORT);
+}
+
 /* The SOCKS5 request the broker sends, and the reply it reads. */
 static void
 test_transparent_socks(void **state UNUSED)
@@ -362,6 +426,7 @@ main(void)
 		cmocka_unit_test(test_transparent_decide),
 		cmocka_unit_test(test_transparent_socks),
 		cmocka_unit_test(test_udp_decide),
+		cmocka_unit_test(test_udp_standin_decide),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

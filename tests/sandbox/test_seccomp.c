@@ -1915,21 +1915,121 @@ both(const struct sock_filter *bprog, size_t blen, int nr,
 	return main_act;
 }
 
-/* Does the broker's filter stop nr for some arguments a command uses? */
+/*
+ * The landlock confinement's UDP stand-ins: the allowlist's UDP variant
+ * with the broker's SECCOMP_BROKER_UDP lets no call through that the
+ * plain allowlist refuses (every UDP socket() stops for the broker, which
+ * never lets one go on); sendto() and recvfrom() stop exactly when their
+ * address pointer is not NULL, all 64 bits of it; IP's, IPv6's and UDP's
+ * setsockopt() stop.  Without SECCOMP_BROKER_UDP none of them stops.
+ */
+static void
+test_bpf_udp_standin(void **state)
+{
+	const int bw = SECCOMP_BROKER | SECCOMP_BROKER_LL | SECCOMP_BROKER_UDP;
+	const void *uprog, *bprog, *lprog;
+	struct sock_filter *saved = prog;
+	size_t ulen, blen, llen, saved_len = prog_len, i;
+	uint64_t a[6] = { 0 };
+	uint32_t plain, got, lone;
+	int nr, pick;
+	static const int nrs[] = { SCMP_SYS(socket), SCMP_SYS(sendto),
+	    SCMP_SYS(recvfrom), SCMP_SYS(setsockopt) };
+
+	(void)state;
+	assert_true(sandbox_seccomp_valid(bw));
+	assert_true(sandbox_seccomp_valid(bw | SECCOMP_BROKER_OPTS));
+	assert_int_equal(sandbox_seccomp_generated(SECCOMP_MAIN_UDP, &uprog,
+	    &ulen), 0);
+	assert_int_equal(sandbox_seccomp_generated(bw, &bprog, &blen), 0);
+	assert_int_equal(sandbox_seccomp_generated(SECCOMP_BROKER |
+	    SECCOMP_BROKER_LL, &lprog, &llen), 0);
+	bpf_failures = 0;
+	for (i = 0; i < 400000; i++) {
+		pick = (int)(rng() % 5);
+		nr = pick < 4 ? nrs[pick] : (int)(rng() % (NR_LAST + 1));
+		a[0] = rng() & (rng() & 1 ? ~0ULL : 0xffffffff0000003fULL);
+		a[1] = rng() & (rng() & 1 ? ~0ULL : 0xffffffff000f080fULL);
+		a[2] = rng() & (rng() & 1 ? ~0ULL : 0xffffffff000001ffULL);
+		a[3] = rng();
+		a[4] = rng() % 4 == 0 ? 0 : rng() % 2 ? rng() << 32 : rng();
+		plain = action(AUDIT_ARCH_X86_64, nr, a);
+		prog = (struct sock_filter *)(uintptr_t)uprog;
+		prog_len = ulen / sizeof(struct sock_filter);
+		got = both(bprog, blen / sizeof(struct sock_filter), nr, a);
+		prog = saved;
+		prog_len = saved_len;
+		if ((got & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_ALLOW &&
+		    (plain & SECCOMP_RET_ACTION_FULL) != SECCOMP_RET_ALLOW &&
+		    bpf_failures++ < 20)
+			print_error("  nr %d args %#llx %#llx %#llx: allowed "
+			    "with stand-ins, refused without\n", nr,
+			    (unsigned long long)a[0], (unsigned long long)a[1],
+			    (unsigned long long)a[2]);
+		lone = both(lprog, llen / sizeof(struct sock_filter), nr, a);
+		if ((nr == SCMP_SYS(sendto) || nr == SCMP_SYS(recvfrom)) &&
+		    (plain & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_ALLOW &&
+		    ((got & SECCOMP_RET_ACTION_FULL) ==
+		    SECCOMP_RET_USER_NOTIF) != (a[4] != 0) &&
+		    bpf_failures++ < 20)
+			print_error("  nr %d address %#llx: stopped %d\n", nr,
+			    (unsigned long long)a[4], (got &
+			    SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_USER_NOTIF);
+		if ((nr == SCMP_SYS(sendto) || nr == SCMP_SYS(recvfrom) ||
+		    nr == SCMP_SYS(socket)) && (lone &
+		    SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_USER_NOTIF &&
+		    bpf_failures++ < 20)
+			print_error("  nr %d stops without stand-ins\n", nr);
+	}
+	/* Each UDP socket() the UDP allowlist allows stops for the broker. */
+	a[0] = AF_INET6;
+	a[1] = SOCK_DGRAM | SOCK_NONBLOCK;
+	a[2] = IPPROTO_UDP;
+	prog = (struct sock_filter *)(uintptr_t)uprog;
+	prog_len = ulen / sizeof(struct sock_filter);
+	got = both(bprog, blen / sizeof(struct sock_filter), SCMP_SYS(socket),
+	    a);
+	a[0] = 3;
+	a[1] = IPPROTO_IP;
+	a[2] = IP_RECVERR;
+	lone = both(bprog, blen / sizeof(struct sock_filter),
+	    SCMP_SYS(setsockopt), a);
+	prog = saved;
+	prog_len = saved_len;
+	assert_int_equal(got & SECCOMP_RET_ACTION_FULL, SECCOMP_RET_USER_NOTIF);
+	assert_int_equal(lone & SECCOMP_RET_ACTION_FULL,
+	    SECCOMP_RET_USER_NOTIF);
+	assert_int_equal(bpf_failures, 0);
+}
+
+/*
+ * Does the broker's filter which stop nr for some arguments a command
+ * uses?  Its UDP variant is loaded over the allowlist's UDP variant.
+ */
 static bool
-notified(const void *bprog, size_t blen, int nr)
+notified(int which, const void *bprog, size_t blen, int nr)
 {
 	static const uint64_t tries[][6] = {
 		{ 0 }, { 1, 1, 1, 1, 1, 1 },
 		{ 3, F_SETOWN, 1 }, { 3, SOL_SOCKET, SO_KEEPALIVE },
+		{ AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0 },
 	};
-	size_t i;
+	struct sock_filter *saved = prog;
+	size_t i, saved_len = prog_len, ulen;
+	const void *uprog;
+	bool stops = false;
 
-	for (i = 0; i < NELEM(tries); i++)
-		if ((both(bprog, blen, nr, tries[i]) &
-		    SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_USER_NOTIF)
-			return true;
-	return false;
+	if ((which & SECCOMP_BROKER_UDP) && sandbox_seccomp_generated(
+	    SECCOMP_MAIN_UDP, &uprog, &ulen) == 0) {
+		prog = (struct sock_filter *)(uintptr_t)uprog;
+		prog_len = ulen / sizeof(struct sock_filter);
+	}
+	for (i = 0; i < NELEM(tries) && !stops; i++)
+		stops = (both(bprog, blen, nr, tries[i]) &
+		    SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_USER_NOTIF;
+	prog = saved;
+	prog_len = saved_len;
+	return stops;
 }
 
 /*
@@ -2014,7 +2114,8 @@ test_bpf_allowlist(void **state)
 		assert_int_equal(sandbox_seccomp_generated(which, &bprog,
 		    &blen), 0);
 		for (nr = 0; nr <= NR_LAST; nr++) {
-			if (!notified(bprog, blen / sizeof(struct sock_filter),
+			if (!notified(which, bprog, blen /
+			    sizeof(struct sock_filter),
 			    nr))
 				continue;
 			name = seccomp_syscall_resolve_num_arch(
@@ -2037,7 +2138,7 @@ test_bpf_allowlist(void **state)
 			if (sandbox_seccomp_valid(which) &&
 			    sandbox_seccomp_generated(which, &bprog, &blen) ==
 			    0)
-				any = notified(bprog, blen /
+				any = notified(which, bprog, blen /
 				    sizeof(struct sock_filter), nr);
 		if (!any) {
 			print_error("  page says the broker decides %s; no "
@@ -2139,6 +2240,7 @@ main(void)
 		cmocka_unit_test(test_bpf_abis),
 		cmocka_unit_test(test_bpf_socket),
 		cmocka_unit_test(test_bpf_main_udp),
+		cmocka_unit_test(test_bpf_udp_standin),
 		cmocka_unit_test(test_bpf_ioctl),
 		cmocka_unit_test(test_bpf_clone_send),
 		cmocka_unit_test(test_bpf_setsockopt_personality),

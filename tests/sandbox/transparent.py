@@ -12,9 +12,17 @@ ignore the proxy (SPEC 6.6).
                            "proxy": the proxy's own (from HTTP_PROXY)
   urllib URL               python's urllib with no proxy: the body
   udp SERVER PORT NAME HOW a DNS question for NAME (A) in one datagram to
-                           SERVER:PORT (HOW connect | sendto), as musl and
-                           Go ask: "answer FROM RCODE ADDR..." (FROM where
-                           the answer came from), or "failed ERRNO"
+                           SERVER:PORT, asked as HOW: connect (glibc),
+                           sendto (musl), read (Go: connect, write, read),
+                           sendmsg (with the address), dup (sendto on a
+                           dup), stdin (sendto on a UDP socket given as
+                           standard input), nonblock (select first), blocking (a
+                           blocking recvfrom, SO_RCVTIMEO 10 s), timeout
+                           (one that nothing answers, 1 s): "answer FROM
+                           RCODE ADDR..." (FROM where the answer came
+                           from, - not said), or "failed ERRNO"
+  udpmany SERVER PORT NAME N  N such questions (sendto), each on a
+                           socket closed after: "answered K of N"
 """
 import errno
 import os
@@ -111,6 +119,41 @@ def urllib_get(url):
         print("refused", e)
 
 
+def udp_send(s, q, server, port, how):
+    """Ask as HOW does; where the answer came from (None: not said)."""
+    import struct
+    if how in ("connect", "read", "blocking", "timeout"):
+        s.connect((server, port))
+    if how == "timeout":
+        return None             # nothing asked: the wait runs out
+    if how in ("connect", "read", "blocking"):
+        s.send(q)
+    elif how == "sendmsg":
+        s.sendmsg([q], [], 0, (server, port))
+    elif how == "stdin":
+        # A real UDP socket handed in as standard input (bash's
+        # 0</dev/udp/...): sending where it likes must be refused.
+        s = socket.socket(s.family, socket.SOCK_DGRAM, 0, os.dup(0))
+        s.settimeout(10)
+        s.sendto(q, (server, port))
+    elif how == "dup":
+        # The same stand-in at another number: still the broker's.
+        s = socket.socket(s.family, socket.SOCK_DGRAM, 0, os.dup(s.fileno()))
+        s.settimeout(10)
+        s.sendto(q, (server, port))
+    else:
+        s.sendto(q, (server, port))
+    if how in ("blocking", "timeout"):
+        # A blocking socket, bounded by SO_RCVTIMEO (10 s, or 1 s).
+        s.settimeout(None)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO,
+                     struct.pack("ll", 10, 0))
+    if how == "nonblock":
+        s.setblocking(False)
+        select.select([s], [], [], 10)
+    return s
+
+
 def udp_ask(server, port, name, how):
     import random
     import struct
@@ -123,12 +166,19 @@ def udp_ask(server, port, name, how):
     try:
         s = socket.socket(fam, socket.SOCK_DGRAM)
         s.settimeout(10)
-        if how == "connect":
-            s.connect((server, port))
-            s.send(q)
+        r = udp_send(s, q, server, port, how)
+        if how == "timeout":
+            s.settimeout(None)
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO,
+                         struct.pack("ll", 1, 0))
+            s.recvfrom(2048)
+        if how == "read":
+            select.select([s], [], [], 10)
+            a, frm = os.read(s.fileno(), 2048), s.getpeername()
+        elif how == "sendmsg":
+            a, frm = r.recv(2048), None
         else:
-            s.sendto(q, (server, port))
-        a, frm = s.recvfrom(2048)
+            a, frm = r.recvfrom(2048)
     except OSError as e:
         print("failed", errno.errorcode.get(e.errno, e.errno))
         return
@@ -137,7 +187,21 @@ def udp_ask(server, port, name, how):
     if rid == qid and ancount:
         # One question echoed, then answers whose last 4 bytes are A's.
         addrs.append(socket.inet_ntoa(a[-4:]))
-    print("answer", "%s:%d" % frm[:2], flags & 0xF, *addrs)
+    print("answer", "%s:%d" % frm[:2] if frm else "-", flags & 0xF, *addrs)
+
+
+def udp_many(server, port, name, n):
+    """n questions, each on a socket of its own, closed after: how many
+    were answered (the stand-ins a run leaves go as they close)."""
+    import io
+    import contextlib
+    got = 0
+    for _ in range(n):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            udp_ask(server, port, name, "sendto")
+        got += out.getvalue().startswith("answer ")
+    print("answered %d of %d" % (got, n))
 
 
 if __name__ == "__main__":
@@ -147,6 +211,9 @@ if __name__ == "__main__":
         urllib_get(sys.argv[2])
     elif sys.argv[1] == "udp":
         udp_ask(sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5])
+    elif sys.argv[1] == "udpmany":
+        udp_many(sys.argv[2], int(sys.argv[3]), sys.argv[4],
+                 int(sys.argv[5]))
     else:
         port = sys.argv[3]
         if port == "proxy":

@@ -12,7 +12,10 @@
 # The origins are ours, on the host's loopback (a banner server, an HTTP
 # answer, a TLS server).  Off loopback the command only tries addresses
 # of TEST-NET-1 that no policy here admits: the proxy refuses them before
-# any connect, so nothing leaves the machine even with a bug.
+# any connect, so nothing leaves the machine even with a bug.  In landlock
+# UDP questions name loopback addresses only (127.0.0.53, ::1, the test's
+# DNS server), and those a resolver sends where /etc/resolv.conf says are
+# asked in a network namespace of the test's own, where lo is all there is.
 #
 # Standalone: top_builddir=/path/to/build top_srcdir=/path/to/src sh tests/sandbox/transparent.sh
 set -u
@@ -151,6 +154,133 @@ seen() {
 }
 
 
+# standins N LAUNCH: UDP in the landlock confinement (SPEC 6.6).  The
+# command never holds a UDP socket there: each is a stand-in whose only
+# peer is the run's answerer, and the broker makes it look like UDP (in
+# a default container, without pidfd_getfd, on a reference it holds).  Its
+# questions go to 127.0.0.53:53 (a loopback address: even a bug that let
+# a datagram out would reach nothing but this host); the refused ones to
+# the test's own DNS server, which answers whoever reaches it.
+standins() {
+	n=$1 l=$2
+	P=$TMP/policy/$n-udp.conf
+	printf 'resolver 127.0.0.1:%s\nallow_loopback on\nallow app.test:%s\n' \
+	    "$DNSPORT" "$OPORT" >"$P"
+	for how in connect sendto read dup nonblock blocking; do
+		run landlock "$l" "$P" "$O-udp-$how.out" -- $PYIN -S \
+		    "$DIR/transparent.py" udp 127.0.0.53 53 app.test "$how"
+		expect_grep "$n: UDP ($how) to 127.0.0.53:53 is answered by the run, from 127.0.0.53:53, with an address of the range" \
+		    "$O-udp-$how.out" "^answer 127.0.0.53:53 0 198\.1[89]\.[0-9]+\.[0-9]+$"
+	done
+	if [ -e /proc/net/if_inet6 ]; then
+		run landlock "$l" "$P" "$O-udp6.out" -- $PYIN -S \
+		    "$DIR/transparent.py" udp ::1 53 app.test connect
+		expect_grep "$n: UDP over IPv6 to [::1]:53 is answered from ::1:53" \
+		    "$O-udp6.out" "^answer ::1:53 0 198\.1[89]\.[0-9]+\.[0-9]+$"
+	else
+		skip "$n: UDP over IPv6: no IPv6 here"
+	fi
+	# More stand-ins than are kept at once, one after the other: each
+	# closed one is let go (by the broker, and by the answerer).
+	run landlock "$l" "$P" "$O-udp-many.out" -- $PYIN -S \
+	    "$DIR/transparent.py" udpmany 127.0.0.53 53 app.test 400
+	expect_grep "$n: 400 sockets one after the other: every one answered" \
+	    "$O-udp-many.out" "^answered 400 of 400$"
+	run landlock "$l" "$P" "$O-udp-bad.out" -- $PYIN -S \
+	    "$DIR/transparent.py" udp 127.0.0.53 53 udp-bad.test sendto
+	expect_grep "$n: a name no rule admits is NXDOMAIN over UDP" \
+	    "$O-udp-bad.out" "^answer 127.0.0.53:53 3$"
+	expect_grep "$n: with one dns deny line (no pid: a datagram has no owner)" \
+	    "$O-udp-bad.out.log" '"protocol":"dns","host":"udp-bad.test","port":0,"decision":"deny","reason":"no_allow_rule","run":"[0-9a-f]*"}$'
+	run landlock "$l" "$P" "$O-udp-timeout.out" -- $PYIN -S \
+	    "$DIR/transparent.py" udp 127.0.0.53 53 app.test timeout
+	expect_grep "$n: a blocking recvfrom with nothing to come ends at its SO_RCVTIMEO (EAGAIN)" \
+	    "$O-udp-timeout.out" "^failed EAGAIN$"
+	# Not DNS: the test's DNS server's own port, which the control
+	# reached.  Refused and said, whatever names the address.
+	for how in sendto connect dup; do
+		run landlock "$l" "$P" "$O-udpx-$how.out" -- $PYIN -S \
+		    "$DIR/transparent.py" udp 127.0.0.1 "$DNSPORT" \
+		    "udp-$n-$how.test" "$how"
+		expect_grep "$n: UDP ($how) to a loopback port that is not 53 is refused EACCES" \
+		    "$O-udpx-$how.out" "^failed EACCES$"
+		expect_grep "$n: with a direct not_through_proxy line, pid and exe" \
+		    "$O-udpx-$how.out.log" "\"protocol\":\"direct\",\"host\":\"\",\"port\":$DNSPORT,\"decision\":\"deny\",\"reason\":\"not_through_proxy\",\"addr\":\"127.0.0.1\".*\"pid\":[0-9]+,\"exe\":\"/"
+	done
+	# A real UDP socket handed in (standard input, bash's /dev/udp): its
+	# sendto() may not go where it likes.  The control sends unconfined.
+	bash -c 'p=$1; shift; exec "$@" 0</dev/udp/127.0.0.1/"$p"' sh \
+	    "$DNSPORT" $PY "$H" udp 127.0.0.1 "$DNSPORT" "udp-control-$n-stdin.test" \
+	    stdin >"$O-stdin-control.out" 2>&1 || true
+	expect_grep "$n: control: unconfined, a UDP socket given as stdin reaches the test's DNS server" \
+	    "$TMP/orig/qlog" "^udp-control-$n-stdin\.test"
+	# shellcheck disable=SC2086
+	bash -c 'p=$1; shift; exec "$@" 0</dev/udp/127.0.0.1/"$p"' sh \
+	    "$DNSPORT" $l "$EGRESSD" --quiet --policy "$P" --workspace "$DIR" \
+	    --log "$O-stdin.out.log" --confinement landlock -- $PYIN -S \
+	    "$DIR/transparent.py" udp 127.0.0.1 "$DNSPORT" \
+	    "udp-$n-stdin.test" stdin >"$O-stdin.out" 2>&1 || true
+	expect_grep "$n: a UDP socket given as stdin may not sendto (EPERM)" \
+	    "$O-stdin.out" "^failed EPERM$"
+	expect_grep "$n: with a direct not_through_proxy line" \
+	    "$O-stdin.out.log" "\"protocol\":\"direct\",\"host\":\"\",\"port\":$DNSPORT,\"decision\":\"deny\",\"reason\":\"not_through_proxy\""
+	# sendmsg names its address where no filter can read it: the
+	# stand-in's only peer is the run's answerer, which answers (this
+	# name no rule admits: NXDOMAIN); the address named hears nothing.
+	run landlock "$l" "$P" "$O-udpx-sendmsg.out" -- $PYIN -S \
+	    "$DIR/transparent.py" udp 127.0.0.1 "$DNSPORT" \
+	    "udp-$n-sendmsg.test" sendmsg
+	expect_grep "$n: sendmsg to another address: the run's answerer answers (NXDOMAIN)" \
+	    "$O-udpx-sendmsg.out" "^answer - 3$"
+	expect_no_grep "$n: the test's DNS server heard none of them" \
+	    "$TMP/orig/qlog" "^udp-$n-"
+	resolvers "$n" "$P" "$l"
+}
+
+# resolvers N POLICY LAUNCH: glibc (without use-vc) and musl over UDP to the
+# server /etc/resolv.conf names, in a network and mount namespace of the
+# test's own: lo alone (nothing could leave, even by a bug) and a
+# resolv.conf naming 127.0.0.53 bound over the host's, in that namespace
+# only.  Root's: the namespaces need CAP_SYS_ADMIN.
+resolvers() {
+	if [ "$(id -u)" -ne 0 ]; then
+		skip "$1: glibc and musl over UDP: the test's own resolv.conf needs a mount namespace (root's pass)"
+		return
+	fi
+	cc -O1 -o "$DIR/lookup-glibc" "$top_srcdir/tests/sandbox/lookup.c" \
+	    2>"$TMP/cc-lookup.err" || { not_ok "lookup.c builds" \
+	    "$(head -c 300 "$TMP/cc-lookup.err")"; return; }
+	libs=glibc
+	if command -v musl-gcc >/dev/null 2>&1 && musl-gcc -static -O1 \
+	    -o "$DIR/lookup-musl" "$top_srcdir/tests/sandbox/lookup.c" \
+	    2>>"$TMP/cc-lookup.err"; then
+		libs="glibc musl"
+	else
+		skip "$1: musl over UDP: musl-gcc (Debian's musl-tools) is not here"
+	fi
+	printf 'nameserver 127.0.0.53\noptions timeout:2 attempts:2\n' \
+	    >"$TMP/resolv.conf"
+	for lib in $libs; do
+		for name in app.test bad.test; do
+			out=$O-lookup-$lib-$name.out
+			# shellcheck disable=SC2086
+			unshare -n -m sh -c 'ip link set lo up &&
+			    mount --bind "$1" /etc/resolv.conf && shift &&
+			    exec "$@"' sh "$TMP/resolv.conf" $3 "$EGRESSD" --quiet \
+			    --policy "$2" --workspace "$DIR" --log "$out.log" \
+			    --confinement landlock -- env -u RES_OPTIONS \
+			    "./lookup-$lib" "$name" >"$out" 2>"$out.err" ||
+			    true	# what it says is checked (expect_rc's set -e)
+		done
+		expect_grep "$1: $lib over UDP (no use-vc) gives an allowed name an address of the range" \
+		    "$O-lookup-$lib-app.test.out" "^app\.test 198\.1[89]\.[0-9]+\.[0-9]+$"
+		expect_grep "$1: $lib over UDP: a name no rule admits fails" \
+		    "$O-lookup-$lib-bad.test.out" "^failed "
+		expect_grep "$1: $lib over UDP: with a dns deny line" \
+		    "$O-lookup-$lib-bad.test.out.log" '"protocol":"dns","host":"bad.test","port":0,"decision":"deny"'
+	done
+}
+
 # landlockish NAME LAUNCH: the landlock confinement, as the host lets us
 # or in a default container.
 landlockish() {
@@ -221,19 +351,13 @@ landlockish() {
 	    "$O-none.out" "^refused ECONNREFUSED$"
 	expect_no_grep "$n: and not logged" "$O-none.out.log" "\"port\":$FREEPORT,"
 	names landlock "$l" "$n"
-	# UDP is never made here (the host's network): a resolver's datagram
-	# to the test's own DNS server, which answers it unconfined, is
-	# refused at socket() and never heard.
+	# The control: unconfined, a UDP question reaches the test's own DNS
+	# server (on loopback, not port 53), which answers it.
 	expect_grep "$n: control: unconfined, a UDP question reaches the test's DNS server" \
 	    "$TMP/udp-control.out" "^answer 127.0.0.1:$DNSPORT [0-9]"
 	expect_grep "$n: control: which heard it" "$TMP/orig/qlog" \
 	    "^udp-control\.test"
-	run landlock "$l" "$POL" "$O-udp.out" -- $PYIN -S \
-	    "$DIR/transparent.py" udp 127.0.0.1 "$DNSPORT" "udp-$n.test" sendto
-	expect_grep "$n: confined, a UDP socket is refused" "$O-udp.out" \
-	    "^failed EPERM$"
-	expect_no_grep "$n: and the test's DNS server heard nothing" \
-	    "$TMP/orig/qlog" "^udp-$n\.test"
+	standins "$n" "$l"
 	# transparent off: the refusal of 6.1 (EACCES, a direct line).
 	printf 'transparent off\nallow_loopback on\nallow 127.0.0.1:%s\n' \
 	    "$DPORT" >"$TMP/policy/$n-off.conf"
@@ -243,6 +367,10 @@ landlockish() {
 	    "$O-off.out" "^refused EACCES$"
 	expect_grep "$n: with a direct not_through_proxy line" "$O-off.out.log" \
 	    "\"protocol\":\"direct\".*\"reason\":\"not_through_proxy\""
+	run landlock "$l" "$TMP/policy/$n-off.conf" "$O-off-udp.out" -- \
+	    $PYIN -S "$DIR/transparent.py" udp 127.0.0.53 53 app.test sendto
+	expect_grep "$n: transparent off: no stand-ins, a UDP socket is refused" \
+	    "$O-off-udp.out" "^failed EPERM$"
 }
 
 # udp_names: in namespaces, a resolver's datagrams to whichever server
@@ -365,7 +493,8 @@ else
 	if id nobody >/dev/null 2>&1; then
 		nobody_pass sandbox/transparent HARN_TRANSPARENT_PASS \
 		    "$top_srcdir/tests/sandbox/transparent.py" \
-		    "$top_srcdir/tests/dnsd.py" "$top_srcdir/tests/dockerish.c"
+		    "$top_srcdir/tests/dnsd.py" "$top_srcdir/tests/dockerish.c" \
+		    "$top_srcdir/tests/sandbox/lookup.c"
 	else
 		skip "unprivileged pass: no user 'nobody'"
 	fi
