@@ -47,6 +47,7 @@ struct run {
 	struct proxy		*px;
 	struct sandbox_child	*child;
 	struct event		*ctl_ev;
+	struct event		*ctl_tick;	/* the same, once a second */
 	struct pty		*pty;		/* the command's terminal, or NULL */
 	bool			 px_drained, pty_drained;
 	struct dlog		*log;
@@ -521,6 +522,8 @@ ctl_cb(evutil_socket_t fd, short ev, void *arg)
 	r->wstatus = sandbox_wait(r->child);
 	r->done = true;
 	event_del(r->ctl_ev);
+	if (r->ctl_tick != NULL)
+		event_del(r->ctl_tick);
 	if (r->pty != NULL)
 		pty_finish(r->pty, pty_drained_cb, r);
 	else
@@ -716,6 +719,8 @@ serve_end(struct run *r, struct event **sigs)
 			event_free(sigs[i]);
 	if (r->ctl_ev != NULL)
 		event_free(r->ctl_ev);
+	if (r->ctl_tick != NULL)
+		event_free(r->ctl_tick);
 	/* The command is gone, its broker with it: the last folded lines. */
 	if (r->px != NULL)
 		proxy_set_owner(r->px, NULL, NULL);
@@ -741,6 +746,7 @@ static int
 serve_command(struct run *r, struct conf *c, int logfd)
 {
 	static const int fwd[] = { SIGINT, SIGTERM, SIGHUP };
+	struct timeval tick = { 1, 0 };
 	struct event *sigs[3] = { NULL };
 	struct dlog *log = NULL;
 	char err[256];
@@ -783,7 +789,15 @@ serve_command(struct run *r, struct conf *c, int logfd)
 	/* Refusals read while the command started are logged first thing. */
 	if (r->ctl_ev != NULL && sandbox_queued(r->child))
 		event_active(r->ctl_ev, EV_READ, 0);
+	/*
+	 * The control socket is also read once a second, never waiting: the
+	 * command's end is then seen even if its readiness were missed (a
+	 * run was once seen waiting with the end queued and the socket out
+	 * of the loop's epoll set, cause not found).
+	 */
+	r->ctl_tick = event_new(r->base, -1, EV_PERSIST, ctl_cb, r);
 	if (r->ctl_ev == NULL || event_add(r->ctl_ev, NULL) == -1 || i < 3 ||
+	    r->ctl_tick == NULL || event_add(r->ctl_tick, &tick) == -1 ||
 	    relay_terminal(r) == -1 ||
 	    event_base_dispatch(r->base) == -1 || !r->done) {
 		cli_error("event loop failed");
