@@ -30,12 +30,14 @@
  * empty, which a resolver that checks it on that call (libuv's) ignores.
  * A call on a socket that is no stand-in goes on as made: nothing was
  * decided, and were another thread to put a stand-in at that number
- * meanwhile, the kernel would send to the answerer all the same.
+ * meanwhile, the kernel would send to the answerer all the same.  Only a
+ * real UDP socket handed to the command (its standard input, say) is
+ * refused a sendto() with an address.
  *
  * The broker takes a stand-in back with pidfd_getfd; where that is
- * refused (Docker's default profile) it holds a reference of its own
- * (broker_held.c), let go when no process of the command holds the
- * stand-in any more (its sweep), and finds it by the inode /proc gives.
+ * refused (Docker's default profile) it keeps a reference of its own in
+ * the table of stand-ins, found by the inode /proc gives.  An entry goes
+ * when no process of the command holds its stand-in (broker_udp_sweep).
  */
 #include <errno.h>
 #include <fcntl.h>
