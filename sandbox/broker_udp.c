@@ -80,23 +80,12 @@ struct udp_wait {
 /* ---------------------------------------------------------------- */
 /*
  * The stand-ins known, by inode.  An entry goes when no process of the
- * command holds its stand-in any more (broker_udp_sweep, once the table
- * is mostly full); only a table full of live ones makes the oldest go.
+ * command holds its stand-in any more (broker_udp_sweep, once there are
+ * SWEEP_FROM of them); only a table full of live ones makes the oldest go.
  */
 
 static struct standin *
-find(struct standin *v, size_t n, unsigned long ino)
-{
-	size_t i;
-
-	for (i = 0; ino != 0 && i < n; i++)
-		if (v[i].ino == ino)
-			return &v[i];
-	return NULL;
-}
-
-const struct standin *
-broker_standin_of(const struct broker *b, unsigned long ino)
+find(struct broker *b, unsigned long ino)
 {
 	size_t i;
 
@@ -104,6 +93,13 @@ broker_standin_of(const struct broker *b, unsigned long ino)
 		if (b->standins[i].ino == ino)
 			return &b->standins[i];
 	return NULL;
+}
+
+const struct standin *
+broker_standin_of(const struct broker *b, unsigned long ino)
+{
+	/* The same table, read only: find() changes nothing. */
+	return find((struct broker *)(uintptr_t)b, ino);
 }
 
 static void
@@ -133,7 +129,7 @@ standin_of(struct broker *b, int sock)
 	    getsockopt(sock, SOL_SOCKET, SO_TYPE, &type, &len) == -1 ||
 	    domain != AF_UNIX || type != SOCK_SEQPACKET)
 		return NULL;
-	return find(b->standins, STANDINS_MAX, (unsigned long)st.st_ino);
+	return find(b, (unsigned long)st.st_ino);
 }
 
 /* A new stand-in; ref (without getfd) is ours from now on. */
@@ -165,7 +161,7 @@ standin_add(struct broker *b, unsigned long ino, int family, int ref)
 static struct standin *
 standin_held(struct broker *b, unsigned long ino)
 {
-	struct standin *s = find(b->standins, STANDINS_MAX, ino);
+	struct standin *s = find(b, ino);
 
 	return s != NULL && (b->getfd || s->ref != -1) ? s : NULL;
 }
@@ -267,8 +263,7 @@ udp_socket(struct broker *b, const struct seccomp_notif *req)
 		/* Not the command's: forgotten (ENOENT: the caller is gone). */
 		if (errno != ENOENT)
 			err = errno == EMFILE ? EMFILE : ENOBUFS;
-		standin_drop(b, find(b->standins, STANDINS_MAX,
-		    (unsigned long)st.st_ino));
+		standin_drop(b, find(b, (unsigned long)st.st_ino));
 	}
 out:
 	(void)close(sv[0]);
