@@ -14,7 +14,7 @@
  * (no pidfd_getfd); SECCOMP_BROKER_ROOT a command that keeps uid 0;
  * SECCOMP_BROKER_UDP the landlock confinement's UDP stand-ins.
  * The man page's "Decided by the broker" lists these names
- * (tests/sandbox/test_seccomp.c checks).
+ * (tests/sandbox/test_seccomp_bpf.c checks).
  */
 #include <fcntl.h>
 #include <netinet/in.h>

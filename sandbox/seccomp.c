@@ -10,8 +10,8 @@
  * added to the kernel later is refused until it is reviewed and named
  * here).  Numbers above NR_LAST, and a checked call's arguments no rule
  * allows, take the default action, EPERM.  harn-egressd(8) lists the same
- * calls (SYSTEM CALLS), and tests/sandbox/test_seccomp.c holds the two to each
- * other over every number.
+ * calls (SYSTEM CALLS), and tests/sandbox/test_seccomp_bpf.c holds the two to
+ * each other over every number.
  *
  * The base is what moby's default profile allows a container without
  * added capabilities (compilers, package managers and test runners run
@@ -228,7 +228,10 @@ build(int which, char *err, size_t errlen)
 	return NULL;
 }
 
-/* The main filter, built now and loaded (tests/sandbox/test_seccomp.c). */
+/*
+ * The main filter, built now and loaded (tests/sandbox/test_seccomp.c,
+ * test_seccomp_args.c).
+ */
 int
 sandbox_seccomp_load(char *err, size_t errlen)
 {

@@ -3,7 +3,7 @@
  * The main seccomp filter's calls by name (seccomp.c, SPEC 6.2): those
  * allowed whatever their arguments and those refused with EPERM.  Both
  * are matched against harn-egressd(8)'s SYSTEM CALLS by
- * tests/sandbox/test_seccomp.c.
+ * tests/sandbox/test_seccomp_bpf.c.
  */
 #include "sandbox/seccomp_int.h"
 
