@@ -92,6 +92,7 @@ uint32_t	action(uint32_t, int, const uint64_t[6]);
 void		bpf_check(const char *, int, const uint64_t[6], uint32_t);
 uint64_t	rng(void);
 /* prog and the broker's program bprog (blen instructions) together. */
-uint32_t	both(const struct sock_filter *, size_t, int, const uint64_t[6]);
+uint32_t	both(const struct sock_filter *, size_t, int,
+	    const uint64_t[6]);
 
 #endif

@@ -271,10 +271,8 @@ p_setsockopt(const struct probe *p)
 /* ---------------------------------------------------------------- */
 /* Tests by probe. */
 
-static void
-test_socket(void **state)
-{
-	const struct probe rows[] = {
+/* socket() and socketpair(), domain, type and protocol. */
+static const struct probe socket_rows[] = {
 	{ "AF_INET SOCK_DGRAM", NULL, p_socket, W_EPERM, 0,
 	    { AF_INET, SOCK_DGRAM, 0 } },
 	{ "AF_INET SOCK_DGRAM IPPROTO_ICMP", NULL, p_socket, W_EPERM, 0,
@@ -368,9 +366,13 @@ test_socket(void **state)
 	    { AF_INET, SOCK_STREAM, 0 } },
 	{ "socketpair AF_NETLINK", NULL, p_socketpair, W_EPERM, 0,
 	    { AF_NETLINK, SOCK_RAW, 0 } },
-	};
+};
 
-	assert_int_equal(run_table("socket", rows, NELEM(rows)), 0);
+static void
+test_socket(void **state)
+{
+	assert_int_equal(run_table("socket", socket_rows, NELEM(socket_rows)),
+	    0);
 }
 
 static void

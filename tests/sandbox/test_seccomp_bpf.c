@@ -191,6 +191,151 @@ notified(int which, const void *bprog, size_t blen, int nr)
 	return stops;
 }
 
+/* Every name on the page is a call: a typo would pass as "ENOSYS". */
+static void
+check_page_names(const struct names *allowed, const struct names *checked,
+    const struct names *refused)
+{
+	size_t i;
+	int nr;
+	bool seen[NR_LAST + 1];
+
+	memset(seen, 0, sizeof(seen));
+	for (i = 0; i < allowed->n + checked->n + refused->n; i++) {
+		const char *n = i < allowed->n ? allowed->v[i] :
+		    i < allowed->n + checked->n ? checked->v[i - allowed->n] :
+		    refused->v[i - allowed->n - checked->n];
+
+		nr = name_nr(n);
+		if (nr < 0 || nr > NR_LAST) {
+			print_error("  page names %s: no such call\n", n);
+			bpf_failures++;
+			continue;
+		}
+		if (seen[nr]) {
+			print_error("  page names %s twice\n", n);
+			bpf_failures++;
+		}
+		seen[nr] = true;
+	}
+}
+
+/* Each number to 1100 takes the action the page gives its name. */
+static void
+check_numbers(const struct names *allowed, const struct names *checked,
+    const struct names *refused)
+{
+	uint64_t a[6] = { 0 }, r[6];
+	size_t i;
+	uint32_t want;
+	char *name, num[16];
+	int nr, k;
+
+	for (nr = 0; nr < 1100; nr++) {
+		name = seccomp_syscall_resolve_num_arch(seccomp_arch_native(),
+		    nr);
+		for (i = 0; name == NULL && i < NELEM(newer); i++)
+			if (newer[i].nr == nr)
+				name = strdup(newer[i].name);
+		snprintf(num, sizeof(num), "nr %d", nr);
+		if (name != NULL && has(allowed, name))
+			want = ACT_ALLOW;
+		else if (name != NULL && has(refused, name))
+			want = ACT_EPERM;
+		else if (name != NULL && has(checked, name))
+			want = action(AUDIT_ARCH_X86_64, nr, a) == ACT_ENOSYS &&
+			    strcmp(name, "clone3") != 0 &&
+			    strcmp(name, "openat2") != 0 ? 0 :
+			    action(AUDIT_ARCH_X86_64, nr, a);
+		else
+			want = nr <= NR_LAST ? ACT_ENOSYS : ACT_EPERM;
+		bpf_check(name != NULL ? name : num, nr, a, want);
+		if (name != NULL && has(allowed, name)) {
+			for (k = 0; k < 6; k++)
+				r[k] = rng();
+			bpf_check(name, nr, r, ACT_ALLOW);
+		}
+		free(name);
+	}
+}
+
+/* The broker's variants stop what the page says, no more. */
+static void
+check_brokered(const struct names *brokered)
+{
+	const void *bprog;
+	size_t i, blen;
+	char *name;
+	int nr, which;
+
+	for (which = 1; which < SECCOMP_PROGRAMS; which++) {
+		if (!sandbox_seccomp_valid(which))
+			continue;
+		assert_int_equal(sandbox_seccomp_generated(which, &bprog,
+		    &blen), 0);
+		for (nr = 0; nr <= NR_LAST; nr++) {
+			if (!notified(which, bprog, blen /
+			    sizeof(struct sock_filter),
+			    nr))
+				continue;
+			name = seccomp_syscall_resolve_num_arch(
+			    seccomp_arch_native(), nr);
+			if (name == NULL || !has(brokered, name)) {
+				print_error("  filter %d stops %s, which the "
+				    "page does not say\n", which,
+				    name != NULL ? name : "?");
+				bpf_failures++;
+			}
+			free(name);
+		}
+	}
+	/* Every brokered name is stopped by some variant. */
+	for (i = 0; i < brokered->n; i++) {
+		bool any = false;
+
+		nr = name_nr(brokered->v[i]);
+		for (which = 1; which < SECCOMP_PROGRAMS && !any; which++)
+			if (sandbox_seccomp_valid(which) &&
+			    sandbox_seccomp_generated(which, &bprog, &blen) ==
+			    0)
+				any = notified(which, bprog, blen /
+				    sizeof(struct sock_filter), nr);
+		if (!any) {
+			print_error("  page says the broker decides %s; no "
+			    "filter stops it\n", brokered->v[i]);
+			bpf_failures++;
+		}
+	}
+}
+
+/* landlock refuses the IPC calls; namespaces (its own IPC) not. */
+static void
+check_root(const struct names *root)
+{
+	const void *bprog;
+	uint64_t a[6] = { 0 };
+	size_t i, blen;
+	int nr;
+
+	for (i = 0; i < root->n; i++) {
+		nr = name_nr(root->v[i]);
+		assert_int_equal(sandbox_seccomp_generated(SECCOMP_BROKER |
+		    SECCOMP_BROKER_LL, &bprog, &blen), 0);
+		if (both(bprog, blen / sizeof(struct sock_filter), nr, a) !=
+		    ACT_EPERM) {
+			print_error("  landlock: %s not refused\n", root->v[i]);
+			bpf_failures++;
+		}
+		assert_int_equal(sandbox_seccomp_generated(SECCOMP_BROKER,
+		    &bprog, &blen), 0);
+		if (both(bprog, blen / sizeof(struct sock_filter), nr, a) !=
+		    ACT_ALLOW) {
+			print_error("  namespaces: %s refused\n", root->v[i]);
+			bpf_failures++;
+		}
+	}
+}
+
 /*
  * Every number from 0 to far beyond the highest any header knows takes
  * the action the page gives its name: allowed (whatever the arguments),
@@ -205,13 +350,6 @@ test_bpf_allowlist(void **state)
 {
 	struct names allowed = { .n = 0 }, checked = { .n = 0 },
 	    refused = { .n = 0 }, brokered = { .n = 0 }, root = { .n = 0 };
-	const void *bprog;
-	uint64_t a[6] = { 0 }, r[6];
-	size_t i, blen;
-	uint32_t want;
-	char *name, num[16];
-	int nr, which, k;
-	bool seen[NR_LAST + 1];
 
 	(void)state;
 	bpf_failures = 0;
@@ -221,108 +359,10 @@ test_bpf_allowlist(void **state)
 	    "brokered\n", allowed.n, checked.n, refused.n, brokered.n);
 	assert_true(allowed.n > 200 && checked.n > 10 && refused.n > 40 &&
 	    brokered.n > 20 && root.n == 18);
-	/* Every name on the page is a call: a typo would pass as "ENOSYS". */
-	memset(seen, 0, sizeof(seen));
-	for (i = 0; i < allowed.n + checked.n + refused.n; i++) {
-		const char *n = i < allowed.n ? allowed.v[i] :
-		    i < allowed.n + checked.n ? checked.v[i - allowed.n] :
-		    refused.v[i - allowed.n - checked.n];
-
-		nr = name_nr(n);
-		if (nr < 0 || nr > NR_LAST) {
-			print_error("  page names %s: no such call\n", n);
-			bpf_failures++;
-			continue;
-		}
-		if (seen[nr]) {
-			print_error("  page names %s twice\n", n);
-			bpf_failures++;
-		}
-		seen[nr] = true;
-	}
-	for (nr = 0; nr < 1100; nr++) {
-		name = seccomp_syscall_resolve_num_arch(seccomp_arch_native(),
-		    nr);
-		for (i = 0; name == NULL && i < NELEM(newer); i++)
-			if (newer[i].nr == nr)
-				name = strdup(newer[i].name);
-		snprintf(num, sizeof(num), "nr %d", nr);
-		if (name != NULL && has(&allowed, name))
-			want = ACT_ALLOW;
-		else if (name != NULL && has(&refused, name))
-			want = ACT_EPERM;
-		else if (name != NULL && has(&checked, name))
-			want = action(AUDIT_ARCH_X86_64, nr, a) == ACT_ENOSYS &&
-			    strcmp(name, "clone3") != 0 &&
-			    strcmp(name, "openat2") != 0 ? 0 :
-			    action(AUDIT_ARCH_X86_64, nr, a);
-		else
-			want = nr <= NR_LAST ? ACT_ENOSYS : ACT_EPERM;
-		bpf_check(name != NULL ? name : num, nr, a, want);
-		if (name != NULL && has(&allowed, name)) {
-			for (k = 0; k < 6; k++)
-				r[k] = rng();
-			bpf_check(name, nr, r, ACT_ALLOW);
-		}
-		free(name);
-	}
-	/* The broker's variants stop what the page says, no more. */
-	for (which = 1; which < SECCOMP_PROGRAMS; which++) {
-		if (!sandbox_seccomp_valid(which))
-			continue;
-		assert_int_equal(sandbox_seccomp_generated(which, &bprog,
-		    &blen), 0);
-		for (nr = 0; nr <= NR_LAST; nr++) {
-			if (!notified(which, bprog, blen /
-			    sizeof(struct sock_filter),
-			    nr))
-				continue;
-			name = seccomp_syscall_resolve_num_arch(
-			    seccomp_arch_native(), nr);
-			if (name == NULL || !has(&brokered, name)) {
-				print_error("  filter %d stops %s, which the "
-				    "page does not say\n", which,
-				    name != NULL ? name : "?");
-				bpf_failures++;
-			}
-			free(name);
-		}
-	}
-	/* Every brokered name is stopped by some variant. */
-	for (i = 0; i < brokered.n; i++) {
-		bool any = false;
-
-		nr = name_nr(brokered.v[i]);
-		for (which = 1; which < SECCOMP_PROGRAMS && !any; which++)
-			if (sandbox_seccomp_valid(which) &&
-			    sandbox_seccomp_generated(which, &bprog, &blen) ==
-			    0)
-				any = notified(which, bprog, blen /
-				    sizeof(struct sock_filter), nr);
-		if (!any) {
-			print_error("  page says the broker decides %s; no "
-			    "filter stops it\n", brokered.v[i]);
-			bpf_failures++;
-		}
-	}
-	/* landlock refuses the IPC calls; namespaces (its own IPC) not. */
-	for (i = 0; i < root.n; i++) {
-		nr = name_nr(root.v[i]);
-		assert_int_equal(sandbox_seccomp_generated(SECCOMP_BROKER |
-		    SECCOMP_BROKER_LL, &bprog, &blen), 0);
-		if (both(bprog, blen / sizeof(struct sock_filter), nr, a) !=
-		    ACT_EPERM) {
-			print_error("  landlock: %s not refused\n", root.v[i]);
-			bpf_failures++;
-		}
-		assert_int_equal(sandbox_seccomp_generated(SECCOMP_BROKER,
-		    &bprog, &blen), 0);
-		if (both(bprog, blen / sizeof(struct sock_filter), nr, a) !=
-		    ACT_ALLOW) {
-			print_error("  namespaces: %s refused\n", root.v[i]);
-			bpf_failures++;
-		}
-	}
+	check_page_names(&allowed, &checked, &refused);
+	check_numbers(&allowed, &checked, &refused);
+	check_brokered(&brokered);
+	check_root(&root);
 	names_free(&allowed);
 	names_free(&checked);
 	names_free(&refused);
