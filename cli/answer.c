@@ -57,3 +57,15 @@ answer_standins(struct sandbox_child *child, struct proxy *px)
 {
 	sandbox_standin_sink(child, standin, px);
 }
+
+static void
+decided(void *arg, int fd, int err)
+{
+	sandbox_decided(arg, fd, err);
+}
+
+void
+answer_held(struct sandbox_child *child, struct proxy *px)
+{
+	proxy_set_decided(px, decided, child);
+}

@@ -14,5 +14,7 @@ struct sandbox_child;
 int	 answer_inside(struct sandbox_child *, struct proxy *);
 /* Every stand-in from now on (and those come already) to the proxy. */
 void	 answer_standins(struct sandbox_child *, struct proxy *);
+/* The proxy's decisions on connects held for the broker, to it. */
+void	 answer_held(struct sandbox_child *, struct proxy *);
 
 #endif

@@ -663,6 +663,7 @@ start_command(struct run *r)
 	r->spawned = true;
 	proxy_set_owner(r->px, run_owner, r);
 	answer_standins(r->child, r->px);
+	answer_held(r->child, r->px);
 	if (listen_inside(r) == -1 || (r->directs = directs_new(r->base,
 	    r->log, r->proxy_addr, r->term)) == NULL) {
 		sandbox_signal(r->child, SIGKILL);
@@ -722,8 +723,10 @@ serve_end(struct run *r, struct event **sigs)
 	if (r->ctl_tick != NULL)
 		event_free(r->ctl_tick);
 	/* The command is gone, its broker with it: the last folded lines. */
-	if (r->px != NULL)
+	if (r->px != NULL) {
 		proxy_set_owner(r->px, NULL, NULL);
+		proxy_set_decided(r->px, NULL, NULL);
+	}
 	sandbox_free(r->child);
 	r->child = NULL;
 	directs_free(r->directs);

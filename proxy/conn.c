@@ -127,6 +127,7 @@ conn_accept(struct proxy *px, evutil_socket_t fd, struct sockaddr *sa,
 	}
 	c->px = px;	/* TCP_NODELAY: inherited from the listener */
 	c->fd = fd;
+	c->held_fd = -1;
 	c->gen = gen_hold(px->gen);
 	conn_owner(c);
 	TAILQ_INSERT_TAIL(&px->conns, c, entry);

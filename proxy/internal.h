@@ -160,6 +160,8 @@ struct proxy {
 	/* conn.c tells proxy.c when a connection is gone (for drain). */
 	void			(*conn_gone)(struct proxy *);
 	proxy_owner_fn		 owner;		/* run mode: who connected */
+	proxy_decided_fn	 decided;	/* run mode: the broker told */
+	void			*decided_arg;
 	struct dns_fake		*fake;		/* run mode: names given (6.6) */
 	struct dns_said {		/* names refused lately: one line */
 		pid_t		 pid;
@@ -340,6 +342,9 @@ struct conn {
 	pid_t			 pid;		/* run mode: who connected; 0 */
 	char			*exe;		/*   and its program, or NULL */
 	enum proxy_via		 via;		/*   for a program (SPEC 6.6) */
+	bool			 hold;		/*   its decision told aside */
+	bool			 pad_due;	/*   allowed, its pad unread */
+	int			 held_fd;	/*   the origin, meanwhile */
 	bool			 logged;	/* this request's line is written */
 	/*
 	 * connlog.c: the answer waits for the line (log_wait); what it will

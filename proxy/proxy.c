@@ -431,6 +431,13 @@ proxy_set_owner(struct proxy *px, proxy_owner_fn fn, void *arg)
 	px->owner_arg = arg;
 }
 
+void
+proxy_set_decided(struct proxy *px, proxy_decided_fn fn, void *arg)
+{
+	px->decided = fn;
+	px->decided_arg = arg;
+}
+
 int
 proxy_listen_fd(struct proxy *px, int fd, const struct conf_sockaddr *as,
     char *err, size_t errlen)

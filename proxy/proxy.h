@@ -47,6 +47,14 @@ enum proxy_via {
 typedef int	(*proxy_owner_fn)(void *arg, int fd, pid_t *pid, char *exe,
 		    size_t len, enum proxy_via *via);
 void		 proxy_set_owner(struct proxy *, proxy_owner_fn, void *arg);
+/*
+ * Run mode: the decision on a connect carried through the proxy for a
+ * caller that does not wait in connect() (SPEC 6.6's EINPROGRESS) is
+ * told here, not in SOCKS5, where the command could read it: fd the
+ * client socket, err 0 (a tunnel) or ECONNREFUSED.
+ */
+typedef void	(*proxy_decided_fn)(void *arg, int fd, int err);
+void		 proxy_set_decided(struct proxy *, proxy_decided_fn, void *arg);
 
 /*
  * Bind and listen on addr (port 0: ephemeral).  Writes the bound address

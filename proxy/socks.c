@@ -5,6 +5,7 @@
  * policy refusal or an invalid target, 04 DNS failure, 05 refused,
  * 06 timeout, 00 with BND 0.0.0.0:0 on success.
  */
+#include <errno.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -33,6 +34,70 @@ send_now(struct conn *c, const uint8_t *b, size_t len)
 }
 
 /*
+ * The broker's held connect (SOCKS_HOLD, SPEC 6.6): the decision goes
+ * aside, never on the socket, which is the command's.  Refused, the
+ * connection stays until the broker ends it (it makes the command's
+ * socket a refused one): closed from here first, the command could see
+ * an end of file before its refusal.  Allowed, the broker's one byte
+ * (which kept the command from writing until now) is read and dropped
+ * before the tunnel starts.
+ */
+static void
+hold_end_cb(struct bufferevent *bev, short what, void *arg)
+{
+	if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR | BEV_EVENT_TIMEOUT))
+		conn_close(arg);
+}
+
+static void
+hold_drain_cb(struct bufferevent *bev, void *arg)
+{
+	struct evbuffer *in = bufferevent_get_input(bev);
+
+	(void)evbuffer_drain(in, evbuffer_get_length(in));
+}
+
+static void
+hold_refused(struct conn *c)
+{
+	struct timeval tv = { c->gen->conf->idle_timeout, 0 };
+
+	c->px->decided(c->px->decided_arg, c->fd, ECONNREFUSED);
+	if (c->head_timer != NULL)
+		(void)evtimer_del(c->head_timer);
+	bufferevent_setcb(c->bev, hold_drain_cb, NULL, hold_end_cb, c);
+	if (bufferevent_set_timeouts(c->bev, &tv, NULL) == -1 ||
+	    bufferevent_enable(c->bev, EV_READ) == -1)
+		conn_close(c);
+}
+
+static void
+hold_pad_cb(struct bufferevent *bev, void *arg)
+{
+	struct conn *c = arg;
+	int fd = c->held_fd;
+
+	if (evbuffer_get_length(bufferevent_get_input(bev)) == 0)
+		return;
+	(void)evbuffer_drain(bufferevent_get_input(bev), 1);
+	c->held_fd = -1;
+	conn_start_tunnel(c, fd, NULL, 0);
+}
+
+static void
+hold_allowed(struct conn *c, int fd)
+{
+	c->px->decided(c->px->decided_arg, c->fd, 0);
+	c->held_fd = fd;
+	bufferevent_setcb(c->bev, hold_pad_cb, NULL, hold_end_cb, c);
+	if (bufferevent_enable(c->bev, EV_READ) == -1) {
+		conn_close(c);
+		return;
+	}
+	hold_pad_cb(c->bev, c);
+}
+
+/*
  * Log (with the address judged, if one was), reply, close once sent.  A
  * line the log cannot take makes it 01 (log_unavailable).
  */
@@ -44,6 +109,10 @@ refuse_logged(struct conn *c, int rc)
 
 	if (rc == -1)
 		r[1] = SOCKS_REP_FAILURE;
+	if (c->hold) {
+		hold_refused(c);
+		return;
+	}
 	if (send_now(c, r, sizeof(r)) == 0)
 		conn_close_after_flush(c);
 }
@@ -162,7 +231,10 @@ allowed_logged(struct conn *c, int rc)
 	 * pipelined response can be queued, waits for its queue (http.c
 	 * tunnel_start).
 	 */
-	conn_start_tunnel(c, fd, ok, sizeof(ok));
+	if (c->hold)
+		hold_allowed(c, fd);
+	else
+		conn_start_tunnel(c, fd, ok, sizeof(ok));
 }
 
 /*
@@ -174,6 +246,7 @@ static int
 greeting(struct conn *c, struct evbuffer *in)
 {
 	static const uint8_t yes[2] = { SOCKS_VERSION, SOCKS_NO_AUTH };
+	static const uint8_t hold[2] = { SOCKS_VERSION, SOCKS_HOLD };
 	uint8_t buf[SOCKSMSG_GREETING_MAX];
 	ev_ssize_t n;
 	size_t used;
@@ -195,7 +268,10 @@ greeting(struct conn *c, struct evbuffer *in)
 		refuse_greeting(c, NULL, EGRESS_R_INVALID_REQUEST);
 		return -1;
 	}
-	if (send_now(c, yes, sizeof(yes)) == -1)
+	/* Only the broker's own connection, in run mode, may hold. */
+	c->hold = c->via == PROXY_VIA_TRANSPARENT && c->px->decided != NULL &&
+	    socksmsg_offers(buf, used, SOCKS_HOLD);
+	if (send_now(c, c->hold ? hold : yes, sizeof(yes)) == -1)
 		return -1;
 	c->step = STEP_REQUEST;
 	return 0;
@@ -272,6 +348,9 @@ static void
 socks_free(struct conn *c)
 {
 	conn_log_cancel(c);
+	if (c->held_fd != -1)
+		(void)close(c->held_fd);
+	c->held_fd = -1;
 }
 
 static bool

@@ -18,6 +18,13 @@ socksmsg_greeting(const uint8_t *b, size_t len, size_t *used)
 	    SOCKS_NO_METHOD;
 }
 
+bool
+socksmsg_offers(const uint8_t *b, size_t used, uint8_t method)
+{
+	return used >= 2 && used == 2u + b[1] &&
+	    memchr(b + 2, method, b[1]) != NULL;
+}
+
 static int
 refused(struct socksmsg_req *r, int rep, enum egress_reason reason)
 {

@@ -3,6 +3,7 @@
 #ifndef PROXY_SOCKSMSG_H
 #define PROXY_SOCKSMSG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -11,6 +12,12 @@
 #define SOCKS_VERSION		5
 #define SOCKS_NO_AUTH		0x00
 #define SOCKS_NO_METHOD		0xff
+/*
+ * A private method (RFC 1928: X'80' to X'FE'), the sandbox broker's alone
+ * (SPEC 6.6): no reply to the request; the decision goes aside, and one
+ * byte of the broker's precedes the client's own.
+ */
+#define SOCKS_HOLD		0x8a
 #define SOCKS_CMD_CONNECT	1
 #define SOCKS_ATYP_V4		1
 #define SOCKS_ATYP_DOMAIN	3
@@ -40,6 +47,8 @@ enum socks_rep {
  * else SOCKS_NO_METHOD, and *used its length; or SOCKSMSG_MORE.
  */
 int	 socksmsg_greeting(const uint8_t *, size_t, size_t *used);
+/* Does a whole greeting (used bytes, as above) offer this method? */
+bool	 socksmsg_offers(const uint8_t *, size_t used, uint8_t method);
 
 struct socksmsg_req {
 	struct egress_target	target;	/* SOCKS_REP_OK: port != 0; else zero */

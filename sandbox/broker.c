@@ -213,6 +213,8 @@ conf_close(const struct broker_conf *conf)
 		(void)close(conf->notify);
 	fds_free(conf->rootfds, conf->nroots);
 	fds_free(conf->bindfds, conf->nbinds);
+	if (conf->decided != -1)
+		(void)close(conf->decided);
 }
 
 static void
@@ -268,6 +270,7 @@ take_conf(struct broker *b, struct event_base *base,
 	TAILQ_INIT(&b->pending);
 	TAILQ_INIT(&b->acceptors);
 	TAILQ_INIT(&b->udp_waits);
+	TAILQ_INIT(&b->holds);
 	inbound_init(&b->inbound);
 	b->base = base;
 	b->mode = conf->mode;
@@ -289,6 +292,8 @@ take_conf(struct broker *b, struct event_base *base,
 	b->arg = conf->arg;
 	b->thread_pidfd = true;
 	b->diag = -1;
+	b->decided = conf->decided;
+	b->unheard = -1;
 	for (i = 0; i < CALLERS; i++)
 		b->callers[i].mem = b->callers[i].pidfd = -1;
 }
@@ -349,6 +354,10 @@ broker_new(struct event_base *base, const struct broker_conf *conf,
 	if (b->ev == NULL || b->sweep == NULL || event_add(b->ev, NULL) == -1 ||
 	    event_add(b->sweep, &sweep) == -1)
 		goto fail;
+	if (broker_hold_init(b) == -1) {
+		snprintf(err, errlen, "held connects: %s", strerror(errno));
+		goto fail;
+	}
 	return b;
 fail:
 	broker_free(b);
@@ -381,6 +390,7 @@ broker_free(struct broker *b)
 		broker_caller_close(&b->callers[i]);
 	broker_accept_free(b);
 	broker_udp_free(b);
+	broker_hold_free(b);
 	while (b->nheld > 0)
 		broker_held_drop(b, 0);
 	/* Closing the listener fails every call still to come. */

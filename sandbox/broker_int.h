@@ -14,6 +14,7 @@
 #include <sys/queue.h>
 #include <sys/socket.h>
 #include <sys/types.h>
+#include <time.h>
 #include <linux/seccomp.h>
 
 #include "sandbox/internal.h"
@@ -58,6 +59,7 @@ struct event_base;
 #define INFLIGHT_MAX	64		/* forks let go, not yet seen */
 #define STANDINS_MAX	1024		/* UDP stand-ins known at once */
 #define UDP_WAITS_MAX	256		/* blocking recvfroms waiting at once */
+#define EARLY_MAX	32		/* decisions read before their hold */
 
 /*
  * The callers seen last: their memory and their pidfd stay open, so that
@@ -167,6 +169,18 @@ struct broker {
 	size_t			 nstandins, standins_next;	/* used, ring */
 	TAILQ_HEAD(, udp_wait)	 udp_waits;	/* blocking recvfroms */
 	size_t			 nudp_waits;
+	/* Connects held for callers that do not wait (broker_hold.c). */
+	int			 decided;	/* harn-egressd's word, or -1 */
+	struct event		*decided_ev;
+	int			 unheard;	/* bound, never listening */
+	unsigned short		 unheard_port;
+	TAILQ_HEAD(, hold)	 holds;
+	size_t			 nholds;
+	struct held_early {		/* a word before its hold: kept */
+		struct held_decision	 d;
+		struct timespec		 at;
+	}			 early[EARLY_MAX];
+	size_t			 early_next;
 	/* Forks (max_procs): tasks counted, and those let go since. */
 	unsigned		 max_procs;
 	unsigned		 tasks;		/* the last walk's count */
@@ -230,13 +244,22 @@ int	 broker_install(struct pending *);	/* the fresh socket, in place */
 void	 broker_pending_release(struct pending *);	/* freed, unanswered */
 void	 broker_pending_free(struct broker *, bool gone);
 
+/* broker_hold.c: a connect answered EINPROGRESS, the proxy deciding. */
+#define HOLDS_MAX	1024
+int	 broker_hold_init(struct broker *);	/* -1: errno */
+void	 broker_hold_free(struct broker *);
+bool	 broker_may_hold(const struct pending *);
+int	 broker_hold(struct pending *);		/* 0, or an errno */
+
 /* broker_peer.c: the peer a connect through the proxy asked for. */
 void	 broker_peer_add(struct broker *, int sock,
 	    const struct sockaddr_storage *, socklen_t);
+void	 broker_peer_forget(struct broker *, int sock);
 void	 broker_getpeername(struct broker *, const struct seccomp_notif *,
 	    const struct brokered *);
 
 /* tproxy.c: a TCP connect carried through the proxy (SPEC 6.6). */
+#define TPROXY_HOLD		0x8a	/* proxy/socksmsg.h's SOCKS_HOLD */
 #define TPROXY_REPLY_MAX	(6 + 1 + 255 + 2)
 struct tproxy *tproxy_new(const struct sockaddr_storage *target, socklen_t);
 void	 tproxy_free(struct tproxy *);
@@ -246,9 +269,11 @@ const struct sockaddr_storage *tproxy_target(const struct tproxy *,
 int	 tproxy_proxy_addr(int family, unsigned short port,
 	    struct sockaddr_storage *, socklen_t *);
 int	 tproxy_ask(struct tproxy *, struct event_base *, int sock,
-	    void (*cb)(void *, int), void *arg);
+	    bool hold, void (*cb)(void *, int), void *arg);
+/* The proxy holds its decision for the broker (SOCKS_HOLD, asked). */
+bool	 tproxy_held(const struct tproxy *);
 /* Pure: the SOCKS5 request for a target; the bytes of a reply still due. */
-size_t	 tproxy_request(const struct sockaddr_storage *, socklen_t,
+size_t	 tproxy_request(const struct sockaddr_storage *, socklen_t, bool hold,
 	    uint8_t *buf, size_t len);
 int	 tproxy_reply(const uint8_t *, size_t got);
 

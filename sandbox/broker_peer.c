@@ -45,6 +45,20 @@ broker_peer_add(struct broker *b, int sock, const struct sockaddr_storage *to,
 	e->len = len;
 }
 
+/* A connect held, then refused: its getpeername is the kernel's. */
+void
+broker_peer_forget(struct broker *b, int sock)
+{
+	struct stat st;
+	size_t i;
+
+	if (fstat(sock, &st) == -1)
+		return;
+	for (i = 0; i < b->npeers; i++)
+		if (b->peers[i].ino == (unsigned long)st.st_ino)
+			b->peers[i].ino = 0;
+}
+
 static const struct broker_peer *
 peer_of(const struct broker *b, unsigned long ino)
 {

@@ -85,10 +85,10 @@ asked_cb(void *arg, int err)
 }
 
 /*
- * Connected to the proxy for a connect carried through it (SPEC 6.6):
- * the answer waits for the proxy's decision, for a non-blocking caller
- * too (its connect then ends at once, connected or ECONNREFUSED, as one
- * on loopback may).  0, or an errno.
+ * Connected to the proxy for a connect carried through it (SPEC 6.6): a
+ * blocking caller's answer waits for the proxy's decision; a caller that
+ * does not wait is answered EINPROGRESS once the proxy has agreed to
+ * tell its decision aside (broker_hold.c).  0, or an errno.
  */
 static int
 ask_proxy(struct pending *p)
@@ -97,7 +97,8 @@ ask_proxy(struct pending *p)
 
 	if (p->b->npending >= MAX_PENDING)
 		return EAGAIN;
-	if ((err = tproxy_ask(p->tp, p->b->base, p->sock, asked_cb, p)) != 0)
+	if ((err = tproxy_ask(p->tp, p->b->base, p->sock, broker_may_hold(p),
+	    asked_cb, p)) != 0)
 		return err;
 	TAILQ_INSERT_TAIL(&p->b->pending, p, entry);
 	p->b->npending++;
@@ -123,10 +124,13 @@ complete(struct pending *p, int err)
 			return;
 		err = ECONNREFUSED;
 	}
-	if (p->tp != NULL && err != 0 && !p->fresh)
+	/* Held: in progress, the socket unwritable until the decision. */
+	if (p->tp != NULL && err == 0 && tproxy_held(p->tp))
+		err = broker_hold(p) == 0 ? EINPROGRESS : ECONNREFUSED;
+	if (p->tp != NULL && err != 0 && err != EINPROGRESS && !p->fresh)
 		(void)connect(p->sock, &unspec, sizeof(unspec));
 	/* getpeername() says the address asked for (broker_peer.c). */
-	if (p->tp != NULL && err == 0) {
+	if (p->tp != NULL && (err == 0 || err == EINPROGRESS)) {
 		to = tproxy_target(p->tp, &tolen);
 		broker_peer_add(p->b, p->sock, to, tolen);
 	}

@@ -524,7 +524,22 @@ struct broker_conf {
 	void			(*connecting)(void *, const struct broker_conn *);
 	/* The answerer's end of a UDP stand-in, to be handed over (udp). */
 	int			(*standin)(void *, int fd);
+	/* harn-egressd's word on held connects (broker_hold.c), or -1. */
+	int			 decided;
 	void			*arg;
+};
+
+/*
+ * The decision on a connect held for a caller that does not wait (SPEC
+ * 6.6's EINPROGRESS), harn-egressd to the broker, one packet each.  The
+ * connection is known by the command's end: 127.0.0.1 (or another IPv4
+ * loopback address) and port, both in network order.
+ */
+struct held_decision {
+	uint32_t	 addr;
+	uint16_t	 port;
+	uint16_t	 unused;
+	int32_t		 err;		/* 0: a tunnel; or ECONNREFUSED */
 };
 
 struct broker *broker_new(struct event_base *, const struct broker_conf *,

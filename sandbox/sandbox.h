@@ -346,6 +346,12 @@ void	 sandbox_take_dns(struct sandbox_child *, int fds[2]);
  */
 void	 sandbox_standin_sink(struct sandbox_child *,
 	    void (*sink)(void *, int fd), void *arg);
+/*
+ * The proxy's decision on a connect the broker holds for a caller that
+ * does not wait (proxy_set_decided's, SPEC 6.6): fd the proxy's end, err
+ * 0 or ECONNREFUSED.
+ */
+void	 sandbox_decided(struct sandbox_child *, int fd, int err);
 /* Readable when there is something for sandbox_next. */
 int	 sandbox_ctl_fd(const struct sandbox_child *);
 void	 sandbox_signal(const struct sandbox_child *, int sig);

@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -59,6 +60,7 @@ struct sandbox_child {
 	pid_t			 pid;		/* setup (waited for) */
 	pid_t			 init_pid;	/* signals go here (host pid) */
 	int			 ctl;
+	int			 decided;	/* to the broker (broker_hold.c) */
 	int			 listen_fd;
 	int			 dns_fd[2];	/* UDP port 53 inside */
 	int			 diag;		/* sock_diag, in the listener's netns */
@@ -177,7 +179,7 @@ child_new(const struct sandbox_request *r, const struct sandbox_plan *p,
 		fail_with(f, AREA_UNKNOWN, -1, ENOMEM, false, "out of memory");
 		return NULL;
 	}
-	c->ctl = c->listen_fd = c->diag = c->rd.basefd = -1;
+	c->ctl = c->decided = c->listen_fd = c->diag = c->rd.basefd = -1;
 	c->dns_fd[0] = c->dns_fd[1] = -1;
 	c->ns = p->confinement == CONFINEMENT_NAMESPACES;
 	c->ll = p->confinement == CONFINEMENT_LANDLOCK;
@@ -210,7 +212,7 @@ sandbox_start(const struct sandbox_request *r, const struct sandbox_plan *p,
 	struct sandbox_child *c;
 	struct job j;
 	char err[256];
-	int sv[2], go[2] = { -1, -1 };
+	int sv[2], go[2] = { -1, -1 }, dv[2] = { -1, -1 };
 
 	memset(f, 0, sizeof(*f));
 	memset(&j, 0, sizeof(j));
@@ -225,7 +227,8 @@ sandbox_start(const struct sandbox_request *r, const struct sandbox_plan *p,
 		goto fail;
 	}
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == -1 ||
-	    (p->memory && pipe2(go, O_CLOEXEC) == -1)) {
+	    (p->memory && pipe2(go, O_CLOEXEC) == -1) || (r->transparent &&
+	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, dv) == -1)) {
 		snprintf(err, sizeof(err), "socketpair: %s", strerror(errno));
 		fail_with(f, AREA_UNKNOWN, -1, errno, false, err);
 		goto fail;
@@ -238,6 +241,7 @@ sandbox_start(const struct sandbox_request *r, const struct sandbox_plan *p,
 	j.ll = c->ll;
 	j.root = c->root;
 	j.ctl = sv[1];
+	j.decided = dv[1];
 	fflush(NULL);
 	if ((c->pid = fork()) == -1) {
 		snprintf(err, sizeof(err), "fork: %s", strerror(errno));
@@ -248,6 +252,8 @@ sandbox_start(const struct sandbox_request *r, const struct sandbox_plan *p,
 	}
 	if (c->pid == 0) {
 		(void)close(sv[0]);
+		if (dv[0] != -1)
+			(void)close(dv[0]);
 		if (go[1] != -1)
 			(void)close(go[1]);
 		spawn_run_setup(&j, go[0]);
@@ -257,6 +263,10 @@ sandbox_start(const struct sandbox_request *r, const struct sandbox_plan *p,
 	j.rootfds = j.bindfds = NULL;
 	(void)close(sv[1]);
 	c->ctl = sv[0];
+	if (dv[1] != -1)
+		(void)close(dv[1]);
+	c->decided = dv[0];
+	dv[0] = dv[1] = -1;
 	if (p->memory) {
 		(void)close(go[0]);
 		c->cgroup = limits_memory_cgroup(&r->limits, c->pid, err,
@@ -277,6 +287,10 @@ sandbox_start(const struct sandbox_request *r, const struct sandbox_plan *p,
 fail:
 	fds_free(j.rootfds, c->paths.sockroots.n);
 	fds_free(j.bindfds, c->paths.bindroots.n);
+	if (dv[0] != -1) {
+		(void)close(dv[0]);
+		(void)close(dv[1]);
+	}
 	if (go[0] != -1) {
 		(void)close(go[0]);
 		(void)close(go[1]);
@@ -644,6 +658,27 @@ sandbox_wait(struct sandbox_child *c)
 	return c->wstatus;
 }
 
+/*
+ * The proxy's decision on a connect it held (proxy_set_decided), to the
+ * broker: the connection known by the command's end, the proxy's peer.
+ * Never waiting; a word lost leaves the connect to its bound (a refusal).
+ */
+void
+sandbox_decided(struct sandbox_child *c, int fd, int err)
+{
+	struct held_decision d = { .err = err };
+	struct sockaddr_storage ss;
+	struct sockaddr_in *sin = (void *)&ss;
+	socklen_t len = sizeof(ss);
+
+	if (c->decided == -1 || getpeername(fd, (struct sockaddr *)&ss,
+	    &len) == -1 || ss.ss_family != AF_INET)
+		return;
+	d.addr = sin->sin_addr.s_addr;
+	d.port = sin->sin_port;
+	(void)send(c->decided, &d, sizeof(d), MSG_DONTWAIT | MSG_NOSIGNAL);
+}
+
 void
 sandbox_free(struct sandbox_child *c)
 {
@@ -653,6 +688,8 @@ sandbox_free(struct sandbox_child *c)
 		kill_setup(c);
 	if (c->ctl != -1)
 		(void)close(c->ctl);
+	if (c->decided != -1)
+		(void)close(c->decided);
 	if (c->listen_fd != -1)
 		(void)close(c->listen_fd);
 	if (c->diag != -1)

@@ -276,6 +276,8 @@ init_broker(struct job *j, struct event_base *base, int notify)
 	bc.getfd = j->plan->getfd;
 	bc.udp = spawn_udp_standins(j);
 	bc.standin = tell_standin;
+	bc.decided = j->decided;
+	j->decided = -1;		/* the broker's now */
 	bc.max_procs = j->plan->identity == IDENTITY_ROOT ?
 	    j->req->limits.max_procs : 0;
 	bc.refused = tell_refused;

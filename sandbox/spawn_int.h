@@ -53,6 +53,7 @@ struct job {
 	const struct rundir		*rd;
 	bool				 ns, ll, root;
 	int				 ctl;
+	int				 decided;	/* the broker's, or -1 */
 	unsigned short			 port;
 	pid_t				 setup;		/* init's parent */
 	int				 map_req[2], map_ack[2];

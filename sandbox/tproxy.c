@@ -33,6 +33,7 @@ struct tproxy {
 	uint8_t			 reply[TPROXY_REPLY_MAX];
 	size_t			 got;
 	bool			 asked;
+	bool			 held;		/* SOCKS_HOLD, agreed */
 	void			(*cb)(void *, int);
 	void			*arg;
 };
@@ -64,6 +65,12 @@ bool
 tproxy_asked(const struct tproxy *t)
 {
 	return t->asked;
+}
+
+bool
+tproxy_held(const struct tproxy *t)
+{
+	return t->held;
 }
 
 const struct sockaddr_storage *
@@ -104,12 +111,14 @@ tproxy_proxy_addr(int family, unsigned short port,
 
 /*
  * The greeting (no authentication) and the CONNECT request, sent at once:
- * the proxy reads a request that comes with its greeting.  A v4-mapped
+ * the proxy reads a request that comes with its greeting.  hold offers
+ * the method X'8A' first (proxy/socksmsg.h): the proxy then answers the
+ * method alone and tells its decision to the broker aside.  A v4-mapped
  * IPv6 address is asked for as the IPv4 address it is.  Its length, or 0
  * for an address that is not IPv4 or IPv6.
  */
 size_t
-tproxy_request(const struct sockaddr_storage *ss, socklen_t len,
+tproxy_request(const struct sockaddr_storage *ss, socklen_t len, bool hold,
     uint8_t *buf, size_t buflen)
 {
 	const struct sockaddr_in *sin = (const void *)ss;
@@ -133,9 +142,15 @@ tproxy_request(const struct sockaddr_storage *ss, socklen_t len,
 		}
 	} else
 		return 0;
-	if (buflen < 3 + 4 + alen + 2)
+	if (buflen < (hold ? 4u : 3u) + 4 + alen + 2)
 		return 0;
-	buf[n++] = 5; buf[n++] = 1; buf[n++] = 0;		/* greeting */
+	buf[n++] = 5;						/* greeting */
+	if (hold) {
+		buf[n++] = 2;
+		buf[n++] = TPROXY_HOLD;
+	} else
+		buf[n++] = 1;
+	buf[n++] = 0;
 	buf[n++] = 5; buf[n++] = 1; buf[n++] = 0;		/* CONNECT */
 	buf[n++] = alen == 4 ? 1 : 4;
 	memcpy(buf + n, a, alen);
@@ -146,14 +161,17 @@ tproxy_request(const struct sockaddr_storage *ss, socklen_t len,
 
 /*
  * The proxy's answer so far: > 0, the bytes still to read (never more
- * than the answer holds); 0, the tunnel stands; < 0, -errno: refused
- * (every refusal is ECONNREFUSED to the command, SPEC 6.6).
+ * than the answer holds); 0, the tunnel stands, or the proxy holds its
+ * decision (the method X'8A' alone); < 0, -errno: refused (every refusal
+ * is ECONNREFUSED to the command, SPEC 6.6).
  */
 int
 tproxy_reply(const uint8_t *b, size_t got)
 {
 	size_t need = 2 + 4;
 
+	if (got >= 2 && b[0] == 5 && b[1] == TPROXY_HOLD)
+		return 0;
 	if (got >= 2 && (b[0] != 5 || b[1] != 0))
 		return -ECONNREFUSED;	/* the method, refused */
 	if (got >= 4 && (b[2] != 5 || b[3] != 0))
@@ -213,6 +231,7 @@ reply_cb(evutil_socket_t fd, short what, void *arg)
 		t->got += (size_t)n;
 		more = tproxy_reply(t->reply, t->got);
 	}
+	t->held = more == 0 && t->got == 2;
 	answered(t, more == 0 ? 0 : -more);
 }
 
@@ -221,7 +240,7 @@ reply_cb(evutil_socket_t fd, short what, void *arg)
  * once answered: 0, or ECONNREFUSED.  0, or an errno (cb not called).
  */
 int
-tproxy_ask(struct tproxy *t, struct event_base *base, int sock,
+tproxy_ask(struct tproxy *t, struct event_base *base, int sock, bool hold,
     void (*cb)(void *, int), void *arg)
 {
 	struct timeval tv = { TPROXY_WAIT_S, 0 };
@@ -229,7 +248,7 @@ tproxy_ask(struct tproxy *t, struct event_base *base, int sock,
 	size_t len;
 	ssize_t n;
 
-	if ((len = tproxy_request(&t->target, t->targetlen, req,
+	if ((len = tproxy_request(&t->target, t->targetlen, hold, req,
 	    sizeof(req))) == 0)
 		return EAFNOSUPPORT;
 	/* A fresh connection's buffer takes these few bytes whole. */

@@ -375,23 +375,30 @@ test_transparent_socks(void **state UNUSED)
 	size_t n;
 
 	v4(&ss, &len, "192.0.2.7", 5432);
-	n = tproxy_request(&ss, len, buf, sizeof(buf));
+	n = tproxy_request(&ss, len, false, buf, sizeof(buf));
 	assert_int_equal(n, sizeof(want4));
 	assert_memory_equal(buf, want4, n);
-	assert_int_equal(tproxy_request(&ss, len, buf, 12), 0);
-	assert_int_equal(tproxy_request(&ss, len - 1, buf, sizeof(buf)), 0);
+	assert_int_equal(tproxy_request(&ss, len, false, buf, 12), 0);
+	/* Held: the method X'8A' offered first, no-auth after it. */
+	n = tproxy_request(&ss, len, true, buf, sizeof(buf));
+	assert_int_equal(n, sizeof(want4) + 1);
+	assert_memory_equal(buf, "\x05\x02\x8a\x00", 4);
+	assert_memory_equal(buf + 4, want4 + 3, sizeof(want4) - 3);
+	assert_int_equal(tproxy_request(&ss, len, true, buf, 13), 0);
+	assert_int_equal(tproxy_reply((const uint8_t *)"\x05\x8a", 2), 0);
+	assert_int_equal(tproxy_request(&ss, len - 1, false, buf, sizeof(buf)), 0);
 	/* IPv6, and v4-mapped asked for as IPv4. */
 	memset(&ss, 0, sizeof(ss));
 	sin6->sin6_family = AF_INET6;
 	sin6->sin6_port = htons(443);
 	assert_int_equal(inet_pton(AF_INET6, "2001:db8::1", &sin6->sin6_addr),
 	    1);
-	n = tproxy_request(&ss, sizeof(*sin6), buf, sizeof(buf));
+	n = tproxy_request(&ss, sizeof(*sin6), false, buf, sizeof(buf));
 	assert_int_equal(n, 3 + 4 + 16 + 2);
 	assert_int_equal(buf[6], 4);
 	assert_int_equal(inet_pton(AF_INET6, "::ffff:192.0.2.7",
 	    &sin6->sin6_addr), 1);
-	n = tproxy_request(&ss, sizeof(*sin6), buf, sizeof(buf));
+	n = tproxy_request(&ss, sizeof(*sin6), false, buf, sizeof(buf));
 	assert_int_equal(n, 3 + 4 + 4 + 2);
 	assert_int_equal(buf[6], 1);
 	/* The reply: read to its last byte, and no further. */

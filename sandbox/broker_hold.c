@@ -1,0 +1,315 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * A connect carried through the proxy for a caller that does not wait
+ * (SPEC 6.6): answered EINPROGRESS at once, its socket unwritable until
+ * the proxy has decided, then writable: a tunnel (SO_ERROR 0), or a
+ * refused connect (ECONNREFUSED), as a real connect would be.
+ *
+ * The socket is the command's from the answer on, so nothing may come on
+ * it that is not the origin's: the proxy, asked with SOCKS5's method
+ * X'8A', answers the method alone and tells its decision to harn-egressd,
+ * which tells it here (struct held_decision, by the socket's own address
+ * and port).  Until then the socket holds one byte of ours it may not
+ * send (TCP_CORK), and with TCP_NOTSENT_LOWAT at 1 a socket with a byte
+ * unsent is not writable.  Allowed: uncorked, the byte goes (the proxy
+ * drops it) and the socket is writable.  Refused: the socket lets go of
+ * the proxy and connects to a loopback port of ours nobody listens on,
+ * so the kernel itself makes it a refused connect.
+ *
+ * Limits, said in harn-egressd(8): the kernel sends a corked byte after
+ * about 200 ms, so a slower decision finds the socket writable before it
+ * (SO_ERROR 0); refused then, the first read or write says ECONNREFUSED.
+ * Between letting go of the proxy and the refusal, a caller looking at
+ * that very moment may read ECONNRESET instead.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/queue.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "sandbox/internal.h"
+#include "sandbox/broker_int.h"
+
+/* The proxy decides within its own timeouts; this bounds a lost word. */
+#define HOLD_WAIT_S	300
+#define EARLY_S		2	/* a word kept for a hold not made yet */
+
+struct hold {
+	TAILQ_ENTRY(hold)	 entry;
+	struct broker		*b;
+	int			 sock;		/* ours, the command's too */
+	int			 family;
+	uint32_t		 addr;		/* its own, network order */
+	uint16_t		 port;
+	int			 cork, lowat;	/* as they were */
+	struct event		*timer;
+};
+
+static void
+hold_free(struct hold *h)
+{
+	TAILQ_REMOVE(&h->b->holds, h, entry);
+	h->b->nholds--;
+	if (h->timer != NULL)
+		event_free(h->timer);
+	(void)close(h->sock);
+	free(h);
+}
+
+/* Allowed: the byte goes, the socket is writable, as it was set. */
+static void
+allow(struct hold *h)
+{
+	int off = 0;
+
+	(void)setsockopt(h->sock, IPPROTO_TCP, TCP_CORK, &off, sizeof(off));
+	if (h->cork)
+		(void)setsockopt(h->sock, IPPROTO_TCP, TCP_CORK, &h->cork,
+		    sizeof(h->cork));
+	(void)setsockopt(h->sock, IPPROTO_TCP, TCP_NOTSENT_LOWAT, &h->lowat,
+	    sizeof(h->lowat));
+}
+
+/*
+ * Refused: a connect the kernel refuses, to our port nobody listens on.
+ * Its error (ECONNREFUSED) waits on the socket for the command to read.
+ */
+static void
+refuse(struct hold *h)
+{
+	struct sockaddr unspec = { .sa_family = AF_UNSPEC };
+	struct sockaddr_storage to;
+	socklen_t tolen;
+	int fl;
+
+	broker_peer_forget(h->b, h->sock);
+	(void)connect(h->sock, &unspec, sizeof(unspec));
+	/* Not waiting: a blocking connect would take the error itself. */
+	fl = fcntl(h->sock, F_GETFL);
+	if (fl != -1 && !(fl & O_NONBLOCK))
+		(void)fcntl(h->sock, F_SETFL, fl | O_NONBLOCK);
+	if (tproxy_proxy_addr(h->family, h->b->unheard_port, &to,
+	    &tolen) == 0)
+		(void)connect(h->sock, (struct sockaddr *)&to, tolen);
+	if (fl != -1 && !(fl & O_NONBLOCK))
+		(void)fcntl(h->sock, F_SETFL, fl);
+}
+
+static void
+timer_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct hold *h = arg;
+
+	refuse(h);
+	hold_free(h);
+}
+
+static struct hold *
+hold_of(struct broker *b, uint32_t addr, uint16_t port)
+{
+	struct hold *h;
+
+	TAILQ_FOREACH(h, &b->holds, entry)
+		if (h->addr == addr && h->port == port)
+			return h;
+	return NULL;
+}
+
+static void
+decide(struct hold *h, int err)
+{
+	if (err == 0)
+		allow(h);
+	else
+		refuse(h);
+	hold_free(h);
+}
+
+/*
+ * The proxy tells its decision right after the method it answered, so
+ * the word can be read before the method is and the hold made: kept a
+ * little while for it.
+ */
+static void
+keep_early(struct broker *b, const struct held_decision *d)
+{
+	struct held_early *e = &b->early[b->early_next];
+
+	b->early_next = (b->early_next + 1) % EARLY_MAX;
+	e->d = *d;
+	(void)clock_gettime(CLOCK_MONOTONIC, &e->at);
+}
+
+/* The word kept for this hold, taken; -1: none (a stale one is not). */
+static int
+take_early(struct broker *b, const struct hold *h)
+{
+	struct timespec now;
+	struct held_early *e;
+	size_t i;
+
+	(void)clock_gettime(CLOCK_MONOTONIC, &now);
+	for (i = 0; i < EARLY_MAX; i++) {
+		e = &b->early[i];
+		/* Port 0: an empty entry (no connection has it). */
+		if (e->d.port == 0 || e->d.addr != h->addr ||
+		    e->d.port != h->port)
+			continue;
+		e->d.port = 0;
+		if (now.tv_sec - e->at.tv_sec <= EARLY_S)
+			return e->d.err;
+	}
+	return -1;
+}
+
+static void
+decided_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct broker *b = arg;
+	struct held_decision d;
+	struct hold *h;
+	ssize_t n;
+
+	while ((n = recv(fd, &d, sizeof(d), MSG_DONTWAIT)) > 0) {
+		if ((size_t)n != sizeof(d))
+			continue;
+		if ((h = hold_of(b, d.addr, d.port)) != NULL)
+			decide(h, d.err);
+		else
+			keep_early(b, &d);
+	}
+	/* harn-egressd gone: no word will come; each waits its time. */
+	if (n == 0) {
+		event_free(b->decided_ev);
+		b->decided_ev = NULL;
+	}
+}
+
+/* The socket's own IPv4 address and port (v4-mapped for IPv6). */
+static int
+own_end(int sock, int *family, uint32_t *addr, uint16_t *port)
+{
+	struct sockaddr_storage ss;
+	struct sockaddr_in *sin = (void *)&ss;
+	struct sockaddr_in6 *sin6 = (void *)&ss;
+	socklen_t len = sizeof(ss);
+
+	if (getsockname(sock, (struct sockaddr *)&ss, &len) == -1)
+		return errno;
+	*family = ss.ss_family;
+	if (ss.ss_family == AF_INET) {
+		*addr = sin->sin_addr.s_addr;
+		*port = sin->sin_port;
+		return 0;
+	}
+	if (ss.ss_family != AF_INET6 || !IN6_IS_ADDR_V4MAPPED(&sin6->sin6_addr))
+		return EAFNOSUPPORT;
+	memcpy(addr, &sin6->sin6_addr.s6_addr[12], 4);
+	*port = sin6->sin6_port;
+	return 0;
+}
+
+/* Not writable from here on: a byte kept unsent (see above). */
+static int
+hold_back(struct hold *h)
+{
+	socklen_t len = sizeof(int);
+	int one = 1;
+
+	if (getsockopt(h->sock, IPPROTO_TCP, TCP_CORK, &h->cork, &len) == -1 ||
+	    getsockopt(h->sock, IPPROTO_TCP, TCP_NOTSENT_LOWAT, &h->lowat,
+	    &len) == -1 ||
+	    setsockopt(h->sock, IPPROTO_TCP, TCP_NOTSENT_LOWAT, &one,
+	    sizeof(one)) == -1 ||
+	    setsockopt(h->sock, IPPROTO_TCP, TCP_CORK, &one, sizeof(one)) == -1)
+		return errno;
+	if (send(h->sock, "", 1, MSG_NOSIGNAL | MSG_DONTWAIT) != 1)
+		return errno != 0 ? errno : EIO;
+	return 0;
+}
+
+bool
+broker_may_hold(const struct pending *p)
+{
+	return p->b->decided_ev != NULL && p->tp != NULL && !p->dns &&
+	    (p->flags & O_NONBLOCK) && p->b->nholds < HOLDS_MAX;
+}
+
+/* The proxy holds its decision: so does p's socket, until told.  */
+int
+broker_hold(struct pending *p)
+{
+	struct timeval tv = { HOLD_WAIT_S, 0 };
+	struct hold *h;
+	int err;
+
+	if ((h = calloc(1, sizeof(*h))) == NULL)
+		return ENOMEM;
+	h->b = p->b;
+	if ((h->sock = fcntl(p->sock, F_DUPFD_CLOEXEC, 3)) == -1) {
+		free(h);
+		return errno;
+	}
+	TAILQ_INSERT_TAIL(&p->b->holds, h, entry);
+	p->b->nholds++;
+	if ((err = own_end(h->sock, &h->family, &h->addr, &h->port)) != 0 ||
+	    (err = hold_back(h)) != 0) {
+		hold_free(h);
+		return err;
+	}
+	if ((h->timer = evtimer_new(p->b->base, timer_cb, h)) == NULL ||
+	    evtimer_add(h->timer, &tv) == -1) {
+		hold_free(h);
+		return ENOMEM;
+	}
+	if ((err = take_early(p->b, h)) != -1)
+		decide(h, err);
+	return 0;
+}
+
+/*
+ * Our loopback port nobody listens on (bound, never listening: no other
+ * socket may take it), and harn-egressd's word.  No word: nothing held.
+ */
+int
+broker_hold_init(struct broker *b)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	socklen_t len = sizeof(sin);
+
+	if (b->decided == -1 || !b->transparent)
+		return 0;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if ((b->unheard = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) ==
+	    -1 || bind(b->unheard, (struct sockaddr *)&sin, sizeof(sin)) == -1 ||
+	    getsockname(b->unheard, (struct sockaddr *)&sin, &len) == -1)
+		return -1;
+	b->unheard_port = ntohs(sin.sin_port);
+	b->decided_ev = event_new(b->base, b->decided, EV_READ | EV_PERSIST,
+	    decided_cb, b);
+	if (b->decided_ev == NULL || event_add(b->decided_ev, NULL) == -1)
+		return -1;
+	return 0;
+}
+
+void
+broker_hold_free(struct broker *b)
+{
+	while (!TAILQ_EMPTY(&b->holds))
+		hold_free(TAILQ_FIRST(&b->holds));
+	if (b->decided_ev != NULL)
+		event_free(b->decided_ev);
+	b->decided_ev = NULL;
+	if (b->decided != -1)
+		(void)close(b->decided);
+	if (b->unheard != -1)
+		(void)close(b->unheard);
+	b->decided = b->unheard = -1;
+}
