@@ -118,6 +118,7 @@ static act_fn *const acts[BCALL_FAMILIES] = {
 	[BCALL_ACCEPT] = handle_accept,
 	[BCALL_PEERNAME] = broker_getpeername,
 	[BCALL_UDP] = broker_udp,
+	[BCALL_SOERROR] = broker_so_error,
 };
 
 /* Each row's number here, resolved once (broker_new); -1: none here. */

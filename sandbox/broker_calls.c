@@ -82,6 +82,10 @@ const struct brokered brokered_calls[] = {
 	SOCK("listen", BCALL_LISTEN),
 	/* The address a connect through the proxy asked for (SPEC 6.6). */
 	SOCK("getpeername", BCALL_PEERNAME),
+	/* A held connect's refusal, said as the kernel would (SPEC 6.6). */
+	{ .name = "getsockopt", .family = BCALL_SOERROR, .where = ALL,
+	    .stop = STOP_MATCH, .arg = { 1, 2 }, .val = { SOL_SOCKET, SO_ERROR },
+	    .nmatch = 2, .user = -1, .flags_arg = -1 },
 
 	PROC("setpriority", PROCALL_PRIORITY, 1, PRIO_USER),
 	PROC("ioprio_set", PROCALL_IOPRIO, 1, IOPRIO_WHO_USER),

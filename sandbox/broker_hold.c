@@ -28,6 +28,7 @@
 #include <string.h>
 #include <sys/queue.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <unistd.h>
@@ -59,8 +60,96 @@ hold_free(struct hold *h)
 	h->b->nholds--;
 	if (h->timer != NULL)
 		event_free(h->timer);
-	(void)close(h->sock);
+	if (h->sock != -1)
+		(void)close(h->sock);
 	free(h);
+}
+
+/*
+ * A refused socket, kept until the command asks its SO_ERROR: letting go
+ * of the proxy sets ECONNRESET on it for a moment, which a caller woken
+ * then could read; the broker answers ECONNREFUSED instead.  The oldest
+ * make way (theirs is then the kernel's word).
+ */
+static void
+keep_refused(struct broker *b, int sock)
+{
+	struct stat st;
+	size_t k = b->held_refused_next;
+
+	if (fstat(sock, &st) == -1) {
+		(void)close(sock);
+		return;
+	}
+	if (b->held_refused[k].ino != 0)
+		(void)close(b->held_refused[k].ref);
+	else
+		b->nheld_refused++;
+	b->held_refused[k].ino = (unsigned long)st.st_ino;
+	b->held_refused[k].ref = sock;
+	b->held_refused_next = (k + 1) % REFUSED_MAX;
+}
+
+static void
+refused_drop(struct broker *b, size_t k)
+{
+	(void)close(b->held_refused[k].ref);
+	b->held_refused[k].ino = 0;
+	b->nheld_refused--;
+}
+
+/* getsockopt(fd, SOL_SOCKET, SO_ERROR, val, len), len an int. */
+static int
+say_refused(struct broker *b, const struct seccomp_notif *req)
+{
+	struct caller *who = broker_caller_of(b, (pid_t)req->pid);
+	int val = ECONNREFUSED, len, err;
+
+	if ((err = broker_read_mem(b, who, req->data.args[4], &len,
+	    sizeof(len))) != 0)
+		return err;
+	if (len < 0)
+		return EINVAL;
+	if (len > (int)sizeof(val))
+		len = (int)sizeof(val);
+	if ((len > 0 && (err = broker_write_mem(b, who, req->data.args[3],
+	    &val, (size_t)len)) != 0) || (err = broker_write_mem(b, who,
+	    req->data.args[4], &len, sizeof(len))) != 0)
+		return err;
+	return 0;
+}
+
+void
+broker_so_error(struct broker *b, const struct seccomp_notif *req,
+    const struct brokered *c __attribute__((unused)))
+{
+	unsigned long ino;
+	char proto[32];
+	int flags, err, e;
+	socklen_t elen = sizeof(e);
+	bool cloexec;
+	size_t k;
+
+	if (b->nheld_refused == 0 || broker_describe((pid_t)req->pid,
+	    (int)req->data.args[0], &ino, &flags, &cloexec, proto,
+	    sizeof(proto)) != 0) {
+		broker_proceed(b, req->id);
+		return;
+	}
+	for (k = 0; k < REFUSED_MAX; k++)
+		if (b->held_refused[k].ino == ino)
+			break;
+	if (k == REFUSED_MAX) {
+		broker_proceed(b, req->id);
+		return;
+	}
+	if ((err = say_refused(b, req)) == 0) {
+		/* Said once, as the kernel's error is read once. */
+		(void)getsockopt(b->held_refused[k].ref, SOL_SOCKET, SO_ERROR, &e,
+		    &elen);
+		refused_drop(b, k);
+	}
+	(void)broker_respond(b, req->id, err);
 }
 
 /* Allowed: the byte goes, the socket is writable, as it was set. */
@@ -100,6 +189,8 @@ refuse(struct hold *h)
 		(void)connect(h->sock, (struct sockaddr *)&to, tolen);
 	if (fl != -1 && !(fl & O_NONBLOCK))
 		(void)fcntl(h->sock, F_SETFL, fl);
+	keep_refused(h->b, h->sock);
+	h->sock = -1;
 }
 
 static void
@@ -312,4 +403,7 @@ broker_hold_free(struct broker *b)
 	if (b->unheard != -1)
 		(void)close(b->unheard);
 	b->decided = b->unheard = -1;
+	for (size_t k = 0; k < REFUSED_MAX; k++)
+		if (b->held_refused[k].ino != 0)
+			refused_drop(b, k);
 }

@@ -60,6 +60,7 @@ struct event_base;
 #define STANDINS_MAX	1024		/* UDP stand-ins known at once */
 #define UDP_WAITS_MAX	256		/* blocking recvfroms waiting at once */
 #define EARLY_MAX	32		/* decisions read before their hold */
+#define REFUSED_MAX	64		/* held connects refused, unread */
 
 /*
  * The callers seen last: their memory and their pidfd stay open, so that
@@ -176,6 +177,11 @@ struct broker {
 	unsigned short		 unheard_port;
 	TAILQ_HEAD(, hold)	 holds;
 	size_t			 nholds;
+	struct {			/* refused, until SO_ERROR says so */
+		unsigned long	 ino;
+		int		 ref;
+	}			 held_refused[REFUSED_MAX];
+	size_t			 held_refused_next, nheld_refused;
 	struct held_early {		/* a word before its hold: kept */
 		struct held_decision	 d;
 		struct timespec		 at;
@@ -250,6 +256,8 @@ int	 broker_hold_init(struct broker *);	/* -1: errno */
 void	 broker_hold_free(struct broker *);
 bool	 broker_may_hold(const struct pending *);
 int	 broker_hold(struct pending *);		/* 0, or an errno */
+void	 broker_so_error(struct broker *, const struct seccomp_notif *,
+	    const struct brokered *);
 
 /* broker_peer.c: the peer a connect through the proxy asked for. */
 void	 broker_peer_add(struct broker *, int sock,

@@ -183,6 +183,7 @@ enum broker_family {
 	BCALL_ACCEPT,		/* accept.c; op 1: accept4() */
 	BCALL_PEERNAME,		/* broker_peer.c: a connect through the proxy */
 	BCALL_UDP,		/* broker_udp.c: UDP's stand-ins (landlock) */
+	BCALL_SOERROR,		/* broker_hold.c: a held connect refused */
 	BCALL_FAMILIES
 };
 enum broker_stop {

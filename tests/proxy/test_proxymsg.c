@@ -738,6 +738,11 @@ static const struct greeting_row {
 	{ "\x05\x02\x02\x00", 4, SOCKS_NO_AUTH, 4 },
 	{ "\x05\x01\x02", 3, SOCKS_NO_METHOD, 3 },
 	{ "\x05\x00", 2, SOCKS_NO_METHOD, 2 },
+	/* The broker's (SOCKS_HOLD) with no-auth, and alone. */
+	{ "\x05\x02\x8a\x00", 4, SOCKS_NO_AUTH, 4 },
+	{ "\x05\x01\x8a", 3, SOCKS_NO_METHOD, 3 },
+	/* X'8A' after the greeting is not offered by it. */
+	{ "\x05\x01\x00\x8a", 4, SOCKS_NO_AUTH, 3 },
 	/* Pipelined: the request after it is not the greeting's. */
 	{ "\x05\x01\x00\x05\x01\x00\x01", 7, SOCKS_NO_AUTH, 3 },
 };
@@ -751,6 +756,10 @@ greeting_row(const void *p)
 
 	CHECK(rv == r->rv, "greeting %d, want %d", rv, r->rv);
 	CHECK(used == r->used, "used %zu, want %zu", used, r->used);
+	/* The broker's method is offered only where its byte is a method. */
+	CHECK(socksmsg_offers((const uint8_t *)r->in, used, SOCKS_HOLD) ==
+	    (rv != SOCKSMSG_MORE && memchr(r->in + 2, SOCKS_HOLD, used - 2) !=
+	    NULL), "hold offered wrongly");
 }
 
 static void
