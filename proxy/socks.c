@@ -60,7 +60,8 @@ hold_drain_cb(struct bufferevent *bev, void *arg)
 static void
 hold_refused(struct conn *c)
 {
-	struct timeval tv = { c->gen->conf->idle_timeout, 0 };
+	uint32_t ms = c->gen->conf->idle_timeout;
+	struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
 
 	c->px->decided(c->px->decided_arg, c->fd, ECONNREFUSED);
 	if (c->head_timer != NULL)

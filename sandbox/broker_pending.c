@@ -124,15 +124,18 @@ complete(struct pending *p, int err)
 			return;
 		err = ECONNREFUSED;
 	}
+	/* getpeername() says the address asked for (broker_peer.c). */
+	if (p->tp != NULL && err == 0) {
+		to = tproxy_target(p->tp, &tolen);
+		broker_peer_add(p->b, p->sock, to, tolen);
+	}
 	/* Held: in progress, the socket unwritable until the decision. */
 	if (p->tp != NULL && err == 0 && tproxy_held(p->tp))
 		err = broker_hold(p) == 0 ? EINPROGRESS : ECONNREFUSED;
-	if (p->tp != NULL && err != 0 && err != EINPROGRESS && !p->fresh)
-		(void)connect(p->sock, &unspec, sizeof(unspec));
-	/* getpeername() says the address asked for (broker_peer.c). */
-	if (p->tp != NULL && (err == 0 || err == EINPROGRESS)) {
-		to = tproxy_target(p->tp, &tolen);
-		broker_peer_add(p->b, p->sock, to, tolen);
+	if (p->tp != NULL && err != 0 && err != EINPROGRESS) {
+		broker_peer_forget(p->b, p->sock);
+		if (!p->fresh)
+			(void)connect(p->sock, &unspec, sizeof(unspec));
 	}
 	if (p->fresh && (err == 0 || err == EINPROGRESS) &&
 	    (e = broker_install(p)) != 0)

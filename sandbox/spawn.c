@@ -205,6 +205,48 @@ fail:
 	return NULL;
 }
 
+/* What the set-up child reads of the request, the plan and the child. */
+static void
+job_init(struct job *j, const struct sandbox_child *c,
+    const struct sandbox_plan *p)
+{
+	j->req = c->req;
+	j->plan = p;
+	j->paths = &c->paths;
+	j->rd = &c->rd;
+	j->ns = c->ns;
+	j->ll = c->ll;
+	j->root = c->root;
+}
+
+/* The memory limit's cgroup holds the set-up child before it goes on. */
+static int
+start_limited(struct sandbox_child *c, int go[2], struct sandbox_failure *f)
+{
+	char err[256];
+
+	(void)close(go[0]);
+	c->cgroup = limits_memory_cgroup(&c->req->limits, c->pid, err,
+	    sizeof(err));
+	if (c->cgroup == NULL || write(go[1], "g", 1) != 1) {
+		fail_with(f, AREA_UNKNOWN, -1, errno, false, err);
+		(void)close(go[1]);
+		return -1;
+	}
+	(void)close(go[1]);
+	return 0;
+}
+
+static void
+close_pair(int v[2])
+{
+	if (v[0] != -1)
+		(void)close(v[0]);
+	if (v[1] != -1)
+		(void)close(v[1]);
+	v[0] = v[1] = -1;
+}
+
 struct sandbox_child *
 sandbox_start(const struct sandbox_request *r, const struct sandbox_plan *p,
     struct sandbox_failure *f)
@@ -212,13 +254,12 @@ sandbox_start(const struct sandbox_request *r, const struct sandbox_plan *p,
 	struct sandbox_child *c;
 	struct job j;
 	char err[256];
-	int sv[2], go[2] = { -1, -1 }, dv[2] = { -1, -1 };
+	int sv[2] = { -1, -1 }, go[2] = { -1, -1 }, dv[2] = { -1, -1 };
 
 	memset(f, 0, sizeof(*f));
 	memset(&j, 0, sizeof(j));
 	if ((c = child_new(r, p, f)) == NULL)
 		return NULL;
-	r = c->req;	/* the request run with the private dir */
 	/* The landlock confinement's roots: its view of them is ours. */
 	if (c->ll && ((j.rootfds = spawn_open_roots(&c->paths.sockroots)) ==
 	    NULL || (j.bindfds = spawn_open_roots(&c->paths.bindroots)) ==
@@ -226,28 +267,21 @@ sandbox_start(const struct sandbox_request *r, const struct sandbox_plan *p,
 		fail_with(f, AREA_UNKNOWN, -1, ENOMEM, false, "out of memory");
 		goto fail;
 	}
+	/* ctl, the memory limit's go, and the held connects' decisions. */
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == -1 ||
-	    (p->memory && pipe2(go, O_CLOEXEC) == -1) || (r->transparent &&
+	    (p->memory && pipe2(go, O_CLOEXEC) == -1) || (c->req->transparent &&
 	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, dv) == -1)) {
 		snprintf(err, sizeof(err), "socketpair: %s", strerror(errno));
 		fail_with(f, AREA_UNKNOWN, -1, errno, false, err);
 		goto fail;
 	}
-	j.req = r;
-	j.plan = p;
-	j.paths = &c->paths;
-	j.rd = &c->rd;
-	j.ns = c->ns;
-	j.ll = c->ll;
-	j.root = c->root;
+	job_init(&j, c, p);
 	j.ctl = sv[1];
 	j.decided = dv[1];
 	fflush(NULL);
 	if ((c->pid = fork()) == -1) {
 		snprintf(err, sizeof(err), "fork: %s", strerror(errno));
 		fail_with(f, AREA_UNKNOWN, -1, errno, false, err);
-		(void)close(sv[0]);
-		(void)close(sv[1]);
 		goto fail;
 	}
 	if (c->pid == 0) {
@@ -260,26 +294,13 @@ sandbox_start(const struct sandbox_request *r, const struct sandbox_plan *p,
 	}
 	fds_free(j.rootfds, c->paths.sockroots.n);
 	fds_free(j.bindfds, c->paths.bindroots.n);
-	j.rootfds = j.bindfds = NULL;
 	(void)close(sv[1]);
 	c->ctl = sv[0];
 	if (dv[1] != -1)
 		(void)close(dv[1]);
 	c->decided = dv[0];
-	dv[0] = dv[1] = -1;
-	if (p->memory) {
-		(void)close(go[0]);
-		c->cgroup = limits_memory_cgroup(&r->limits, c->pid, err,
-		    sizeof(err));
-		if (c->cgroup == NULL || write(go[1], "g", 1) != 1) {
-			fail_with(f, AREA_UNKNOWN, -1, errno, false, err);
-			(void)close(go[1]);
-			sandbox_free(c);
-			return NULL;
-		}
-		(void)close(go[1]);
-	}
-	if (p->landlock && (c->ns || c->ll) && give_ruleset(c, f) == -1) {
+	if ((p->memory && start_limited(c, go, f) == -1) || (p->landlock &&
+	    (c->ns || c->ll) && give_ruleset(c, f) == -1)) {
 		sandbox_free(c);
 		return NULL;
 	}
@@ -287,14 +308,9 @@ sandbox_start(const struct sandbox_request *r, const struct sandbox_plan *p,
 fail:
 	fds_free(j.rootfds, c->paths.sockroots.n);
 	fds_free(j.bindfds, c->paths.bindroots.n);
-	if (dv[0] != -1) {
-		(void)close(dv[0]);
-		(void)close(dv[1]);
-	}
-	if (go[0] != -1) {
-		(void)close(go[0]);
-		(void)close(go[1]);
-	}
+	close_pair(sv);
+	close_pair(dv);
+	close_pair(go);
 	sandbox_free(c);
 	return NULL;
 }

@@ -171,6 +171,7 @@ notified(int which, const void *bprog, size_t blen, int nr)
 	static const uint64_t tries[][6] = {
 		{ 0 }, { 1, 1, 1, 1, 1, 1 },
 		{ 3, F_SETOWN, 1 }, { 3, SOL_SOCKET, SO_KEEPALIVE },
+		{ 3, SOL_SOCKET, SO_ERROR },
 		{ AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0 },
 	};
 	struct sock_filter *saved = prog;

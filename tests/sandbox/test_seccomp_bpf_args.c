@@ -4,7 +4,8 @@
  * interpreter (seccomp_harness.c), over whole ranges of arguments, upper
  * 32 bits included, for the calls allowed for some arguments only:
  * socket() and socketpair(), ioctl(), clone() and the sends' flags,
- * setsockopt() and personality(), and the calls that take a mode.
+ * setsockopt() and personality(), the calls that take a mode, and the
+ * broker's getsockopt(SO_ERROR).
  */
 #include <sys/ioctl.h>
 #include <sys/personality.h>
@@ -248,6 +249,52 @@ test_bpf_setsockopt_personality(void **state)
 	assert_int_equal(bpf_failures, 0);
 }
 
+/*
+ * getsockopt() stops for the broker (broker_hold.c) for SO_ERROR of
+ * SOL_SOCKET only, whatever the upper halves (the kernel reads ints),
+ * in every variant of the broker's filter; it is allowed otherwise.
+ */
+static void
+test_bpf_so_error(void **state)
+{
+	uint64_t a[6] = { 3 };
+	const void *bprog;
+	uint32_t lvl, opt, got;
+	int nr = SCMP_SYS(getsockopt), which;
+	size_t blen, i;
+	bool want;
+
+	bpf_failures = 0;
+	for (which = 1; which < SECCOMP_PROGRAMS; which++) {
+		if (!sandbox_seccomp_valid(which) || (which &
+		    SECCOMP_BROKER_UDP))
+			continue;
+		assert_int_equal(sandbox_seccomp_generated(which, &bprog,
+		    &blen), 0);
+		for (lvl = 0; lvl < 300; lvl++)
+			for (opt = 0; opt < 64; opt++)
+				for (i = 0; i < NELEM(garbage); i++) {
+					a[1] = garbage[i] | lvl;
+					a[2] = garbage[(i + 2) % NELEM(garbage)] |
+					    opt;
+					got = both(bprog, blen /
+					    sizeof(struct sock_filter), nr, a) &
+					    SECCOMP_RET_ACTION_FULL;
+					want = lvl == SOL_SOCKET &&
+					    opt == SO_ERROR;
+					if (got != (want ? SECCOMP_RET_USER_NOTIF :
+					    SECCOMP_RET_ALLOW) &&
+					    bpf_failures++ < 20)
+						print_error("  filter %d: level "
+						    "%#llx name %#llx: %#x\n",
+						    which, (unsigned long long)
+						    a[1], (unsigned long long)
+						    a[2], got);
+				}
+	}
+	assert_int_equal(bpf_failures, 0);
+}
+
 int
 main(void)
 {
@@ -257,6 +304,7 @@ main(void)
 		cmocka_unit_test(test_bpf_clone_send),
 		cmocka_unit_test(test_bpf_setsockopt_personality),
 		cmocka_unit_test(test_bpf_modes),
+		cmocka_unit_test(test_bpf_so_error),
 	};
 
 	return cmocka_run_group_tests_name("seccomp bpf", bpf_tests,
