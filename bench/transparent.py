@@ -4,7 +4,8 @@
   origin PORTFILE           an origin that sends one byte at accept
   connect HOST PORT N       N connects through the proxy with CONNECT
                             (HTTP_PROXY) and N made directly (carried
-                            through the proxy by the broker), each to the
+                            through the proxy by the broker), blocking and
+                            not (EINPROGRESS, then writable), each to the
                             origin's first byte: median and p90, in us
   lookup NAME N             N getaddrinfo(NAME): median and p90, in us
   tcpquery PORT NAME N      N DNS queries over TCP to 127.0.0.1:PORT
@@ -13,7 +14,9 @@
                             answer read with its source (recvfrom), as
                             glibc and musl read them
 """
+import errno
 import os
+import select
 import socket
 import struct
 import sys
@@ -64,6 +67,23 @@ def direct(addr, port):
     return time.perf_counter() - t
 
 
+def direct_nb(addr, port):
+    # As an event loop connects: EINPROGRESS, writable, SO_ERROR.
+    t = time.perf_counter()
+    s = socket.socket()
+    s.setblocking(False)
+    rc = s.connect_ex((addr, port))
+    if rc == errno.EINPROGRESS:
+        select.select([], [s], [])
+        rc = s.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
+    if rc != 0:
+        raise SystemExit("non-blocking connect: %s" % os.strerror(rc))
+    select.select([s], [], [])
+    s.recv(1)
+    s.close()
+    return time.perf_counter() - t
+
+
 def connect(host, port, n):
     p = os.environ["HTTP_PROXY"].rsplit(":", 1)
     proxy = (p[0].split("//")[1], int(p[1]))
@@ -72,11 +92,15 @@ def connect(host, port, n):
     for _ in range(20):
         via_connect(proxy, host, port)
         direct(addr, port)
+        direct_nb(addr, port)
     a = stats("CONNECT through the proxy", [via_connect(proxy, host, port)
                                             for _ in range(n)])
     b = stats("transparent (connect to %s)" % addr,
               [direct(addr, port) for _ in range(n)])
+    c = stats("transparent, non-blocking",
+              [direct_nb(addr, port) for _ in range(n)])
     print("transparent / CONNECT: %.2f" % (b / a))
+    print("transparent non-blocking / CONNECT: %.2f" % (c / a))
 
 
 def lookup(name, n):

@@ -343,7 +343,6 @@ struct conn {
 	char			*exe;		/*   and its program, or NULL */
 	enum proxy_via		 via;		/*   for a program (SPEC 6.6) */
 	bool			 hold;		/*   its decision told aside */
-	bool			 pad_due;	/*   allowed, its pad unread */
 	int			 held_fd;	/*   the origin, meanwhile */
 	bool			 logged;	/* this request's line is written */
 	/*

@@ -57,13 +57,21 @@ hold_drain_cb(struct bufferevent *bev, void *arg)
 	(void)evbuffer_drain(in, evbuffer_get_length(in));
 }
 
+/* The run's end unhooks the broker: a word then has nobody to go to. */
+static void
+hold_tell(struct conn *c, int err)
+{
+	if (c->px->decided != NULL)
+		c->px->decided(c->px->decided_arg, c->fd, err);
+}
+
 static void
 hold_refused(struct conn *c)
 {
 	uint32_t ms = c->gen->conf->idle_timeout;
 	struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
 
-	c->px->decided(c->px->decided_arg, c->fd, ECONNREFUSED);
+	hold_tell(c, ECONNREFUSED);
 	if (c->head_timer != NULL)
 		(void)evtimer_del(c->head_timer);
 	bufferevent_setcb(c->bev, hold_drain_cb, NULL, hold_end_cb, c);
@@ -88,7 +96,7 @@ hold_pad_cb(struct bufferevent *bev, void *arg)
 static void
 hold_allowed(struct conn *c, int fd)
 {
-	c->px->decided(c->px->decided_arg, c->fd, 0);
+	hold_tell(c, 0);
 	c->held_fd = fd;
 	bufferevent_setcb(c->bev, hold_pad_cb, NULL, hold_end_cb, c);
 	if (bufferevent_enable(c->bev, EV_READ) == -1) {

@@ -16,11 +16,16 @@
  * the proxy and connects to a loopback port of ours nobody listens on,
  * so the kernel itself makes it a refused connect.
  *
+ * Letting go of the proxy sets ECONNRESET on the socket for a moment,
+ * which a caller woken by it could read: SO_ERROR of a refused socket is
+ * therefore the broker's (broker_so_error, ECONNREFUSED); a read or write
+ * at that very moment may still say ECONNRESET.
+ *
  * Limits, said in harn-egressd(8): the kernel sends a corked byte after
- * about 200 ms, so a slower decision finds the socket writable before it
- * (SO_ERROR 0); refused then, the first read or write says ECONNREFUSED.
- * Between letting go of the proxy and the refusal, a caller looking at
- * that very moment may read ECONNRESET instead.
+ * about 200 ms (and at once when the program sets TCP_NODELAY), so a
+ * slower decision finds the socket writable before it (SO_ERROR 0);
+ * what the program writes waits in the proxy, and a refusal then comes
+ * from the next read or write (ECONNREFUSED).
  */
 #include <errno.h>
 #include <fcntl.h>
