@@ -18,6 +18,8 @@ Zone file, one record a line, names case-insensitive, '#' starts a comment:
     bare.example.test   NODATA            (exists, no records)
     nope.example.test   REFUSED
     late.example.test   DELAY     400     (answered after 400 ms, over UDP)
+    held.example.test   HOLD      /path   (answered, over UDP, once /path
+                                           exists, or after 2 s)
     *.many.test         A         127.0.0.1   (every name below many.test)
 
 A name with only A records answers AAAA questions with NOERROR and no
@@ -49,6 +51,9 @@ TYPES = {1: "A", 2: "NS", 5: "CNAME", 6: "SOA", 12: "PTR", 15: "MX",
          255: "ANY"}
 T_A, T_AAAA = 1, 28
 UDP_MAX = 512          # we never speak EDNS; larger answers are truncated
+HOLD_MAX_S = 2         # a HOLD's answer goes after this long in any case
+                       # (before a resolver's retry: c-ares, harn-egressd's,
+                       # asks again after 2.5 s)
 
 
 class ZoneError(Exception):
@@ -71,7 +76,8 @@ def parse_zone(text):
             raise ZoneError("line %d: expected NAME TYPE [VALUE]" % lineno)
         name, kind = norm(fields[0]), fields[1].upper()
         e = zone.setdefault(name, {"rcode": None, "drop": False,
-                                   "delay": 0, T_A: [], T_AAAA: []})
+                                   "delay": 0, "hold": None,
+                                   T_A: [], T_AAAA: []})
         if kind in ("A", "AAAA"):
             if len(fields) != 3:
                 raise ZoneError("line %d: %s needs one address"
@@ -92,11 +98,15 @@ def parse_zone(text):
             if len(fields) != 3 or not fields[2].isdigit():
                 raise ZoneError("line %d: DELAY needs milliseconds" % lineno)
             e["delay"] = int(fields[2])
+        elif kind == "HOLD":
+            if len(fields) != 3:
+                raise ZoneError("line %d: HOLD needs a path" % lineno)
+            e["hold"] = fields[2]
         elif kind == "NODATA":
             pass
         else:
             raise ZoneError("line %d: unknown type %r" % (lineno, fields[1]))
-        if kind not in ("A", "AAAA", "DELAY") and len(fields) > 2:
+        if kind not in ("A", "AAAA", "DELAY", "HOLD") and len(fields) > 2:
             raise ZoneError("line %d: trailing fields" % lineno)
     return zone
 
@@ -183,6 +193,12 @@ class Server:
         e = self.lookup(q[2]) if q is not None else None
         return e["delay"] / 1000.0 if e is not None else 0
 
+    def hold(self, msg):
+        """The path msg's answer waits for (HOLD), or None."""
+        q = parse_query(msg)
+        e = self.lookup(q[2]) if q is not None else None
+        return e["hold"] if e is not None else None
+
     def answer(self, msg, udp):
         """The reply to one query, or None to stay silent."""
         q = parse_query(msg)
@@ -251,6 +267,7 @@ def serve(server, udp, tcp):
     sel.register(tcp, selectors.EVENT_READ, "listen")
     buffers = {}
     later = []      # (when, reply, peer): DELAYed UDP answers
+    held = []       # (path, until, reply, peer): HELD UDP answers
 
     def close(conn):
         sel.unregister(conn)
@@ -265,7 +282,19 @@ def serve(server, udp, tcp):
                 udp.sendto(item[1], item[2])
             except OSError:
                 pass
+        # A held answer goes once its path exists (looked for every 5 ms
+        # while one waits: no file notification in the standard library),
+        # or HOLD_MAX_S after it was asked, so that nothing waits for good.
+        for item in [x for x in held
+                     if x[1] <= now or os.path.exists(x[0])]:
+            held.remove(item)
+            try:
+                udp.sendto(item[2], item[3])
+            except OSError:
+                pass
         wait = min(x[0] for x in later) - now if later else None
+        if held:
+            wait = min(wait, 0.005) if wait is not None else 0.005
         for key, _ in sel.select(max(wait, 0) if wait is not None else None):
             sock, what = key.fileobj, key.data
             if what == "udp":
@@ -275,7 +304,12 @@ def serve(server, udp, tcp):
                     continue
                 reply = server.answer(msg, udp=True)
                 hold = server.delay(msg)
-                if reply is not None and hold > 0:
+                path = server.hold(msg)
+                if reply is not None and path is not None and \
+                        not os.path.exists(path):
+                    held.append((path, time.monotonic() + HOLD_MAX_S, reply,
+                                 peer))
+                elif reply is not None and hold > 0:
                     later.append((time.monotonic() + hold, reply, peer))
                 elif reply is not None:
                     try:

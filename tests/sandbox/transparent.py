@@ -7,9 +7,14 @@ ignore the proxy (SPEC 6.6).
                            that says nothing first is greeted (a banner, as
                            SSH does), a GET gets an HTTP answer, else echo
   client HOST PORT MODE    connect as a program that ignores the proxy
-                           (MODE blocking | epoll | tls:CAFILE), print one
-                           line: "ok PEER BANNER" or "refused ERRNO"; PORT
-                           "proxy": the proxy's own (from HTTP_PROXY)
+                           (MODE blocking | epoll | tls:CAFILE | strict |
+                           strict:RELEASE), print one line: "ok PEER
+                           BANNER" or "refused ERRNO"; PORT "proxy": the
+                           proxy's own (from HTTP_PROXY).  strict says
+                           first what a non-blocking connect did, step by
+                           step (see strict()); strict:RELEASE creates the
+                           file RELEASE once it has looked (the test's DNS
+                           server holds the name's answer until then)
   urllib URL               python's urllib with no proxy: the body
   udp SERVER PORT NAME HOW a DNS question for NAME (A) in one datagram to
                            SERVER:PORT, asked as HOW: connect (glibc),
@@ -30,6 +35,7 @@ import select
 import socket
 import ssl
 import sys
+import time
 
 
 def origin(d, name):
@@ -90,12 +96,107 @@ def connect(host, port, mode):
     return s
 
 
-def client(host, port, mode):
+def ename(n):
+    return "0" if n == 0 else errno.errorcode.get(n, str(n))
+
+
+def evname(ev):
+    names = [w for w, bit in (("OUT", select.EPOLLOUT),
+                              ("ERR", select.EPOLLERR),
+                              ("HUP", select.EPOLLHUP)) if ev & bit]
+    rest = ev & ~(select.EPOLLOUT | select.EPOLLERR | select.EPOLLHUP)
+    if rest:
+        names.append("0x%x" % rest)
+    return "|".join(names) or "0"
+
+
+# Within this much of the connect call, a socket not yet decided may not
+# be writable; later it may be (a decision that takes longer than about
+# 200 ms: the socket is then writable with SO_ERROR 0, and a refusal shows
+# at the first recv or send).
+STRICT_MS = 150
+
+
+def strict(host, port, release):
+    """A non-blocking connect as a real program's event loop makes it,
+    each step said on a line of its own:
+
+      connect ERRNO      what connect() returned (EINPROGRESS, 0, ...)
+      before WHAT        an epoll set (EPOLLOUT only) asked at once, timeout
+                         0, right after: not-writable, writable EVENTS,
+                         unchecked MS (asked STRICT_MS or more after the
+                         connect was made: then the socket may be writable
+                         before the decision), or connect-returned ERRNO
+                         after MS (no EINPROGRESS)
+      event EVENTS so_error ERRNO   the first event within 20 s (none:
+                         none), then SO_ERROR
+      late MS            when that event came STRICT_MS or more after the
+                         connect was made
+
+    and the socket, or None (the last line said why not)."""
     try:
-        s = connect(host, port, mode)
+        fam, _, _, _, sa = socket.getaddrinfo(host, port, 0,
+                                              socket.SOCK_STREAM)[0]
     except OSError as e:
-        print("refused", errno.errorcode.get(e.errno, e.errno))
-        return
+        print("refused lookup", e)
+        return None
+    s = socket.socket(fam, socket.SOCK_STREAM)
+    s.setblocking(False)
+    t0 = time.monotonic()
+    rc = s.connect_ex(sa)
+    # Put in the set after connect(), as a program does (and as it must in
+    # a default container, where the broker puts a socket of its own in
+    # the caller's place: see broker_sock.c).
+    ep = select.epoll()
+    ep.register(s.fileno(), select.EPOLLOUT)
+    early = ep.poll(0)
+    ms = int((time.monotonic() - t0) * 1000)
+    print("connect", ename(rc))
+    if rc != errno.EINPROGRESS:
+        print("before connect-returned %s after %d ms" % (ename(rc), ms))
+    elif ms >= STRICT_MS:
+        print("before unchecked %d ms" % ms)
+    elif early:
+        print("before writable", evname(early[0][1]))
+    else:
+        print("before not-writable")
+    if release:
+        # The test's DNS server answers the name, and the proxy decides.
+        open(release, "w").close()
+    if rc not in (0, errno.EINPROGRESS):
+        print("refused", ename(rc))
+        return None
+    ev = ep.poll(20)
+    ms = int((time.monotonic() - t0) * 1000)
+    ep.close()
+    if not ev:
+        print("event none")
+        print("refused ETIMEDOUT")
+        return None
+    err = s.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
+    print("event", evname(ev[0][1]), "so_error", ename(err))
+    if ms >= STRICT_MS:
+        print("late", ms)
+    if err != 0:
+        print("refused", ename(err))
+        return None
+    s.setblocking(True)
+    s.settimeout(20)
+    return s
+
+
+def client(host, port, mode):
+    if mode == "strict" or mode.startswith("strict:"):
+        s = strict(host, port, mode[7:])
+        if s is None:
+            return
+        mode = "strict"
+    else:
+        try:
+            s = connect(host, port, mode)
+        except OSError as e:
+            print("refused", errno.errorcode.get(e.errno, e.errno))
+            return
     peer = "%s:%d" % s.getpeername()[:2]
     if mode.startswith("tls:"):
         ctx = ssl.create_default_context(cafile=mode[4:])
@@ -104,9 +205,16 @@ def client(host, port, mode):
         first = t.recv(200).split(b"\r\n")[0].decode()
         print("ok", peer, "tls", t.version(), first.replace(" ", "_"))
         return
-    banner = s.recv(100).strip().decode()
-    s.sendall(b"ping")
-    echo = s.recv(100).decode()
+    try:
+        banner = s.recv(100).strip().decode()
+        s.sendall(b"ping")
+        echo = s.recv(100).decode()
+    except OSError as e:
+        if mode != "strict":
+            raise
+        # A refusal after the socket was writable (a late decision).
+        print("refused", ename(e.errno), "at recv")
+        return
     print("ok", peer, banner, echo)
 
 
