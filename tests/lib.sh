@@ -73,8 +73,9 @@ not_ok() {
 	T_FAIL=$((T_FAIL + 1))
 	echo "not ok $T_N - $1"
 	shift
+	# Every line quoted, so that none of it reads as a result (relay).
 	for line in "$@"; do
-		echo "#   $line"
+		printf '%s\n' "$line" | sed 's/^/#   /'
 	done
 }
 

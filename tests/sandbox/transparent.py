@@ -15,6 +15,11 @@ ignore the proxy (SPEC 6.6).
                            step (see strict()); strict:RELEASE creates the
                            file RELEASE once it has looked (the test's DNS
                            server holds the name's answer until then)
+  early HOST PORT          a non-blocking connect that writes "ping" as
+                           soon as it may (TCP_NODELAY while in progress):
+                           "ok PEER BANNER ECHO" or "refused ERRNO"
+  holdask                  the proxy's method for a client offering the
+                           broker's X'8A': "holdask FF 00"
   urllib URL               python's urllib with no proxy: the body
   udp SERVER PORT NAME HOW a DNS question for NAME (A) in one datagram to
                            SERVER:PORT, asked as HOW: connect (glibc),
@@ -218,6 +223,52 @@ def client(host, port, mode):
     print("ok", peer, banner, echo)
 
 
+def early(host, port):
+    """A program that writes before its connect is done: non-blocking,
+    TCP_NODELAY set while in progress (which makes the kernel send the
+    byte the broker holds: the socket is then writable at once), "ping"
+    sent as soon as it is writable, then what comes back: "ok PEER BANNER
+    ECHO" (the origin had the ping, and only it) or "refused ERRNO"."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.setblocking(False)
+    rc = s.connect_ex((host, port))
+    if rc not in (0, errno.EINPROGRESS):
+        print("refused", ename(rc))
+        return
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    select.select([], [s], [], 20)
+    try:
+        s.send(b"ping")
+        s.setblocking(True)
+        s.settimeout(20)
+        data = b""
+        while b"echo:" not in data or not data.endswith(b"ping"):
+            chunk = s.recv(100)
+            if not chunk:
+                break
+            data += chunk
+        peer = "%s:%d" % s.getpeername()[:2]
+    except OSError as e:
+        print("refused", ename(e.errno))
+        return
+    banner, _, echo = data.partition(b"\r\n")
+    print("ok", peer, banner.decode(), repr(echo.strip())[2:-1])
+
+
+def holdask():
+    """A client of the proxy offering the broker's method X'8A' (SOCKS5):
+    what the proxy chose, alone and with no-auth ("holdask FF 00")."""
+    p = os.environ["HTTP_PROXY"].rsplit(":", 1)
+    proxy = (p[0].split("//")[1], int(p[1]))
+    got = []
+    for greeting in (b"\x05\x01\x8a", b"\x05\x02\x8a\x00"):
+        s = socket.create_connection(proxy, timeout=20)
+        s.sendall(greeting)
+        got.append("%02X" % s.recv(2)[1])
+        s.close()
+    print("holdask", *got)
+
+
 def urllib_get(url):
     import urllib.request
     opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
@@ -319,6 +370,10 @@ if __name__ == "__main__":
         urllib_get(sys.argv[2])
     elif sys.argv[1] == "udp":
         udp_ask(sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5])
+    elif sys.argv[1] == "early":
+        early(sys.argv[2], int(sys.argv[3]))
+    elif sys.argv[1] == "holdask":
+        holdask()
     elif sys.argv[1] == "udpmany":
         udp_many(sys.argv[2], int(sys.argv[3]), sys.argv[4],
                  int(sys.argv[5]))

@@ -261,6 +261,25 @@ strict_held() {
 	    "$2" "^before not-writable$"
 }
 
+# holding N CONF LAUNCH POL: a held connect attacked (SPEC 6.6).  A
+# program that writes before its connect is done has its bytes reach the
+# allowed origin after the decision, whole and after nothing of ours; a
+# client of the proxy offering the broker's method is never held.
+# In namespaces, 127.0.0.1 is the command's own: the origin is not
+# reached there (names() reaches it by name).
+holding() {
+	if [ "$2" != namespaces ]; then
+		run "$2" "$3" "$4" "$O-early.out" -- $PYIN -S \
+		    "$DIR/transparent.py" early 127.0.0.1 "$OPORT"
+		expect_grep "$1: bytes written before the decision reach the allowed origin after it, nothing of the broker's before them" \
+		    "$O-early.out" "^ok 127.0.0.1:$OPORT SSH-2.0-origin echo:ping$"
+	fi
+	run "$2" "$3" "$4" "$O-holdask.out" -- $PYIN -S "$DIR/transparent.py" \
+	    holdask
+	expect_grep "$1: a client of the proxy offering the broker's method X'8A' is not held (FF alone, 00 with no-auth)" \
+	    "$O-holdask.out" "^holdask FF 00$"
+}
+
 # strict_control: unconfined, the strict client says what a real
 # non-blocking connect does (to the allowed origin, to a free port).
 strict_control() {
@@ -459,8 +478,15 @@ landlockish() {
 		expect_grep "$n: and its line says transparent, deny, no_allow_rule" \
 		    "$O-deny-$mode.out.log" "\"protocol\":\"transparent\",\"host\":\"127.0.0.1\",\"port\":$DPORT,\"decision\":\"deny\",\"reason\":\"no_allow_rule\""
 	done
+	# Written before the decision (TCP_NODELAY sends the held byte):
+	# it waits in the proxy, never reaches a refused origin.
+	run landlock "$l" "$POL" "$O-deny-early.out" -- $PYIN -S \
+	    "$DIR/transparent.py" early 127.0.0.1 "$DPORT"
+	expect_grep "$n: bytes written before a refusal: the connect is refused" \
+	    "$O-deny-early.out" "^refused (ECONNREFUSED|ECONNRESET|EPIPE)$"
 	expect_rc "$n: the refused origin saw no connection of the run" 0 \
 	    test "$(seen denied)" -eq "$before"
+	holding "$n" landlock "$l" "$POL"
 	# Report mode lets it through, and says what enforcing would do.
 	printf 'mode report\nallow_loopback on\n' >"$TMP/policy/$n-report.conf"
 	run landlock "$l" "$TMP/policy/$n-report.conf" "$O-report.out" -- \
@@ -555,6 +581,7 @@ namespaces() {
 		skip "namespaces cannot attach here: $(head -c 300 "$TMP/ns-probe.out")"
 		return
 	fi
+	holding namespaces namespaces "" "$POL"
 	for mode in blocking epoll strict; do
 		run namespaces "" "$POL" "$O-off-$mode.out" -- $PYIN -S \
 		    "$DIR/transparent.py" client 192.0.2.1 9 "$mode"
