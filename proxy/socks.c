@@ -36,25 +36,17 @@ send_now(struct conn *c, const uint8_t *b, size_t len)
 /*
  * The broker's held connect (SOCKS_HOLD, SPEC 6.6): the decision goes
  * aside, never on the socket, which is the command's.  Refused, the
- * connection stays until the broker ends it (it makes the command's
- * socket a refused one): closed from here first, the command could see
- * an end of file before its refusal.  Allowed, the broker's one byte
- * (which kept the command from writing until now) is read and dropped
- * before the tunnel starts.
+ * connection is reset once the broker has the word: the kernel makes the
+ * command's socket a failed one at once (writable, in error, hung up),
+ * and the broker says ECONNREFUSED for it.  Allowed, the broker's one
+ * byte (which kept the command from writing until now) is read and
+ * dropped before the tunnel starts.
  */
 static void
 hold_end_cb(struct bufferevent *bev, short what, void *arg)
 {
 	if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR | BEV_EVENT_TIMEOUT))
 		conn_close(arg);
-}
-
-static void
-hold_drain_cb(struct bufferevent *bev, void *arg)
-{
-	struct evbuffer *in = bufferevent_get_input(bev);
-
-	(void)evbuffer_drain(in, evbuffer_get_length(in));
 }
 
 /* The run's end unhooks the broker: a word then has nobody to go to. */
@@ -68,16 +60,11 @@ hold_tell(struct conn *c, int err)
 static void
 hold_refused(struct conn *c)
 {
-	uint32_t ms = c->gen->conf->idle_timeout;
-	struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
+	struct linger reset = { .l_onoff = 1, .l_linger = 0 };
 
 	hold_tell(c, ECONNREFUSED);
-	if (c->head_timer != NULL)
-		(void)evtimer_del(c->head_timer);
-	bufferevent_setcb(c->bev, hold_drain_cb, NULL, hold_end_cb, c);
-	if (bufferevent_set_timeouts(c->bev, &tv, NULL) == -1 ||
-	    bufferevent_enable(c->bev, EV_READ) == -1)
-		conn_close(c);
+	(void)setsockopt(c->fd, SOL_SOCKET, SO_LINGER, &reset, sizeof(reset));
+	conn_close(c);
 }
 
 static void

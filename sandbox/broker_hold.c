@@ -58,6 +58,8 @@ struct hold {
 	struct event		*timer;
 };
 
+static void	decided_cb(evutil_socket_t, short, void *);
+
 static void
 hold_free(struct hold *h)
 {
@@ -76,7 +78,7 @@ hold_free(struct hold *h)
  * then could read; the broker answers ECONNREFUSED instead.  The oldest
  * make way (theirs is then the kernel's word).
  */
-static void
+static bool
 keep_refused(struct broker *b, int sock)
 {
 	struct stat st;
@@ -84,7 +86,7 @@ keep_refused(struct broker *b, int sock)
 
 	if (fstat(sock, &st) == -1) {
 		(void)close(sock);
-		return;
+		return false;
 	}
 	if (b->held_refused[k].ino != 0)
 		(void)close(b->held_refused[k].ref);
@@ -93,6 +95,7 @@ keep_refused(struct broker *b, int sock)
 	b->held_refused[k].ino = (unsigned long)st.st_ino;
 	b->held_refused[k].ref = sock;
 	b->held_refused_next = (k + 1) % REFUSED_MAX;
+	return true;
 }
 
 static void
@@ -135,6 +138,9 @@ broker_so_error(struct broker *b, const struct seccomp_notif *req,
 	bool cloexec;
 	size_t k;
 
+	/* The proxy's word comes before its reset: read it first. */
+	if (b->decided_ev != NULL && b->nholds > 0)
+		decided_cb(b->decided, EV_READ, b);
 	if (b->nheld_refused == 0 || broker_describe((pid_t)req->pid,
 	    (int)req->data.args[0], &ino, &flags, &cloexec, proto,
 	    sizeof(proto)) != 0) {
@@ -172,30 +178,53 @@ allow(struct hold *h)
 }
 
 /*
- * Refused: a connect the kernel refuses, to our port nobody listens on.
- * Its error (ECONNREFUSED) waits on the socket for the command to read.
+ * A connect the kernel refuses, on sock (not connected, or let go of
+ * here): to our port nobody listens on, without waiting (a blocking
+ * connect would take the error itself).  Its ECONNREFUSED waits on the
+ * socket, which is writable, in error and hung up, as a refused one is.
  */
 static void
-refuse(struct hold *h)
+kernel_refuses(struct broker *b, int sock)
 {
 	struct sockaddr unspec = { .sa_family = AF_UNSPEC };
 	struct sockaddr_storage to;
-	socklen_t tolen;
-	int fl;
+	socklen_t tolen, len = sizeof(int);
+	int fl, family;
 
-	broker_peer_forget(h->b, h->sock);
-	(void)connect(h->sock, &unspec, sizeof(unspec));
-	/* Not waiting: a blocking connect would take the error itself. */
-	fl = fcntl(h->sock, F_GETFL);
+	(void)connect(sock, &unspec, sizeof(unspec));
+	if (getsockopt(sock, SOL_SOCKET, SO_DOMAIN, &family, &len) == -1 ||
+	    tproxy_proxy_addr(family, b->unheard_port, &to, &tolen) != 0)
+		return;
+	fl = fcntl(sock, F_GETFL);
 	if (fl != -1 && !(fl & O_NONBLOCK))
-		(void)fcntl(h->sock, F_SETFL, fl | O_NONBLOCK);
-	if (tproxy_proxy_addr(h->family, h->b->unheard_port, &to,
-	    &tolen) == 0)
-		(void)connect(h->sock, (struct sockaddr *)&to, tolen);
+		(void)fcntl(sock, F_SETFL, fl | O_NONBLOCK);
+	(void)connect(sock, (struct sockaddr *)&to, tolen);
 	if (fl != -1 && !(fl & O_NONBLOCK))
-		(void)fcntl(h->sock, F_SETFL, fl);
-	keep_refused(h->b, h->sock);
+		(void)fcntl(sock, F_SETFL, fl);
+}
+
+/*
+ * Refused.  The proxy, having said so here, resets its end: the kernel
+ * makes the socket writable, in error and hung up at once, as a refused
+ * connect is, though with ECONNRESET; so SO_ERROR is the broker's (and
+ * broker_so_error reads the proxy's words before it answers).  With no
+ * word in time (a proxy gone), the broker refuses it itself, known
+ * refused first (whatever wakes the caller, SO_ERROR says so).
+ */
+static void
+refuse(struct hold *h, bool by_proxy)
+{
+	int sock = h->sock;
+
 	h->sock = -1;
+	broker_peer_forget(h->b, sock);
+	if (!keep_refused(h->b, sock) || by_proxy)
+		return;
+	(void)setsockopt(sock, IPPROTO_TCP, TCP_NOTSENT_LOWAT, &h->lowat,
+	    sizeof(h->lowat));
+	kernel_refuses(h->b, sock);
+	(void)setsockopt(sock, IPPROTO_TCP, TCP_CORK, &h->cork,
+	    sizeof(h->cork));
 }
 
 static void
@@ -203,7 +232,7 @@ timer_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct hold *h = arg;
 
-	refuse(h);
+	refuse(h, false);
 	hold_free(h);
 }
 
@@ -224,7 +253,7 @@ decide(struct hold *h, int err)
 	if (err == 0)
 		allow(h);
 	else
-		refuse(h);
+		refuse(h, true);
 	hold_free(h);
 }
 
@@ -317,7 +346,7 @@ static int
 hold_back(struct hold *h)
 {
 	socklen_t len = sizeof(int);
-	int one = 1;
+	int one = 1, err;
 
 	if (getsockopt(h->sock, IPPROTO_TCP, TCP_CORK, &h->cork, &len) == -1 ||
 	    getsockopt(h->sock, IPPROTO_TCP, TCP_NOTSENT_LOWAT, &h->lowat,
@@ -326,9 +355,15 @@ hold_back(struct hold *h)
 	    sizeof(one)) == -1 ||
 	    setsockopt(h->sock, IPPROTO_TCP, TCP_CORK, &one, sizeof(one)) == -1)
 		return errno;
-	if (send(h->sock, "", 1, MSG_NOSIGNAL | MSG_DONTWAIT) != 1)
-		return errno != 0 ? errno : EIO;
-	return 0;
+	if (send(h->sock, "", 1, MSG_NOSIGNAL | MSG_DONTWAIT) == 1)
+		return 0;
+	/* Reset already (a refusal that fast): left as it was set. */
+	err = errno != 0 ? errno : EIO;
+	(void)setsockopt(h->sock, IPPROTO_TCP, TCP_CORK, &h->cork,
+	    sizeof(h->cork));
+	(void)setsockopt(h->sock, IPPROTO_TCP, TCP_NOTSENT_LOWAT, &h->lowat,
+	    sizeof(h->lowat));
+	return err;
 }
 
 bool
@@ -367,6 +402,20 @@ broker_hold(struct pending *p)
 	}
 	if ((err = take_early(p->b, h)) != -1)
 		decide(h, err);
+	return 0;
+}
+
+/*
+ * Refused before it could be held (the proxy that fast, or not holding):
+ * answered EINPROGRESS all the same, as a connect to another host is,
+ * the kernel's refusal waiting on the socket.  0, or an errno.
+ */
+int
+broker_hold_refused(struct pending *p)
+{
+	if (p->b->unheard == -1)
+		return EOPNOTSUPP;
+	kernel_refuses(p->b, p->sock);
 	return 0;
 }
 

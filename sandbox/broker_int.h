@@ -88,6 +88,7 @@ struct pending {
 	unsigned long		 ino;		/* the caller's socket's */
 	struct tproxy		*tp;		/* through the proxy (6.6) */
 	bool			 dns;		/*   a DNS query, answered there */
+	bool			 hold;		/*   asked to hold (broker_hold.c) */
 	struct sockaddr_storage	 addr;
 	socklen_t		 addrlen;
 	struct event		*ev;
@@ -256,6 +257,7 @@ int	 broker_hold_init(struct broker *);	/* -1: errno */
 void	 broker_hold_free(struct broker *);
 bool	 broker_may_hold(const struct pending *);
 int	 broker_hold(struct pending *);		/* 0, or an errno */
+int	 broker_hold_refused(struct pending *);	/* SO_ERROR's, later */
 void	 broker_so_error(struct broker *, const struct seccomp_notif *,
 	    const struct brokered *);
 

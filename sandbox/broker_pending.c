@@ -97,8 +97,9 @@ ask_proxy(struct pending *p)
 
 	if (p->b->npending >= MAX_PENDING)
 		return EAGAIN;
-	if ((err = tproxy_ask(p->tp, p->b->base, p->sock, broker_may_hold(p),
-	    asked_cb, p)) != 0)
+	p->hold = broker_may_hold(p);
+	if ((err = tproxy_ask(p->tp, p->b->base, p->sock, p->hold, asked_cb,
+	    p)) != 0)
 		return err;
 	TAILQ_INSERT_TAIL(&p->b->pending, p, entry);
 	p->b->npending++;
@@ -107,8 +108,9 @@ ask_proxy(struct pending *p)
 
 /*
  * The end of a connect: put a fresh socket in place if it connected.  A
- * connect through the proxy ends when the proxy answered; refused, the
- * caller's own socket lets go of the proxy (connect(AF_UNSPEC)).
+ * connect through the proxy ends when the proxy answered, or for a
+ * caller that does not wait, when the proxy took the question (held);
+ * refused, the caller's own socket lets go of the proxy (AF_UNSPEC).
  */
 static void
 complete(struct pending *p, int err)
@@ -136,6 +138,12 @@ complete(struct pending *p, int err)
 		broker_peer_forget(p->b, p->sock);
 		if (!p->fresh)
 			(void)connect(p->sock, &unspec, sizeof(unspec));
+		/*
+		 * A caller that does not wait learns of a refusal as from any
+		 * connect: EINPROGRESS, then SO_ERROR (broker_hold.c).
+		 */
+		if (p->hold && broker_hold_refused(p) == 0)
+			err = EINPROGRESS;
 	}
 	if (p->fresh && (err == 0 || err == EINPROGRESS) &&
 	    (e = broker_install(p)) != 0)

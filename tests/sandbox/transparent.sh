@@ -272,7 +272,7 @@ holding() {
 		run "$2" "$3" "$4" "$O-early.out" -- $PYIN -S \
 		    "$DIR/transparent.py" early 127.0.0.1 "$OPORT"
 		expect_grep "$1: bytes written before the decision reach the allowed origin after it, nothing of the broker's before them" \
-		    "$O-early.out" "^ok 127.0.0.1:$OPORT SSH-2.0-origin echo:ping$"
+		    "$O-early.out" "^ok 127.0.0.1:$OPORT echo:ping$"
 	fi
 	run "$2" "$3" "$4" "$O-holdask.out" -- $PYIN -S "$DIR/transparent.py" \
 	    holdask
