@@ -12,20 +12,19 @@
  * and port).  Until then the socket holds one byte of ours it may not
  * send (TCP_CORK), and with TCP_NOTSENT_LOWAT at 1 a socket with a byte
  * unsent is not writable.  Allowed: uncorked, the byte goes (the proxy
- * drops it) and the socket is writable.  Refused: the socket lets go of
- * the proxy and connects to a loopback port of ours nobody listens on,
- * so the kernel itself makes it a refused connect.
- *
- * Letting go of the proxy sets ECONNRESET on the socket for a moment,
- * which a caller woken by it could read: SO_ERROR of a refused socket is
- * therefore the broker's (broker_so_error, ECONNREFUSED); a read or write
- * at that very moment may still say ECONNRESET.
+ * drops it) and the socket is writable.  Refused: the proxy resets its
+ * end, which makes the socket writable, in error and hung up at once, as
+ * a refused connect is, but leaves ECONNRESET on it: SO_ERROR of a
+ * refused socket is therefore the broker's (broker_so_error,
+ * ECONNREFUSED).  A refusal before the hold was made is the kernel's own
+ * (a connect to a loopback port of ours nobody listens on), and still
+ * answered EINPROGRESS, as any connect to another host is.
  *
  * Limits, said in harn-egressd(8): the kernel sends a corked byte after
  * about 200 ms (and at once when the program sets TCP_NODELAY), so a
  * slower decision finds the socket writable before it (SO_ERROR 0);
- * what the program writes waits in the proxy, and a refusal then comes
- * from the next read or write (ECONNREFUSED).
+ * what the program writes waits in the proxy, and a refusal then resets
+ * the connection (ECONNRESET from the next read or write).
  */
 #include <errno.h>
 #include <fcntl.h>
