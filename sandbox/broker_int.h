@@ -285,7 +285,7 @@ bool	 tproxy_held(const struct tproxy *);
 /* Pure: the SOCKS5 request for a target; the bytes of a reply still due. */
 size_t	 tproxy_request(const struct sockaddr_storage *, socklen_t, bool hold,
 	    uint8_t *buf, size_t len);
-int	 tproxy_reply(const uint8_t *, size_t got);
+int	 tproxy_reply(const uint8_t *, size_t got, bool hold);
 
 /* broker_held.c: sockets bound in the caller's place; its own listeners. */
 int	 broker_held_find(const struct broker *, unsigned long ino);

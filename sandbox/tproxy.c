@@ -33,7 +33,8 @@ struct tproxy {
 	uint8_t			 reply[TPROXY_REPLY_MAX];
 	size_t			 got;
 	bool			 asked;
-	bool			 held;		/* SOCKS_HOLD, agreed */
+	bool			 hold;		/* SOCKS_HOLD, offered */
+	bool			 held;		/*   and agreed */
 	void			(*cb)(void *, int);
 	void			*arg;
 };
@@ -162,15 +163,16 @@ tproxy_request(const struct sockaddr_storage *ss, socklen_t len, bool hold,
 /*
  * The proxy's answer so far: > 0, the bytes still to read (never more
  * than the answer holds); 0, the tunnel stands, or the proxy holds its
- * decision (the method X'8A' alone); < 0, -errno: refused (every refusal
- * is ECONNREFUSED to the command, SPEC 6.6).
+ * decision (the method X'8A' alone, and only when hold offered it); < 0,
+ * -errno: refused (every refusal is ECONNREFUSED to the command, SPEC
+ * 6.6).
  */
 int
-tproxy_reply(const uint8_t *b, size_t got)
+tproxy_reply(const uint8_t *b, size_t got, bool hold)
 {
 	size_t need = 2 + 4;
 
-	if (got >= 2 && b[0] == 5 && b[1] == TPROXY_HOLD)
+	if (got >= 2 && hold && b[0] == 5 && b[1] == TPROXY_HOLD)
 		return 0;
 	if (got >= 2 && (b[0] != 5 || b[1] != 0))
 		return -ECONNREFUSED;	/* the method, refused */
@@ -219,7 +221,7 @@ reply_cb(evutil_socket_t fd, short what, void *arg)
 		answered(t, ECONNREFUSED);	/* no answer in time */
 		return;
 	}
-	more = tproxy_reply(t->reply, t->got);
+	more = tproxy_reply(t->reply, t->got, t->hold);
 	while (more > 0) {
 		n = recv(fd, t->reply + t->got, (size_t)more, MSG_DONTWAIT);
 		if (n == -1 && (errno == EAGAIN || errno == EINTR))
@@ -229,7 +231,7 @@ reply_cb(evutil_socket_t fd, short what, void *arg)
 			return;
 		}
 		t->got += (size_t)n;
-		more = tproxy_reply(t->reply, t->got);
+		more = tproxy_reply(t->reply, t->got, t->hold);
 	}
 	t->held = more == 0 && t->got == 2;
 	answered(t, more == 0 ? 0 : -more);
@@ -256,6 +258,7 @@ tproxy_ask(struct tproxy *t, struct event_base *base, int sock, bool hold,
 	if (n != (ssize_t)len)
 		return ECONNREFUSED;
 	t->sock = sock;
+	t->hold = hold;
 	t->cb = cb;
 	t->arg = arg;
 	if ((t->ev = event_new(base, sock, EV_READ | EV_PERSIST, reply_cb,

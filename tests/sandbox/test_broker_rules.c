@@ -385,7 +385,10 @@ test_transparent_socks(void **state UNUSED)
 	assert_memory_equal(buf, "\x05\x02\x8a\x00", 4);
 	assert_memory_equal(buf + 4, want4 + 3, sizeof(want4) - 3);
 	assert_int_equal(tproxy_request(&ss, len, true, buf, 13), 0);
-	assert_int_equal(tproxy_reply((const uint8_t *)"\x05\x8a", 2), 0);
+	assert_int_equal(tproxy_reply((const uint8_t *)"\x05\x8a", 2, true), 0);
+	/* X'8A' where it was not offered: not the proxy's to choose. */
+	assert_int_equal(tproxy_reply((const uint8_t *)"\x05\x8a", 2, false),
+	    -ECONNREFUSED);
 	assert_int_equal(tproxy_request(&ss, len - 1, false, buf, sizeof(buf)), 0);
 	/* IPv6, and v4-mapped asked for as IPv4. */
 	memset(&ss, 0, sizeof(ss));
@@ -402,24 +405,24 @@ test_transparent_socks(void **state UNUSED)
 	assert_int_equal(n, 3 + 4 + 4 + 2);
 	assert_int_equal(buf[6], 1);
 	/* The reply: read to its last byte, and no further. */
-	assert_int_equal(tproxy_reply(ok, 0), 6);
-	assert_int_equal(tproxy_reply(ok, 2), 4);
-	assert_int_equal(tproxy_reply(ok, 6), 6);
-	assert_int_equal(tproxy_reply(ok, 11), 1);
-	assert_int_equal(tproxy_reply(ok, 12), 0);
+	assert_int_equal(tproxy_reply(ok, 0, false), 6);
+	assert_int_equal(tproxy_reply(ok, 2, false), 4);
+	assert_int_equal(tproxy_reply(ok, 6, false), 6);
+	assert_int_equal(tproxy_reply(ok, 11, false), 1);
+	assert_int_equal(tproxy_reply(ok, 12, false), 0);
 	memcpy(r, ok, sizeof(r));
 	r[3] = 2;		/* not allowed by the rules */
-	assert_int_equal(tproxy_reply(r, 4), -ECONNREFUSED);
+	assert_int_equal(tproxy_reply(r, 4, false), -ECONNREFUSED);
 	r[3] = 0;
 	r[1] = 0xff;		/* no acceptable method */
-	assert_int_equal(tproxy_reply(r, 2), -ECONNREFUSED);
+	assert_int_equal(tproxy_reply(r, 2, false), -ECONNREFUSED);
 	r[1] = 0;
 	r[5] = 9;		/* no such address type */
-	assert_int_equal(tproxy_reply(r, 6), -ECONNREFUSED);
+	assert_int_equal(tproxy_reply(r, 6, false), -ECONNREFUSED);
 	r[5] = 4;
-	assert_int_equal(tproxy_reply(r, 6), 18);
+	assert_int_equal(tproxy_reply(r, 6, false), 18);
 	memcpy(r, "HTTP/1.1 200", 12);	/* not SOCKS5 */
-	assert_int_equal(tproxy_reply(r, 2), -ECONNREFUSED);
+	assert_int_equal(tproxy_reply(r, 2, false), -ECONNREFUSED);
 }
 
 int
