@@ -221,10 +221,10 @@ flat() {
 # refused_re OUT: what a refused client ends with.  transparent.py's
 # strict client whose answer came 150 ms or more after its connect (its
 # "late" line) may have found its socket writable first (SO_ERROR 0), and
-# been refused at its first recv.
+# been refused at its first recv, by a reset (harn-egressd(8)).
 refused_re() {
 	if grep -q '^late ' "$1" 2>/dev/null; then
-		echo '^refused ECONNREFUSED( at recv)?$'
+		echo '^refused ECONNRE(FUSED|SET)( at recv)?$'
 	else
 		echo '^refused ECONNREFUSED$'
 	fi
