@@ -72,10 +72,11 @@ hold_free(struct hold *h)
 }
 
 /*
- * A refused socket, kept until the command asks its SO_ERROR: letting go
- * of the proxy sets ECONNRESET on it for a moment, which a caller woken
- * then could read; the broker answers ECONNREFUSED instead.  The oldest
- * make way (theirs is then the kernel's word).
+ * A refused socket, kept until the command asks its SO_ERROR: the
+ * proxy's reset left ECONNRESET on it (or, refused by the broker itself,
+ * the socket let go of the proxy for a moment first); the broker answers
+ * ECONNREFUSED instead.  The oldest make way (theirs is then the
+ * kernel's word).
  */
 static bool
 keep_refused(struct broker *b, int sock)
@@ -142,7 +143,7 @@ broker_so_error(struct broker *b, const struct seccomp_notif *req,
 		decided_cb(b->decided, EV_READ, b);
 	if (b->nheld_refused == 0 || broker_describe((pid_t)req->pid,
 	    (int)req->data.args[0], &ino, &flags, &cloexec, proto,
-	    sizeof(proto)) != 0) {
+	    sizeof(proto)) != 0 || strncmp(proto, "TCP", 3) != 0) {
 		broker_proceed(b, req->id);
 		return;
 	}
