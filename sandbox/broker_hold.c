@@ -50,7 +50,6 @@ struct hold {
 	TAILQ_ENTRY(hold)	 entry;
 	struct broker		*b;
 	int			 sock;		/* ours, the command's too */
-	int			 family;
 	uint32_t		 addr;		/* its own, network order */
 	uint16_t		 port;
 	int			 cork, lowat;	/* as they were */
@@ -319,7 +318,7 @@ decided_cb(evutil_socket_t fd, short what, void *arg)
 
 /* The socket's own IPv4 address and port (v4-mapped for IPv6). */
 static int
-own_end(int sock, int *family, uint32_t *addr, uint16_t *port)
+own_end(int sock, uint32_t *addr, uint16_t *port)
 {
 	struct sockaddr_storage ss;
 	struct sockaddr_in *sin = (void *)&ss;
@@ -328,7 +327,6 @@ own_end(int sock, int *family, uint32_t *addr, uint16_t *port)
 
 	if (getsockname(sock, (struct sockaddr *)&ss, &len) == -1)
 		return errno;
-	*family = ss.ss_family;
 	if (ss.ss_family == AF_INET) {
 		*addr = sin->sin_addr.s_addr;
 		*port = sin->sin_port;
@@ -390,7 +388,7 @@ broker_hold(struct pending *p)
 	}
 	TAILQ_INSERT_TAIL(&p->b->holds, h, entry);
 	p->b->nholds++;
-	if ((err = own_end(h->sock, &h->family, &h->addr, &h->port)) != 0 ||
+	if ((err = own_end(h->sock, &h->addr, &h->port)) != 0 ||
 	    (err = hold_back(h)) != 0) {
 		hold_free(h);
 		return err;
